@@ -1,0 +1,1 @@
+"""Infrastructure: PostgreSQL, Redis, RQ, configuration."""

@@ -1,0 +1,255 @@
+"""The PostgreSQL event store: optimistic appends per stream, a commit-safe global log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from domain.events import JSON
+from domain.hashchain import GENESIS_HASH, event_hash, hashed_fields
+from infra.errors import IdempotencyKeyTaken, VersionConflict
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    type: str
+    data: Mapping[str, JSON]
+    deal_no: int = 0
+    metadata: Mapping[str, JSON] = field(default_factory=dict)
+    schema_version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    global_position: int
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    deal_no: int
+    data: Mapping[str, JSON]
+    metadata: Mapping[str, JSON]
+    occurred_at: datetime
+    prev_hash: str
+    hash: str
+    tx_id: int
+
+    @property
+    def log_position(self) -> LogPosition:
+        return LogPosition(self.tx_id, self.global_position)
+
+    def recomputed_hash(self) -> str:
+        return event_hash(
+            self.prev_hash,
+            hashed_fields(
+                self.stream_id,
+                self.version,
+                self.type,
+                self.schema_version,
+                self.deal_no,
+                self.data,
+                self.metadata,
+                self.occurred_at,
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class LogPosition:
+    """A place in the global log, ordered by (writing transaction, global position)."""
+
+    tx_id: int = 0
+    global_position: int = 0
+
+
+START = LogPosition()
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    scope: str  # whose key it is (the caller)
+    key: str
+    request_hash: str
+    response: Mapping[str, JSON]
+
+
+_COLUMNS = (
+    "global_position, stream_id, version, type, schema_version, deal_no, data, metadata, "
+    "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id"
+)
+
+
+def _recorded(row: Mapping[str, Any]) -> RecordedEvent:
+    return RecordedEvent(**row)
+
+
+class EventStore:
+    def __init__(self, pool: ConnectionPool[Conn]) -> None:
+        self.pool = pool
+
+    # Writing ----------------------------------------------------------------
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        idempotency: IdempotencyRecord | None = None,
+    ) -> list[RecordedEvent]:
+        """Append all `events` after `expected_version`, atomically, or raise VersionConflict."""
+        with self.pool.connection() as conn, conn.transaction():
+            return self.append_in(conn, stream_id, expected_version, events, idempotency)
+
+    def append_in(
+        self,
+        conn: Conn,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        idempotency: IdempotencyRecord | None = None,
+    ) -> list[RecordedEvent]:
+        """Append inside the caller's transaction (so other rows can commit with the events)."""
+        if not events:
+            raise ValueError("append needs at least one event")
+        head = self._lock_head(conn, stream_id, expected_version)
+        prev_hash = head
+        now = datetime.now(UTC)
+        rows = []
+        for offset, new in enumerate(events):
+            version = expected_version + offset + 1
+            fields = hashed_fields(
+                stream_id, version, new.type, new.schema_version, new.deal_no, new.data, new.metadata, now
+            )
+            digest = event_hash(prev_hash, fields)
+            rows.append((stream_id, version, new, now, prev_hash, digest))
+            prev_hash = digest
+        recorded = []
+        with conn.cursor() as cur:
+            for stream, version, new, occurred_at, prev, digest in rows:
+                cur.execute(
+                    f"""INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
+                                            occurred_at, prev_hash, hash)
+                        VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                        RETURNING {_COLUMNS}""",
+                    (
+                        stream,
+                        version,
+                        new.type,
+                        new.schema_version,
+                        new.deal_no,
+                        Jsonb(dict(new.data)),
+                        Jsonb(dict(new.metadata)),
+                        occurred_at,
+                        prev,
+                        digest,
+                    ),
+                )
+                row = cur.fetchone()
+                assert row is not None
+                recorded.append(_recorded(row))
+        conn.execute(
+            "UPDATE streams SET version = %s, last_hash = %s WHERE stream_id = %s",
+            (expected_version + len(events), prev_hash, stream_id),
+        )
+        if idempotency is not None:
+            self._record_idempotency(conn, stream_id, idempotency)
+        return recorded
+
+    def _lock_head(self, conn: Conn, stream_id: str, expected_version: int) -> str:
+        """Lock the stream's head row and return its last hash, or raise VersionConflict."""
+        if expected_version == 0:
+            created = conn.execute(
+                "INSERT INTO streams (stream_id, version, last_hash) VALUES (%s, 0, %s) ON CONFLICT DO NOTHING",
+                (stream_id, GENESIS_HASH),
+            )
+            if created.rowcount == 1:
+                return GENESIS_HASH
+        head = conn.execute(
+            "SELECT version, last_hash FROM streams WHERE stream_id = %s FOR UPDATE", (stream_id,)
+        ).fetchone()
+        if head is None or head["version"] != expected_version:
+            raise VersionConflict(stream_id, expected_version, None if head is None else int(head["version"]))
+        return str(head["last_hash"])
+
+    def _record_idempotency(self, conn: Conn, stream_id: str, record: IdempotencyRecord) -> None:
+        inserted = conn.execute(
+            """INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response)
+               VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING""",
+            (record.scope, record.key, record.request_hash, stream_id, Jsonb(dict(record.response))),
+        )
+        if inserted.rowcount != 1:
+            raise IdempotencyKeyTaken(record.scope, record.key)
+
+    def find_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                "SELECT request_hash, response FROM idempotency_keys WHERE scope = %s AND key = %s", (scope, key)
+            ).fetchone()
+        if row is None:
+            return None
+        return IdempotencyRecord(scope, key, str(row["request_hash"]), row["response"])
+
+    # Reading ----------------------------------------------------------------
+
+    def stream_version(self, stream_id: str) -> int | None:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
+        return None if row is None else int(row["version"])
+
+    def read_stream(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        with self.pool.connection() as conn:
+            return read_stream_in(conn, stream_id, from_version, to_version, limit)
+
+    def read_log(self, after: LogPosition = START, limit: int = 500) -> list[RecordedEvent]:
+        with self.pool.connection() as conn:
+            return read_log_in(conn, after, limit)
+
+    def iterate_log(self, after: LogPosition = START, batch_size: int = 1000) -> Iterator[list[RecordedEvent]]:
+        """Batches of the whole committed log after `after` (memory bounded by one batch)."""
+        while True:
+            batch = self.read_log(after, batch_size)
+            if not batch:
+                return
+            yield batch
+            after = batch[-1].log_position
+
+
+def read_stream_in(
+    conn: Conn, stream_id: str, from_version: int = 1, to_version: int | None = None, limit: int | None = None
+) -> list[RecordedEvent]:
+    rows = conn.execute(
+        f"""SELECT {_COLUMNS} FROM events
+            WHERE stream_id = %s AND version >= %s AND (%s::int IS NULL OR version <= %s::int)
+            ORDER BY version LIMIT %s""",
+        (stream_id, from_version, to_version, to_version, limit),
+    ).fetchall()
+    return [_recorded(row) for row in rows]
+
+
+def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEvent]:
+    """Committed events after `after`, in commit-safe order.
+
+    Only events whose writing transaction is older than the oldest transaction
+    still running are returned (pg_snapshot_xmin), ordered by (tx_id,
+    global_position). Every transaction that could still commit has a larger
+    tx_id than anything returned, so it lands after the reader's position.
+    """
+    rows = conn.execute(
+        f"""SELECT {_COLUMNS} FROM events
+            WHERE (tx_id, global_position) > (%s::text::xid8, %s)
+              AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY tx_id, global_position
+            LIMIT %s""",
+        (str(after.tx_id), after.global_position, limit),
+    ).fetchall()
+    return [_recorded(row) for row in rows]
