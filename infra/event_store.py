@@ -160,7 +160,7 @@ class EventStore:
             (expected_version + len(events), prev_hash, stream_id),
         )
         if idempotency is not None:
-            self._record_idempotency(conn, stream_id, idempotency)
+            self.record_idempotency(conn, stream_id, idempotency)
         return recorded
 
     def _lock_head(self, conn: Conn, stream_id: str, expected_version: int) -> str:
@@ -179,7 +179,7 @@ class EventStore:
             raise VersionConflict(stream_id, expected_version, None if head is None else int(head["version"]))
         return str(head["last_hash"])
 
-    def _record_idempotency(self, conn: Conn, stream_id: str, record: IdempotencyRecord) -> None:
+    def record_idempotency(self, conn: Conn, stream_id: str, record: IdempotencyRecord) -> None:
         inserted = conn.execute(
             """INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response)
                VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING""",

@@ -1,0 +1,29 @@
+"""Server seeds of deals, kept secret in the database until each deal ends."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from typing import Any
+
+import psycopg
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+def seeds_for(conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
+    """The seeds of the given deals, creating (from `secrets`) any not made yet.
+
+    Call inside the transaction that appends the events using them, so that a
+    commitment is never published for a seed that was not stored.
+    """
+    wanted = sorted({n for n in deal_numbers if n >= 1})
+    for deal_no in wanted:
+        conn.execute(
+            "INSERT INTO deal_seeds (stream_id, deal_no, server_seed) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            (table_id, deal_no, secrets.token_bytes(32)),
+        )
+    rows = conn.execute(
+        "SELECT deal_no, server_seed FROM deal_seeds WHERE stream_id = %s AND deal_no = ANY(%s)", (table_id, wanted)
+    ).fetchall()
+    return {int(row["deal_no"]): bytes(row["server_seed"]) for row in rows}

@@ -1,0 +1,1 @@
+"""Edges of cardledger: the REST API, the relay, the projection workers and the command line."""
