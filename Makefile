@@ -1,0 +1,41 @@
+# The README's two commands: `make run` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test test-fast lint bench spec clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-runtime: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed-runtime
+
+run: $(VENV)/.installed-runtime
+	$(BIN)/cardledger up
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -m "not slow"
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python -m bench
+
+spec: $(VENV)/.installed-dev
+	$(BIN)/cardledger spec > api-spec/openapi.json
+
+clean:
+	rm -rf $(VENV) .cardledger .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,123 @@
+"""`cardledger up`: the whole stack in one process group.
+
+Starts the embedded servers when no URLs are configured, applies migrations,
+then runs the API (gunicorn), the relay and the projection workers as child
+processes, restarting any that dies. SIGINT or SIGTERM stops the children
+(SIGTERM, then SIGKILL after a grace period) and then the embedded servers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from infra.config import Settings
+
+log = logging.getLogger("cardledger.supervisor")
+
+GRACE_PERIOD_S = 25.0
+RESTART_BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
+
+
+def gunicorn_command(settings: Settings) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{settings.host}:{settings.port}",
+        "--workers",
+        str(settings.api_workers),
+        "--worker-class",
+        "gthread",
+        "--threads",
+        "4",
+        "--graceful-timeout",
+        "20",
+        "--log-level",
+        settings.log_level.lower(),
+        "services.api:create_app()",
+    ]
+
+
+@dataclass
+class Child:
+    name: str
+    command: list[str]
+    process: subprocess.Popen[bytes] | None = None
+    restarts: int = 0
+    next_start: float = 0.0
+    started_at: float = field(default=0.0)
+
+    def start(self, env: dict[str, str]) -> None:
+        log.info("starting %s", self.name)
+        self.process = subprocess.Popen(self.command, env=env)
+        self.started_at = time.monotonic()
+
+
+def _children(settings: Settings) -> list[Child]:
+    cli = [sys.executable, "-m", "services.cli"]
+    children = [Child("api", gunicorn_command(settings)), Child("relay", [*cli, "relay"])]
+    children += [Child(f"worker-{n}", [*cli, "worker"]) for n in range(1, settings.workers + 1)]
+    return children
+
+
+def run_stack(settings: Settings, stop: threading.Event) -> int:
+    from infra.embedded import ensure_servers
+    from infra.migrations import migrate
+
+    database_url, redis_url, stop_servers = ensure_servers(settings)
+    try:
+        applied = migrate(database_url)
+        log.info("migrations applied: %s", ", ".join(applied) or "none needed")
+        env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url}
+        children = _children(settings)
+        for child in children:
+            child.start(env)
+        log.info("cardledger is up on http://%s:%s", settings.host, settings.port)
+        while not stop.wait(0.5):
+            _restart_dead(children, env)
+        _stop_children(children)
+    finally:
+        stop_servers()
+    log.info("cardledger stopped")
+    return 0
+
+
+def _restart_dead(children: list[Child], env: dict[str, str]) -> None:
+    now = time.monotonic()
+    for child in children:
+        if child.process is None or child.process.poll() is None:
+            continue
+        if child.next_start == 0.0:
+            # A child that ran a while before dying starts again quickly; one that keeps dying waits longer.
+            if now - child.started_at > 60:
+                child.restarts = 0
+            delay = RESTART_BACKOFF_S[min(child.restarts, len(RESTART_BACKOFF_S) - 1)]
+            log.warning("%s exited with %s; restarting in %.0f s", child.name, child.process.returncode, delay)
+            child.next_start = now + delay
+        elif now >= child.next_start:
+            child.restarts += 1
+            child.next_start = 0.0
+            child.start(env)
+
+
+def _stop_children(children: list[Child]) -> None:
+    running = [c for c in children if c.process is not None and c.process.poll() is None]
+    for child in running:
+        assert child.process is not None
+        child.process.terminate()
+    deadline = time.monotonic() + GRACE_PERIOD_S
+    for child in running:
+        assert child.process is not None
+        try:
+            child.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            log.warning("%s did not stop within %.0f s; killing it", child.name, GRACE_PERIOD_S)
+            child.process.kill()
+            child.process.wait()
