@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
+from domain.cholek_tiga.rules import CHOLEK_TIGA
 from domain.errors import OptionError
+from domain.game import Game
 
-if TYPE_CHECKING:
-    from domain.game import Game
-
-GAME_NAMES = ("cholek-tiga", "cha-kau-tsz")
+GAMES: dict[str, Game] = {CHOLEK_TIGA.name: CHOLEK_TIGA, CHA_KAU_TSZ.name: CHA_KAU_TSZ}
+GAME_NAMES = tuple(GAMES)
 
 
 def game_named(name: str) -> Game:
-    if name == "cholek-tiga":
-        from domain.cholek_tiga.rules import CHOLEK_TIGA
-
-        return CHOLEK_TIGA
-    if name == "cha-kau-tsz":
-        from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
-
-        return CHA_KAU_TSZ
-    raise OptionError(f"unknown game {name!r}; known games are {', '.join(GAME_NAMES)}", code="unknown_game")
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise OptionError(
+            f"unknown game {name!r}; known games are {', '.join(GAME_NAMES)}", code="unknown_game"
+        ) from None

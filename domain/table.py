@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from domain.errors import ConflictError, NotYourTurn, OptionError, RuleError
@@ -128,6 +129,8 @@ def _sit(state: TableState, command: Sit, seeds: Mapping[int, bytes]) -> list[Ev
 def _act(state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping[int, bytes]) -> list[Event]:
     if not 0 <= seat < state.seats or state.players[seat] is None:
         raise RuleError(f"seat {seat} is not taken at table {state.table_id}", code="not_seated")
+    if not isinstance(action, Mapping):
+        raise RuleError(f"an action must be a JSON object, got {type(action).__name__}", code="malformed_action")
     kind = action.get("type")
     if kind == "ready":
         return _ready(state, seat, action, seeds)
@@ -142,9 +145,11 @@ def _act(state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping
     if to_act != seat:
         raise NotYourTurn(f"it is seat {to_act}'s turn, not seat {seat}'s")
     events = game.decide_play(state, seat, action, _deck(state, seeds))
-    after = fold(state, events)
-    if game.is_over(after.deal):
-        events.append(_deal_ended(after, seeds))
+    deal = state.deal
+    for event in events:  # the game's own state is enough to tell whether the deal is over
+        deal = game.evolve_deal(state, deal, event)
+    if game.is_over(deal):
+        events.append(_deal_ended(fold(state, events), seeds))
     return events
 
 
@@ -195,8 +200,12 @@ def _deal_ended(state: TableState, seeds: Mapping[int, bytes]) -> Event:
 
 
 def _deck(state: TableState, seeds: Mapping[int, bytes]) -> tuple[str, ...]:
-    game = game_named(state.game)
-    return deal_deck(game.canonical_deck, seeds[state.deal_no], state.table_id, state.deal_no, state.deal_client_seeds)
+    return _deal_deck(state.game, seeds[state.deal_no], state.table_id, state.deal_no, state.deal_client_seeds)
+
+
+@lru_cache(maxsize=256)
+def _deal_deck(game: str, seed: bytes, table_id: str, deal_no: int, client_seeds: tuple[str, ...]) -> tuple[str, ...]:
+    return deal_deck(game_named(game).canonical_deck, seed, table_id, deal_no, client_seeds)
 
 
 # Evolution ------------------------------------------------------------------
@@ -220,6 +229,8 @@ def evolve(state: TableState | None, event: Event) -> TableState:
             next_client_seeds=("",) * seats,
             carry=game.initial_carry(seats, data["options"]),
         )
+    if event.type not in TABLE_EVENT_TYPES:  # the hot path: one replace per game event
+        return _with_deal(state, game_named(state.game).evolve_deal(state, state.deal, event))
     state = replace(state, version=state.version + 1)
     if event.type == PLAYER_SEATED:
         seat = int(data["seat"])
@@ -258,7 +269,28 @@ def evolve(state: TableState | None, event: Event) -> TableState:
         )
     if event.type == TABLE_CLOSED:
         return replace(state, status=CLOSED)
-    return replace(state, deal=game_named(state.game).evolve_deal(state, state.deal, event))
+    raise ValueError(f"{event.type} is not a table event")  # pragma: no cover - TABLE_EVENT_TYPES lists them all
+
+
+def _with_deal(state: TableState, deal: Any) -> TableState:
+    """`replace(state, version=+1, deal=deal)`, spelled out: game events are most of every fold."""
+    return TableState(
+        state.table_id,
+        state.game,
+        state.seats,
+        state.options,
+        state.status,
+        state.players,
+        state.version + 1,
+        state.deal_no,
+        state.next_commitment,
+        state.next_client_seeds,
+        state.deal_client_seeds,
+        state.ready,
+        state.carry,
+        deal,
+        state.last_result,
+    )
 
 
 def fold(state: TableState | None, events: Iterable[Event]) -> TableState:
