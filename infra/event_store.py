@@ -115,66 +115,79 @@ class EventStore:
         expected_version: int,
         events: Sequence[NewEvent],
         idempotency: IdempotencyRecord | None = None,
+        head_hash: str | None = None,
     ) -> list[RecordedEvent]:
-        """Append inside the caller's transaction (so other rows can commit with the events)."""
+        """Append inside the caller's transaction (so other rows can commit with the events).
+
+        `head_hash` is the hash of the stream's last event when the caller has
+        just read it (it saves a query); a wrong one is a VersionConflict.
+        """
         if not events:
             raise ValueError("append needs at least one event")
-        head = self._lock_head(conn, stream_id, expected_version)
-        prev_hash = head
+        prev_hash = self._head_hash(conn, stream_id, expected_version) if head_hash is None else head_hash
         now = datetime.now(UTC)
-        rows = []
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
         for offset, new in enumerate(events):
             version = expected_version + offset + 1
             fields = hashed_fields(
                 stream_id, version, new.type, new.schema_version, new.deal_no, new.data, new.metadata, now
             )
             digest = event_hash(prev_hash, fields)
-            rows.append((stream_id, version, new, now, prev_hash, digest))
+            row = (
+                version,
+                new.type,
+                new.schema_version,
+                new.deal_no,
+                Jsonb(dict(new.data)),
+                Jsonb(dict(new.metadata)),
+                prev_hash,
+                digest,
+            )
+            for column, value in zip(columns, row, strict=True):
+                column.append(value)
             prev_hash = digest
-        recorded = []
-        with conn.cursor() as cur:
-            for stream, version, new, occurred_at, prev, digest in rows:
-                cur.execute(
-                    f"""INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
-                                            occurred_at, prev_hash, hash)
-                        VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-                        RETURNING {_COLUMNS}""",
-                    (
-                        stream,
-                        version,
-                        new.type,
-                        new.schema_version,
-                        new.deal_no,
-                        Jsonb(dict(new.data)),
-                        Jsonb(dict(new.metadata)),
-                        occurred_at,
-                        prev,
-                        digest,
-                    ),
-                )
-                row = cur.fetchone()
-                assert row is not None
-                recorded.append(_recorded(row))
-        conn.execute(
-            "UPDATE streams SET version = %s, last_hash = %s WHERE stream_id = %s",
-            (expected_version + len(events), prev_hash, stream_id),
-        )
+        # One statement moves the stream's head and inserts the events, and only
+        # if the head is still where this writer saw it: a lost race inserts nothing.
+        rows = conn.execute(
+            f"""WITH head AS (
+                    UPDATE streams SET version = %s, last_hash = %s
+                    WHERE stream_id = %s AND version = %s AND last_hash = %s
+                    RETURNING stream_id)
+                INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
+                                    occurred_at, prev_hash, hash)
+                SELECT head.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata,
+                       %s, e.prev_hash, e.hash
+                FROM head, unnest(%s::int[], %s::text[], %s::smallint[], %s::int[], %s::jsonb[], %s::jsonb[],
+                                  %s::text[], %s::text[])
+                     AS e(version, type, schema_version, deal_no, data, metadata, prev_hash, hash)
+                ORDER BY e.version
+                RETURNING {_COLUMNS}""",
+            (
+                expected_version + len(events),
+                prev_hash,
+                stream_id,
+                expected_version,
+                columns[6][0],
+                now,
+                *columns,
+            ),
+        ).fetchall()
+        if not rows:
+            actual = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
+            raise VersionConflict(stream_id, expected_version, None if actual is None else int(actual["version"]))
+        recorded = sorted((_recorded(row) for row in rows), key=lambda event: event.version)
         if idempotency is not None:
             self.record_idempotency(conn, stream_id, idempotency)
         return recorded
 
-    def _lock_head(self, conn: Conn, stream_id: str, expected_version: int) -> str:
-        """Lock the stream's head row and return its last hash, or raise VersionConflict."""
+    def _head_hash(self, conn: Conn, stream_id: str, expected_version: int) -> str:
+        """The last hash of the stream at `expected_version` (creating the stream at 0), or VersionConflict."""
         if expected_version == 0:
-            created = conn.execute(
+            conn.execute(
                 "INSERT INTO streams (stream_id, version, last_hash) VALUES (%s, 0, %s) ON CONFLICT DO NOTHING",
                 (stream_id, GENESIS_HASH),
             )
-            if created.rowcount == 1:
-                return GENESIS_HASH
-        head = conn.execute(
-            "SELECT version, last_hash FROM streams WHERE stream_id = %s FOR UPDATE", (stream_id,)
-        ).fetchone()
+        head = conn.execute("SELECT version, last_hash FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
         if head is None or head["version"] != expected_version:
             raise VersionConflict(stream_id, expected_version, None if head is None else int(head["version"]))
         return str(head["last_hash"])

@@ -185,7 +185,8 @@ class CardLedger:
         for attempt in range(MAX_WRITE_ATTEMPTS):
             try:
                 with self.pool.connection() as conn, conn.transaction():
-                    state = fold_recorded(load_table_events(conn, table_id))
+                    loaded = load_table_events(conn, table_id)
+                    state = fold_recorded(loaded)
                     if state is None:
                         raise NotFound(f"table {table_id} does not exist", "table_not_found")
                     if expected_version is not None and expected_version != state.version:
@@ -199,7 +200,9 @@ class CardLedger:
                     except DomainError as error:
                         raise domain_error(error) from error
                     new_events, after = self._annotate(state, events, caller)
-                    recorded = self.store.append_in(conn, table_id, state.version, new_events)
+                    recorded = self.store.append_in(
+                        conn, table_id, state.version, new_events, head_hash=loaded[-1].hash
+                    )
                     response = self._response(after, recorded, caller)
                     if idempotency is not None:
                         player_id, key, fingerprint = idempotency
