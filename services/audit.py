@@ -1,0 +1,324 @@
+"""History, audit and reports (API.md "History, audit, reports"), and the offline checks for the CLI.
+
+`Audit(pool, store)` serves the API:
+
+- `deal_record(caller, table_id, deal_no)`: commitment, client seeds, the
+  server seed once the deal has ended (null before: it is secret), the result,
+  and the service's re-check of its own record (`services.audit_verify`).
+- `dispute_report(caller, table_id, deal_no)`: the deal step by step (one step
+  per write transaction: who acted, their legal choices, each event redacted
+  for the caller, the public state after it) with the verification;
+  `dispute_html(report)` renders it as a page.
+- `table_ledger(caller, table_id)`: the double-entry ledger of the table.
+- `settlement_report(caller, player_id, table_id, date_from, date_to)`: net per
+  player per table over a period; `settlement_csv(report)` renders it as CSV.
+
+Access: the deal record, dispute report and ledger of a table are for its
+seated players and the auditor (others: Forbidden; unknown table or deal:
+NotFound). A player's settlement report covers only themselves.
+
+For the CLI (no HTTP, auditor rights): `verify_tables(pool, table_id, progress)`
+for `cardledger verify [--table ID] [--all]` (print `summary.render()`, exit 1
+unless `summary.ok`), and `settlement_report_offline(pool, date_from, date_to,
+player_id, fmt)` for `cardledger report settlement --from --to [--player]
+--format csv|json` (print the returned text).
+
+Reports are computed from the event log itself, not the projections, so they
+are exact at any moment (`services.audit_reports`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from domain import table as tables
+from domain.events import JSON, Event
+from domain.redaction import AUDITOR, Viewer
+from domain.table import TableState
+from infra.event_store import Conn, EventStore, RecordedEvent, read_stream_in
+from infra.players import players_by_id
+from infra.table_loader import load_table
+from services.application import Caller, event_json
+from services.audit_html import dispute_html
+from services.audit_reports import PeriodBound, TableInfo, ledger_report, settlement_csv, table_infos
+from services.audit_reports import settlement_report as compute_settlement
+from services.audit_verify import DealBounds, deal_bounds, verify_deal
+from services.audit_verify_tables import VerifySummary, verify_tables
+from services.errors import Forbidden, NotFound, Unprocessable
+
+__all__ = [
+    "Audit",
+    "VerifySummary",
+    "dispute_html",
+    "settlement_csv",
+    "settlement_report_offline",
+    "verify_tables",
+]
+
+# Static parts of the public view, shown once per report rather than after every event.
+_STATIC_VIEW_KEYS = ("id", "game", "seats", "options", "players")
+
+
+class Audit:
+    def __init__(self, pool: ConnectionPool[Any], store: EventStore) -> None:
+        self.pool = pool
+        self.store = store
+
+    # Deal record -------------------------------------------------------------------
+
+    def deal_record(self, caller: Caller, table_id: str, deal_no: int) -> dict[str, JSON]:
+        with self.pool.connection() as conn:
+            info = _table_info(conn, table_id)
+            _viewer(info, caller)
+            bounds = _bounds(conn, table_id, deal_no)
+            verdict = verify_deal(conn, table_id, bounds)
+            started, ended = _deal_ends(conn, table_id, bounds)
+        return {
+            "table_id": table_id,
+            "game": info.game,
+            "deal_no": deal_no,
+            **_seed_fields(started, ended),
+            "verification": verdict.to_json(),
+        }
+
+    # Dispute report --------------------------------------------------------------------
+
+    def dispute_report(self, caller: Caller, table_id: str, deal_no: int) -> dict[str, JSON]:
+        with self.pool.connection() as conn:
+            info = _table_info(conn, table_id)
+            viewer = _viewer(info, caller)
+            bounds = _bounds(conn, table_id, deal_no)
+            verdict = verify_deal(conn, table_id, bounds)
+            started, ended = _deal_ends(conn, table_id, bounds)
+            first = _first_version_of_write(conn, table_id, bounds.started_version)
+            events = read_stream_in(conn, table_id, first, bounds.ended_version)
+            try:
+                before: TableState | None = load_table(conn, table_id, first - 1)
+                start_error = None
+            except Exception as error:  # a tampered earlier event can make the state unbuildable
+                before, start_error = None, repr(error)
+            players = _named_players(conn, info)
+        over = ended is not None
+        steps = _steps(events, before, deal_no, viewer, over, start_error)
+        return {
+            "table_id": table_id,
+            "game": info.game,
+            "seats": info.seats,
+            "options": dict(info.options),
+            "players": players,
+            "deal_no": deal_no,
+            "viewer": "auditor" if viewer is AUDITOR else f"seat {viewer}",
+            **_seed_fields(started, ended),
+            "alternatives_note": None
+            if over
+            else "legal choices are shown once the deal has ended (before that they would reveal hands)",
+            "steps": steps,
+            "verification": verdict.to_json(),
+        }
+
+    # Ledger and settlement ------------------------------------------------------------------
+
+    def table_ledger(self, caller: Caller, table_id: str) -> dict[str, JSON]:
+        with self.pool.connection() as conn:
+            info = _table_info(conn, table_id)
+            _viewer(info, caller)
+            return ledger_report(conn, info)
+
+    def settlement_report(
+        self,
+        caller: Caller,
+        player_id: str | None,
+        table_id: str | None,
+        date_from: PeriodBound,
+        date_to: PeriodBound,
+    ) -> dict[str, JSON]:
+        """Net per player and per table over `[date_from, date_to)` (a date as `date_to` includes that day)."""
+        show_only_player = not caller.is_auditor
+        if show_only_player:
+            if player_id is not None and player_id != caller.player_id:
+                raise Forbidden(
+                    f"player {caller.player_id} may see only their own settlement, not player {player_id}'s",
+                    "not_your_report",
+                )
+            player_id = caller.player_id
+        with self.pool.connection() as conn:
+            if table_id is not None:
+                _table_info(conn, table_id)
+            try:
+                return compute_settlement(conn, date_from, date_to, player_id, table_id, show_only_player)
+            except ValueError as error:
+                raise Unprocessable(str(error), "invalid_period") from error
+
+
+def settlement_report_offline(
+    pool: ConnectionPool[Any], date_from: PeriodBound, date_to: PeriodBound, player_id: str | None, fmt: str
+) -> str:
+    """The settlement report with auditor rights, as text: `fmt` is "csv" or "json".
+
+    For `cardledger report settlement --from --to [--player] --format csv|json`. Raises
+    ValueError for an unknown format or a malformed date.
+    """
+    if fmt not in ("csv", "json"):
+        raise ValueError(f"unknown report format {fmt!r}; use csv or json")
+    with pool.connection() as conn:
+        report = compute_settlement(conn, date_from, date_to, player_id, None, show_only_player=False)
+    return settlement_csv(report) if fmt == "csv" else json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+# Helpers ---------------------------------------------------------------------------------
+
+
+def _table_info(conn: Conn, table_id: str) -> TableInfo:
+    """Game, options and players from the opening and seating events (no fold: a tampered deal must not hide them)."""
+    info = table_infos(conn, [table_id]).get(table_id)
+    if info is None:
+        raise NotFound(f"table {table_id} does not exist", "table_not_found")
+    return info
+
+
+def _viewer(info: TableInfo, caller: Caller) -> Viewer:
+    if caller.is_auditor:
+        return AUDITOR
+    seat = info.seat_of(caller.player_id or "")
+    if seat is None:
+        raise Forbidden(
+            f"player {caller.player_id} has no seat at table {info.table_id}; only its players and the auditor "
+            "may read its deals and ledger",
+            "not_seated",
+        )
+    return seat
+
+
+def _named_players(conn: Conn, info: TableInfo) -> list[JSON]:
+    """By seat: {"id", "name"} (as the table view shows players), or None for an empty seat."""
+    known = players_by_id(conn, sorted(info.players.values()))
+    named: list[JSON] = []
+    for seat in range(info.seats):
+        pid = info.players.get(seat)
+        named.append(None if pid is None else {"id": pid, "name": known[pid].name if pid in known else None})
+    return named
+
+
+def _bounds(conn: Conn, table_id: str, deal_no: int) -> DealBounds:
+    found = deal_bounds(conn, table_id, deal_no) if deal_no >= 1 else []
+    if not found:
+        dealt = deal_bounds(conn, table_id)
+        have = f"deals 1..{dealt[-1].deal_no}" if dealt else "no deals yet"
+        raise NotFound(f"table {table_id} has no deal {deal_no}; it has {have}", "deal_not_found")
+    return found[0]
+
+
+def _deal_ends(conn: Conn, table_id: str, bounds: DealBounds) -> tuple[RecordedEvent, RecordedEvent | None]:
+    started = read_stream_in(conn, table_id, bounds.started_version, bounds.started_version)[0]
+    if bounds.ended_version is None:
+        return started, None
+    return started, read_stream_in(conn, table_id, bounds.ended_version, bounds.ended_version)[0]
+
+
+def _seed_fields(started: RecordedEvent, ended: RecordedEvent | None) -> dict[str, JSON]:
+    """Commitment, seeds and result; the server seed only from a deal_ended event (never before)."""
+    fields: dict[str, JSON] = {
+        "status": "ended" if ended is not None else "playing",
+        "started_version": started.version,
+        "ended_version": None if ended is None else ended.version,
+        "commitment": started.data.get("commitment"),
+        "client_seeds": started.data.get("client_seeds"),
+        "server_seed": None,
+        "next_commitment": None,
+        "result": None,
+        "net": None,
+        "unit": None,
+        "transfers": None,
+    }
+    if ended is not None:
+        result = dict(ended.data.get("result") or {})
+        fields.update(
+            server_seed=ended.data.get("server_seed"),
+            next_commitment=ended.data.get("next_commitment"),
+            result=result,
+            net=result.get("net"),
+            unit=ended.data.get("unit"),
+            transfers=ended.data.get("transfers"),
+        )
+    return fields
+
+
+def _first_version_of_write(conn: Conn, table_id: str, version: int) -> int:
+    """The first event written in the same transaction as `version` (the seat or ready that dealt)."""
+    row = conn.execute(
+        """SELECT min(version) AS first FROM events
+           WHERE stream_id = %s AND tx_id = (SELECT tx_id FROM events WHERE stream_id = %s AND version = %s)""",
+        (table_id, table_id, version),
+    ).fetchone()
+    return int(row["first"]) if row is not None and row["first"] is not None else version
+
+
+def _steps(
+    events: list[RecordedEvent],
+    before: TableState | None,
+    deal_no: int,
+    viewer: Viewer,
+    over: bool,
+    start_error: str | None,
+) -> list[dict[str, JSON]]:
+    """One step per write transaction, replayed from `before`."""
+    steps: list[dict[str, JSON]] = []
+    state, error = before, start_error
+    group: list[RecordedEvent] = []
+    groups: list[list[RecordedEvent]] = []
+    for event in events:
+        if group and event.tx_id != group[0].tx_id:
+            groups.append(group)
+            group = []
+        group.append(event)
+    if group:
+        groups.append(group)
+    for number, members in enumerate(groups, start=1):
+        actor = members[0].metadata.get("actor")
+        seat = state.seat_of(str(actor)) if state is not None and actor is not None else None
+        alternatives: JSON = None
+        if over and state is not None and seat is not None and error is None:
+            alternatives = _safe(lambda s=state, seat=seat: tables.legal_actions(s, seat))
+        shown: list[dict[str, JSON]] = []
+        step: dict[str, JSON] = {
+            "step": number,
+            "actor": actor,
+            "seat": seat,
+            "to_act_before": None if state is None or error else _safe(lambda s=state: tables.to_act(s)),
+            "legal_alternatives": alternatives,
+            "events": shown,
+        }
+        for recorded in members:
+            item = event_json(recorded, viewer, over or recorded.deal_no < deal_no)
+            item["actor"] = actor
+            item["seat"] = recorded.data.get("seat")
+            if error is None:
+                try:
+                    state = tables.evolve(state, Event(recorded.type, recorded.data))
+                    state = replace(state, version=recorded.version)
+                except Exception as failure:  # tampered data: say where the replay stopped
+                    error = f"{recorded.type} (version {recorded.version}) does not fold: {failure!r}"
+                    item["replay_error"] = error
+            item["public_state_after"] = None if error is not None or state is None else _public(state)
+            shown.append(item)
+        steps.append(step)
+    return steps
+
+
+def _public(state: TableState) -> JSON:
+    view = _safe(lambda: tables.public_view(state))
+    if isinstance(view, Mapping):
+        return {key: value for key, value in view.items() if key not in _STATIC_VIEW_KEYS}
+    return view
+
+
+def _safe(compute: Any) -> JSON:
+    try:
+        return compute()
+    except Exception as error:  # a view of a tampered state must not break the report
+        return {"error": repr(error)}
