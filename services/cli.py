@@ -168,9 +168,9 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _spec(args: argparse.Namespace, settings: Settings) -> int:
-    from services.api.spec import spec_json
+    from services.api.spec import spec_text
 
-    print(spec_json())
+    print(spec_text(), end="")
     return 0
 
 

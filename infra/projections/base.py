@@ -1,0 +1,30 @@
+"""A projection: a name, the tables of its read model (with their canonical dump order) and its apply step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from infra.event_store import RecordedEvent
+
+Conn = psycopg.Connection[dict[str, Any]]
+Apply = Callable[[Conn, list[RecordedEvent]], None]
+
+
+@dataclass(frozen=True)
+class ModelTable:
+    """A table of a read model; `columns` and `order_by` make its canonical dump (for digests)."""
+
+    name: str
+    columns: str
+    order_by: str
+
+
+@dataclass(frozen=True)
+class Projection:
+    name: str
+    tables: tuple[ModelTable, ...]
+    apply: Apply  # applies one batch of the log inside the caller's transaction

@@ -1,0 +1,161 @@
+"""What a projection needs to know about a table besides the batch: its opening and its players.
+
+A table's head (the `table_opened` event and the `player_seated` events, all
+in deal 0) does not change once every seat is taken, so complete heads are
+kept in a small per-process cache.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import psycopg
+
+from domain.events import JSON, Event
+from domain.table import PLAYER_SEATED, TABLE_OPENED, TableState, evolve
+from infra.event_store import RecordedEvent
+from infra.table_loader import load_table
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class TableHead:
+    table_id: str
+    game: str
+    seats: int
+    options: Mapping[str, JSON]
+    created_seq: int  # global position of table_opened
+    players: tuple[str | None, ...]
+
+    @property
+    def complete(self) -> bool:
+        return None not in self.players
+
+    def player_at(self, account: str) -> str | None:
+        """The player of account "seat:N"; None for the pool or an empty seat."""
+        if not account.startswith("seat:"):
+            return None
+        seat = int(account.removeprefix("seat:"))
+        return self.players[seat] if 0 <= seat < len(self.players) else None
+
+
+class _Lru:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[str, Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> Any:
+        with self.lock:
+            value = self.items.get(key)
+            if value is not None:
+                self.items.move_to_end(key)
+            return value
+
+    def put(self, key: str, value: Any) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_heads = _Lru(20_000)
+_states = _Lru(5_000)
+
+
+def table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
+    """Heads of the given tables; streams that do not begin with table_opened are left out."""
+    wanted = sorted(set(table_ids))
+    found: dict[str, TableHead] = {}
+    missing = []
+    for table_id in wanted:
+        head = _heads.get(table_id)
+        if head is None:
+            missing.append(table_id)
+        else:
+            found[table_id] = head
+    if not missing:
+        return found
+    rows = conn.execute(
+        """SELECT stream_id, type, data, global_position FROM events
+           WHERE stream_id = ANY(%s) AND deal_no = 0 AND type IN (%s, %s)
+           ORDER BY stream_id, version""",
+        (missing, TABLE_OPENED, PLAYER_SEATED),
+    ).fetchall()
+    for row in rows:
+        table_id, data = str(row["stream_id"]), row["data"]
+        if row["type"] == TABLE_OPENED:
+            seats = int(data["seats"])
+            found[table_id] = TableHead(
+                table_id, str(data["game"]), seats, dict(data["options"]), int(row["global_position"]), (None,) * seats
+            )
+        elif table_id in found:
+            head = found[table_id]
+            seat = int(data["seat"])
+            players = (*head.players[:seat], str(data["player_id"]), *head.players[seat + 1 :])
+            found[table_id] = replace(head, players=players)
+    for table_id in missing:
+        head = found.get(table_id)
+        if head is not None and head.complete:
+            _heads.put(table_id, head)
+    return found
+
+
+def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[TableState]]:
+    """For each table stream in `events` (a contiguous slice of the global log), its states in the slice.
+
+    The list holds the state after the last event of each deal number met in
+    the slice, in order; its last item is the state after the table's last
+    event of the slice. A table's events in a slice of the log are consecutive
+    versions and the slice before held the earlier ones, so the state just
+    before the slice comes from a cache when it holds that version, otherwise
+    it is loaded (bounded cost). Streams that are not tables are left out.
+    """
+    by_table: dict[str, list[RecordedEvent]] = {}
+    for event in events:
+        by_table.setdefault(event.stream_id, []).append(event)
+    result: dict[str, list[TableState]] = {}
+    for table_id, mine in by_table.items():
+        first = mine[0].version
+        if first == 1 and mine[0].type != TABLE_OPENED:
+            continue  # not a table stream
+        state: TableState | None = None
+        if first > 1:
+            cached: TableState | None = _states.get(table_id)
+            if cached is not None and cached.version == first - 1:
+                state = cached
+            else:
+                try:
+                    state = load_table(conn, table_id, up_to_version=first - 1)
+                except ValueError:
+                    continue  # not a table stream
+                if state is None:
+                    continue
+        states: list[TableState] = []
+        for index, event in enumerate(mine):
+            state = evolve(state, Event(event.type, event.data))
+            if index == len(mine) - 1 or mine[index + 1].deal_no != event.deal_no:
+                states.append(state)
+        assert state is not None
+        if state.version != mine[-1].version:
+            raise RuntimeError(
+                f"table {table_id}: state folded to version {state.version}, expected {mine[-1].version}"
+            )
+        _states.put(table_id, state)
+        result[table_id] = states
+    return result
+
+
+def clear_caches() -> None:
+    _heads.clear()
+    _states.clear()

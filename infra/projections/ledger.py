@@ -1,0 +1,186 @@
+"""The double-entry ledger and the settlement figures per player and table.
+
+Every event whose data carries "transfers" (deal ends, in-play bonuses) makes
+two ledger lines per transfer: the payer debited, the payee credited. Account
+"seat:N" is mapped to the player seated there; "pool" has no player. The unit
+is the event's data["unit"], "cents" when absent (in-play bonuses are cents);
+amount_cents is the amount for cents, amount * options["chip_value_cents"] for
+points.
+
+Settlements: per player and table, net_cents (all lines), net_amount (lines
+in the game's money unit, which is `unit`), and deals (deal_ended events
+since the player sat down). A row appears when the player sits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from domain.events import Event
+from domain.games import game_named
+from domain.table import DEAL_ENDED, PLAYER_SEATED, deal_transfers
+from infra.event_store import RecordedEvent
+from infra.projections.base import ModelTable, Projection
+from infra.projections.heads import TableHead, table_heads
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+CENTS = "cents"
+
+_INSERT_LINE = """
+INSERT INTO ledger_lines (global_position, line_no, table_id, game, deal_no, account, player_id,
+                          amount, unit, amount_cents, reason, occurred_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+"""
+
+_ADD_SETTLEMENT = """
+INSERT INTO settlements (player_id, table_id, game, net_cents, net_amount, unit, deals)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (player_id, table_id) DO UPDATE
+SET net_cents = settlements.net_cents + EXCLUDED.net_cents,
+    net_amount = settlements.net_amount + EXCLUDED.net_amount,
+    deals = settlements.deals + EXCLUDED.deals
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    global_position: int
+    line_no: int
+    table_id: str
+    game: str
+    deal_no: int
+    account: str
+    player_id: str | None
+    amount: int
+    unit: str
+    amount_cents: int
+    reason: str
+    occurred_at: Any
+
+
+def ledger_lines(event: RecordedEvent, head: TableHead) -> list[Line]:
+    """The ledger lines of one event (none when it carries no transfers)."""
+    transfers = deal_transfers(Event(event.type, event.data))
+    if not transfers:
+        return []
+    unit = str(event.data.get("unit") or CENTS)
+    factor = 1 if unit == CENTS else int(head.options.get("chip_value_cents", 0))
+    lines = []
+    for index, transfer in enumerate(transfers):
+        for offset, (account, amount) in enumerate(transfer.entries()):
+            lines.append(
+                Line(
+                    event.global_position,
+                    2 * index + offset,
+                    event.stream_id,
+                    head.game,
+                    event.deal_no,
+                    account,
+                    head.player_at(account),
+                    amount,
+                    unit,
+                    amount * factor,
+                    transfer.reason,
+                    event.occurred_at,
+                )
+            )
+    return lines
+
+
+def _heads_for(conn: Conn, events: list[RecordedEvent], types: frozenset[str]) -> dict[str, TableHead]:
+    tables = {event.stream_id for event in events if event.type in types or "transfers" in event.data}
+    return table_heads(conn, tables) if tables else {}
+
+
+def apply_ledger(conn: Conn, events: list[RecordedEvent]) -> None:
+    heads = _heads_for(conn, events, frozenset())
+    rows = []
+    for event in events:
+        head = heads.get(event.stream_id)
+        if head is None:
+            continue
+        for line in ledger_lines(event, head):
+            rows.append(
+                (
+                    line.global_position,
+                    line.line_no,
+                    line.table_id,
+                    line.game,
+                    line.deal_no,
+                    line.account,
+                    line.player_id,
+                    line.amount,
+                    line.unit,
+                    line.amount_cents,
+                    line.reason,
+                    line.occurred_at,
+                )
+            )
+    if rows:
+        with conn.cursor() as cur:
+            cur.executemany(_INSERT_LINE, rows)
+
+
+def _money_unit(game: str) -> str:
+    try:
+        return game_named(game).money_unit
+    except Exception:
+        return CENTS
+
+
+def apply_settlements(conn: Conn, events: list[RecordedEvent]) -> None:
+    heads = _heads_for(conn, events, frozenset({PLAYER_SEATED, DEAL_ENDED}))
+    # (player, table) -> [net_cents, net_amount, deals]
+    deltas: dict[tuple[str, str], list[int]] = {}
+    for event in events:
+        head = heads.get(event.stream_id)
+        if head is None:
+            continue
+        if event.type == PLAYER_SEATED:
+            deltas.setdefault((str(event.data["player_id"]), head.table_id), [0, 0, 0])
+        if event.type == DEAL_ENDED:
+            for player in head.players:
+                if player is not None:
+                    deltas.setdefault((player, head.table_id), [0, 0, 0])[2] += 1
+        unit = _money_unit(head.game)
+        for line in ledger_lines(event, head):
+            if line.player_id is None:
+                continue
+            delta = deltas.setdefault((line.player_id, head.table_id), [0, 0, 0])
+            delta[0] += line.amount_cents
+            if line.unit == unit:
+                delta[1] += line.amount
+    rows = []
+    for (player, table_id), (net_cents, net_amount, deals) in sorted(deltas.items()):
+        game = heads[table_id].game
+        rows.append((player, table_id, game, net_cents, net_amount, _money_unit(game), deals))
+    if rows:
+        with conn.cursor() as cur:
+            cur.executemany(_ADD_SETTLEMENT, rows)
+
+
+LEDGER = Projection(
+    "ledger",
+    (
+        ModelTable(
+            "ledger_lines",
+            "global_position, line_no, table_id, game, deal_no, account, player_id, amount, unit, amount_cents, "
+            "reason, occurred_at",
+            "global_position, line_no",
+        ),
+    ),
+    apply_ledger,
+)
+SETTLEMENTS = Projection(
+    "settlements",
+    (
+        ModelTable(
+            "settlements", "player_id, table_id, game, net_cents, net_amount, unit, deals", "player_id, table_id"
+        ),
+    ),
+    apply_settlements,
+)

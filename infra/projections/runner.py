@@ -1,0 +1,108 @@
+"""Catching projections up with the global log, exactly once, and digests of their read models.
+
+A batch is applied in one transaction that first locks the projection's
+checkpoint row (`log_positions`, name `projection:<name>`) FOR UPDATE, reads
+the events after it, applies them and moves the checkpoint. A second worker
+on the same projection waits for the lock and then reads from the moved
+checkpoint; a worker that dies mid-batch rolls everything back. So each event
+changes each read model exactly once, however often a job runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+from infra.event_store import RecordedEvent, read_log_in
+from infra.projections.base import Projection
+from infra.projections.checkpoint import checkpoint_name, ensure_position, lock_position, store_position
+from infra.projections.ledger import LEDGER, SETTLEMENTS
+from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+PROJECTIONS: dict[str, Projection] = {p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS)}
+NAMES: tuple[str, ...] = tuple(PROJECTIONS)
+BATCH_SIZE = 500
+
+# Fault injection for tests: seconds to sleep after applying a batch, before its commit.
+DELAY_VARIABLE = "CARDLEDGER_PROJECTION_BATCH_DELAY"
+
+
+def projection_named(name: str) -> Projection:
+    try:
+        return PROJECTIONS[name]
+    except KeyError:
+        raise ValueError(f"unknown projection {name!r}; known projections are {', '.join(NAMES)}") from None
+
+
+def _batch_delay() -> float:
+    raw = os.environ.get(DELAY_VARIABLE, "").strip()
+    return float(raw) if raw else 0.0
+
+
+def apply_batch(conn: Conn, projection: Projection, events: list[RecordedEvent]) -> None:
+    projection.apply(conn, events)
+
+
+def catch_up(
+    conn: Conn,
+    name: str,
+    batch_size: int = BATCH_SIZE,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
+    """Apply every committed event after the checkpoint of projection `name`; returns the events applied.
+
+    `conn` must not be inside a transaction (each batch is its own).
+    """
+    projection = projection_named(name)
+    checkpoint = checkpoint_name(name)
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        raise RuntimeError(f"catch_up({name!r}) needs a connection outside a transaction")
+    delay = _batch_delay()
+    with conn.transaction():
+        ensure_position(conn, checkpoint)
+    applied = 0
+    while True:
+        with conn.transaction():
+            position = lock_position(conn, checkpoint)
+            events = read_log_in(conn, position, batch_size)
+            if not events:
+                return applied
+            apply_batch(conn, projection, events)
+            if delay:
+                time.sleep(delay)
+            store_position(conn, checkpoint, events[-1].log_position)
+        applied += len(events)
+        if on_batch is not None:
+            on_batch(len(events))
+        if len(events) < batch_size:
+            return applied
+
+
+def catch_up_all(conn: Conn, batch_size: int = BATCH_SIZE) -> dict[str, int]:
+    return {name: catch_up(conn, name, batch_size) for name in NAMES}
+
+
+def digest(conn: Conn, name: str) -> tuple[str, int]:
+    """SHA-256 of the canonical dump of projection `name`'s model (rows in key order), and the row count."""
+    projection = projection_named(name)
+    sha = hashlib.sha256()
+    rows = 0
+    with conn.transaction():
+        for table in projection.tables:
+            sha.update(f"table {table.name}\n".encode())
+            with conn.cursor(name=f"digest_{table.name}") as cur:
+                cur.itersize = 2000
+                cur.execute(f"SELECT {table.columns} FROM {table.name} ORDER BY {table.order_by}")
+                for row in cur:
+                    sha.update(json.dumps(row, sort_keys=True, default=str, separators=(",", ":")).encode())
+                    sha.update(b"\n")
+                    rows += 1
+    return sha.hexdigest(), rows

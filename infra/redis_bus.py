@@ -1,0 +1,175 @@
+"""Redis publication of the global log: stream keys, the message body, publishing and reading.
+
+Every event goes to two Redis Streams, the global one (`cardledger:events`)
+and its table's (`cardledger:table:{table_id}`), and a notification goes to
+the pub/sub channel `cardledger:notify`. Streams are trimmed approximately
+(`MAXLEN ~`), so their lengths stay bounded; PostgreSQL keeps the full log.
+
+Only an event's public form (`domain.redaction.public_form`) is ever written:
+the "private" part of an event never reaches Redis.
+
+Stream entry ids are `{tx_id}-{global_position}`, the event's place in the
+commit-safe order of the global log. They increase in the order the relay
+publishes, so publishing an event again (a relay that died after publishing
+but before storing its position) is refused by Redis as an id that is not
+greater than the stream's top: a stream never holds an event twice. A
+consumer reading both streams can also dedupe by `global_position`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import redis
+
+from domain.events import JSON, Event
+from domain.redaction import public_form
+from infra.event_store import RecordedEvent
+
+GLOBAL_STREAM = "cardledger:events"
+TABLE_STREAM_PREFIX = "cardledger:table:"
+NOTIFY_CHANNEL = "cardledger:notify"
+GLOBAL_MAXLEN = 100_000
+TABLE_MAXLEN = 1_000
+
+Redis = redis.Redis
+
+
+def table_stream(table_id: str) -> str:
+    """The key of a table's stream."""
+    return f"{TABLE_STREAM_PREFIX}{table_id}"
+
+
+def entry_id(event: RecordedEvent) -> str:
+    """The stream entry id of an event: its commit-safe log position."""
+    return f"{event.tx_id}-{event.global_position}"
+
+
+def message_body(event: RecordedEvent) -> dict[str, JSON]:
+    """The public form of a recorded event, as published (JSON object)."""
+    public = public_form(Event(event.type, event.data))
+    return {
+        "global_position": event.global_position,
+        "tx_id": event.tx_id,
+        "table_id": event.stream_id,
+        "version": event.version,
+        "type": event.type,
+        "deal_no": event.deal_no,
+        "occurred_at": event.occurred_at.isoformat(),
+        "data": dict(public.data),
+        "prev_hash": event.prev_hash,
+        "hash": event.hash,
+    }
+
+
+def encode(event: RecordedEvent) -> str:
+    return json.dumps(message_body(event), separators=(",", ":"), sort_keys=True)
+
+
+def _is_duplicate_id(error: Exception) -> bool:
+    return isinstance(error, redis.ResponseError) and "equal or smaller" in str(error)
+
+
+def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
+    """Publish `events` (in log order) to the global and table streams and notify; returns the entries added.
+
+    Entries already present (same or smaller id) are skipped, so publishing a
+    batch again is harmless. Raises redis.ConnectionError (and friends) when
+    Redis cannot be reached; then nothing can be assumed about the batch and
+    it must be published again.
+    """
+    if not events:
+        return 0
+    pipe = client.pipeline(transaction=False)
+    for event in events:
+        fields: dict[Any, Any] = {
+            "global_position": event.global_position,
+            "event": encode(event),
+        }
+        pipe.xadd(GLOBAL_STREAM, fields, id=entry_id(event), maxlen=GLOBAL_MAXLEN, approximate=True)
+        pipe.xadd(table_stream(event.stream_id), fields, id=entry_id(event), maxlen=TABLE_MAXLEN, approximate=True)
+    last = events[-1]
+    notice = {
+        "global_position": last.global_position,
+        "tx_id": last.tx_id,
+        "tables": sorted({event.stream_id for event in events}),
+    }
+    pipe.publish(NOTIFY_CHANNEL, json.dumps(notice, separators=(",", ":")))
+    added = 0
+    for reply in pipe.execute(raise_on_error=False):
+        if isinstance(reply, Exception):
+            if _is_duplicate_id(reply):
+                continue
+            raise reply
+        if isinstance(reply, bytes | str):
+            added += 1
+    return added
+
+
+def _decode(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _entries(raw: Any) -> list[tuple[str, dict[str, JSON]]]:
+    out: list[tuple[str, dict[str, JSON]]] = []
+    for entry_id_raw, fields in raw:
+        decoded = {_decode(k): _decode(v) for k, v in fields.items()}
+        out.append((_decode(entry_id_raw), json.loads(decoded["event"])))
+    return out
+
+
+def read_stream(
+    client: Redis, key: str, after_id: str = "0-0", count: int = 100, block_ms: int | None = None
+) -> list[tuple[str, dict[str, JSON]]]:
+    """Entries of stream `key` after `after_id`, as (entry id, message body); waits up to `block_ms` if none.
+
+    `after_id` "0-0" reads from the oldest entry kept; "$" waits for new ones only.
+    """
+    reply: Any = client.xread({key: after_id}, count=count, block=block_ms)
+    if not reply:
+        return []
+    streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
+    entries: list[tuple[str, dict[str, JSON]]] = []
+    for _stream, raw in streams:
+        entries.extend(_entries(raw))
+    return entries
+
+
+def read_table(
+    client: Redis, table_id: str, after_id: str = "0-0", count: int = 100, block_ms: int | None = None
+) -> list[tuple[str, dict[str, JSON]]]:
+    """A table's published events after `after_id` (for Server-Sent Events: send the entry id as the SSE id)."""
+    return read_stream(client, table_stream(table_id), after_id, count, block_ms)
+
+
+def read_global(
+    client: Redis, after_id: str = "0-0", count: int = 100, block_ms: int | None = None
+) -> list[tuple[str, dict[str, JSON]]]:
+    return read_stream(client, GLOBAL_STREAM, after_id, count, block_ms)
+
+
+def range_stream(client: Redis, key: str, count: int | None = None) -> list[tuple[str, dict[str, JSON]]]:
+    """All entries of a stream still kept, oldest first (or the first `count`)."""
+    return _entries(client.xrange(key, count=count))
+
+
+def table_stream_after_version(
+    client: Redis, table_id: str, version: int, count: int = 1000
+) -> list[tuple[str, dict[str, JSON]]]:
+    """A table's entries with a stream version above `version` (a client that knows the state at `version`)."""
+    return [
+        (eid, body)
+        for eid, body in range_stream(client, table_stream(table_id), count)
+        if isinstance(body.get("version"), int) and int(body["version"]) > version
+    ]
+
+
+def notification(message: Mapping[str, Any]) -> dict[str, JSON] | None:
+    """The JSON of a pub/sub message on NOTIFY_CHANNEL, or None for subscribe confirmations."""
+    if message.get("type") != "message":
+        return None
+    data = message["data"]
+    parsed: dict[str, JSON] = json.loads(_decode(data))
+    return parsed

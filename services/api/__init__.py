@@ -1,0 +1,108 @@
+"""The public REST API (API.md): a Flask app factory with flask-smorest blueprints.
+
+`create_app(settings=None, container=None)` builds the app. Without a
+container, the services are wired on the first request (per process, so a
+forking server opens its pools in each worker) from `settings`, which default
+to `Settings.from_env()`.
+"""
+
+from __future__ import annotations
+
+import http
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+from werkzeug.exceptions import HTTPException
+
+from infra.config import Settings
+from services.api import actions, history, ops, players, reports, stream, tables
+from services.api.deps import EXTENSION, ContainerHolder
+from services.api.limits import install_limits, limit_config
+from services.api.metrics import install_metrics
+from services.api.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
+from services.api.schemas import ProblemSchema
+from services.bootstrap import Container, bootstrap
+
+API_TITLE = "cardledger"
+API_VERSION = "1.0.0"
+BLUEPRINTS = (players.blp, tables.blp, actions.blp, history.blp, reports.blp, stream.blp, ops.blp)
+
+log = logging.getLogger("cardledger.api")
+
+
+class CardLedgerApi(Api):  # type: ignore[misc]
+    """flask-smorest's Api with problem+json errors, in the answers and in the document."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if not (100 <= status < 200) and status not in (204, 304):
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, PROBLEM_JSON)
+            self.spec.components.response(status.name, response, lazy=True)
+        default: dict[str, Any] = {"description": "Error (problem details)", "schema": self.ERROR_SCHEMA}
+        prepare_response(default, self.spec, PROBLEM_JSON)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, default, lazy=True)
+
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        return handle_http_exception(error)
+
+
+def base_config() -> dict[str, Any]:
+    return {
+        "API_TITLE": API_TITLE,
+        "API_VERSION": API_VERSION,
+        "OPENAPI_VERSION": "3.1.0",
+        "OPENAPI_URL_PREFIX": "/",
+        "OPENAPI_JSON_PATH": "openapi.json",
+        "OPENAPI_SWAGGER_UI_PATH": "docs",
+        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+        "API_SPEC_OPTIONS": {
+            "info": {
+                "description": "Event-sourced referee and ledger for Cholek Tiga and Cha Kau Tsz. "
+                "Every error is application/problem+json (RFC 9457) with a stable `code`.",
+            },
+            "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
+        },
+        "MAX_CONTENT_LENGTH": 64 * 1024,
+        "SSE_MAX_SECONDS": 300,
+        "SSE_HEARTBEAT_SECONDS": 15,
+    }
+
+
+def create_app(
+    settings: Settings | None = None,
+    container: Container | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> Flask:
+    """The API app. `container` (tests) wins over `settings`; `config` overrides Flask settings."""
+    if settings is None:
+        settings = container.settings if container is not None else Settings.from_env()
+    resolved = settings
+
+    app = Flask("cardledger")
+    app.config.update(base_config())
+    app.config.update(limit_config())
+    app.config.update(dict(config or {}))
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    app.extensions[EXTENSION] = ContainerHolder(lambda: bootstrap(resolved), container)
+
+    api = CardLedgerApi(app)
+    for blueprint in BLUEPRINTS:
+        api.register_blueprint(blueprint)
+
+    install_error_handlers(app)
+    install_metrics(app)
+    redis_url = container.redis_url if container is not None else settings.redis_url
+    install_limits(app, redis_url)
+    return app
+
+
+__all__ = ["create_app"]

@@ -1,0 +1,27 @@
+"""POST /v1/tables/{id}/actions: the one write of a running table."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from services.api.auth import caller
+from services.api.deps import container
+from services.api.headers import parse_if_match
+from services.api.routing import Blueprint, secured
+from services.api.schemas import ActionHeadersSchema, ActionResultSchema, ActionSchema
+
+blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actions at a table")
+
+
+@blp.route("/<uuid:table_id>/actions", methods=["POST"])
+@secured(blp, 400, 403, 404, 409, 412, 422)
+@blp.arguments(ActionHeadersSchema, location="headers", error_status_code=400)
+@blp.arguments(ActionSchema)
+@blp.response(201, ActionResultSchema)
+def act(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
+    """Act at the table. `Idempotency-Key` is required: a retry with the same key and body returns the first
+    answer and appends nothing; the same key with another body is a 422 `idempotency_key_reused`.
+    `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise)."""
+    expected = parse_if_match(headers.get("if_match"))
+    return container().ledger.act(caller(), str(table_id), body, headers["idempotency_key"], expected)

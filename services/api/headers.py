@@ -1,0 +1,51 @@
+"""Conditional request headers: ETag / If-None-Match on reads, If-Match on actions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Response, request
+
+from services.api.problems import ApiError
+
+_IF_MATCH = re.compile(r'^\s*(?:"(\d{1,10})"|(\d{1,10}))\s*$')
+
+ETAG_HEADER = {"ETag": {"description": 'the table version, "<version>"', "schema": {"type": "string"}}}
+IF_NONE_MATCH_PARAM = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": 'an ETag seen before ("<version>"): 304 when the table has not changed',
+}
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def not_modified(version: int) -> Response | None:
+    """A 304 when the request's If-None-Match names `version` (or is `*`)."""
+    if request.if_none_match and request.if_none_match.contains_weak(str(version)):
+        response = Response(status=304)
+        response.headers["ETag"] = etag(version)
+        return response
+    return None
+
+
+def with_etag(view: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
+    version = int(view["version"])
+    cached = not_modified(version)
+    if cached is not None:
+        return cached
+    return view, 200, {"ETag": etag(version)}
+
+
+def parse_if_match(raw: str | None) -> int | None:
+    if raw is None or raw.strip() == "*":
+        return None
+    match = _IF_MATCH.match(raw)
+    if match is None:
+        raise ApiError(400, "invalid_if_match", 'If-Match must be a table version in quotes, e.g. "12"')
+    return int(match.group(1) or match.group(2))

@@ -1,0 +1,42 @@
+"""History and audit of a table: its events, the record of a deal, its ledger."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from services.api.auth import caller
+from services.api.deps import container
+from services.api.routing import Blueprint, secured
+from services.api.schemas import INT32_MAX, DealRecordSchema, EventsPageSchema, EventsQuerySchema, LedgerSchema
+from services.errors import NotFound
+
+blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="History, deal records and ledgers")
+
+
+@blp.route("/<uuid:table_id>/events", methods=["GET"])
+@secured(blp, 404)
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, EventsPageSchema)
+def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
+    """The table's events after position `after`, redacted for the caller: a hand's cards are shown only to
+    its holder until the deal ends, then to every seated player and the auditor."""
+    return container().ledger.events(caller(), str(table_id), query["after"], query["limit"])
+
+
+@blp.route("/<uuid:table_id>/deals/<int:deal_no>", methods=["GET"])
+@secured(blp, 403, 404)
+@blp.response(200, DealRecordSchema)
+def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
+    """A deal's commitment, client seeds, server seed (once ended), result and the service's verification."""
+    if not 1 <= deal_no <= INT32_MAX:
+        raise NotFound(f"deal {deal_no} does not exist", "deal_not_found")
+    return container().audit.deal_record(caller(), str(table_id), deal_no)
+
+
+@blp.route("/<uuid:table_id>/ledger", methods=["GET"])
+@secured(blp, 403, 404)
+@blp.response(200, LedgerSchema)
+def ledger(table_id: uuid.UUID) -> dict[str, Any]:
+    """The double-entry ledger lines of the table (from the ledger projection)."""
+    return container().audit.table_ledger(caller(), str(table_id))

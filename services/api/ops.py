@@ -1,0 +1,74 @@
+"""Operations: liveness, readiness and metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app
+
+from infra.migrations import available_migrations
+from services.api.deps import container
+from services.api.metrics import metrics_of
+from services.api.problems import problem
+from services.api.routing import Blueprint, errors
+from services.api.schemas import HealthSchema, ReadySchema
+
+blp = Blueprint("ops", __name__, url_prefix="", description="Operations")
+
+
+@blp.route("/healthz", methods=["GET"])
+@blp.response(200, HealthSchema)
+def healthz() -> dict[str, Any]:
+    """The process is alive (no dependency is checked)."""
+    return {"status": "ok"}
+
+
+def _pending_migrations(conn: Any) -> list[str]:
+    """Names of the migrations not applied yet (the pool's connections return dict rows)."""
+    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").fetchone()
+    done = set()
+    if exists["present"]:
+        done = {int(row["number"]) for row in conn.execute("SELECT number FROM schema_migrations")}
+    return [f"{m.number:03d}_{m.name}" for m in available_migrations() if m.number not in done]
+
+
+def _checks() -> dict[str, dict[str, Any]]:
+    checks: dict[str, dict[str, Any]] = {}
+    try:
+        services = container()
+    except Exception as error:
+        detail = f"{type(error).__name__}: cannot start the services"
+        return {"database": {"ok": False, "detail": detail}, "redis": {"ok": False, "detail": detail}}
+    try:
+        with services.pool.connection(timeout=5) as conn:
+            conn.execute("SELECT 1")
+            pending = _pending_migrations(conn)
+        checks["database"] = {"ok": True}
+        checks["migrations"] = {"ok": not pending, "pending": pending}
+    except Exception as error:
+        checks["database"] = {"ok": False, "detail": f"{type(error).__name__}: database unreachable"}
+    try:
+        services.redis.ping()
+        checks["redis"] = {"ok": True}
+    except Exception as error:
+        checks["redis"] = {"ok": False, "detail": f"{type(error).__name__}: redis unreachable"}
+    return checks
+
+
+@blp.route("/readyz", methods=["GET"])
+@errors(blp, 503)
+@blp.response(200, ReadySchema)
+def readyz() -> dict[str, Any] | Response:
+    """Ready when the database answers, no migration is pending and Redis answers; 503 with the checks otherwise."""
+    checks = _checks()
+    if all(check["ok"] for check in checks.values()) and "migrations" in checks:
+        return {"status": "ready", "checks": checks}
+    failing = ", ".join(name for name, check in checks.items() if not check["ok"])
+    return problem(503, "not_ready", f"not ready: {failing}", checks=checks)
+
+
+@blp.route("/metrics", methods=["GET"])
+@blp.response(200, {"type": "string"}, content_type="text/plain", description="Prometheus text format")
+def metrics() -> Response:
+    """Request counts and latency histograms by route and status (Prometheus text format)."""
+    return metrics_of(current_app._get_current_object()).render()  # type: ignore[attr-defined]

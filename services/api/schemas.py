@@ -1,0 +1,296 @@
+"""Marshmallow schemas of every request and response; the OpenAPI document is generated from them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC
+from typing import Any
+
+from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields, post_dump, validate
+
+from domain.games import GAME_NAMES
+
+INT32_MAX = 2**31 - 1
+INT63_MAX = 2**63 - 1
+STATUSES = ("open", "playing", "between_deals", "closed")
+ACTION_TYPES = ("discard", "capture", "pass", "play", "ready", "close")
+
+_PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
+_ASCII_PRINTABLE = validate.Regexp(r"^[\x20-\x7e]*$", error="must be printable ASCII")
+
+
+def _int(**kwargs: Any) -> fields.Integer:
+    return fields.Integer(strict=True, **kwargs)
+
+
+class OpenSchema(Schema):
+    """A response schema that also passes on keys it does not declare (new fields of the domain's views)."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    @post_dump(pass_original=True)
+    def _keep_undeclared(self, data: dict[str, Any], original: Any, **_: Any) -> dict[str, Any]:
+        if isinstance(original, Mapping):
+            for key, value in original.items():
+                if key not in self.fields and isinstance(key, str):
+                    data[key] = value
+        return data
+
+
+# Errors ---------------------------------------------------------------------
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details, plus a stable machine `code`."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    type = fields.String(required=True, metadata={"description": "URI naming the kind of problem"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable machine string, e.g. illegal_action"})
+    errors = fields.Raw(metadata={"description": "field messages of a validation error, by location and field"})
+
+
+# Players --------------------------------------------------------------------
+
+
+class PlayerCreateSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), _PRINTABLE])
+
+
+class PlayerSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True, metadata={"description": "bearer token; shown once, stored as a hash"})
+
+
+# Tables ---------------------------------------------------------------------
+
+
+class PlayerRefSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+
+
+class NextDealSchema(Schema):
+    deal_no = fields.Integer(required=True)
+    commitment = fields.String(required=True, metadata={"description": "SHA-256 hex of the deal's server seed"})
+
+
+class TableCreateSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
+    seats = _int(required=True, validate=validate.Range(min=1, max=16))
+    options = fields.Dict(
+        keys=fields.String(), load_default=dict, metadata={"description": "per-table settings of RULES.md"}
+    )
+
+
+class TableSchema(OpenSchema):
+    """Public state of a table; the game-specific fields are present while a deal exists."""
+
+    id = fields.String(required=True)
+    game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
+    seats = fields.Integer(required=True)
+    options = fields.Dict(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    players = fields.List(fields.Nested(PlayerRefSchema, allow_none=True), required=True)
+    deal_no = fields.Integer(required=True)
+    to_act = fields.Integer(required=True, allow_none=True)
+    version = fields.Integer(required=True)
+    next_deal = fields.Nested(NextDealSchema, allow_none=True)
+    ready = fields.List(fields.Integer())
+    last_result = fields.Dict(allow_none=True)
+    # Cholek Tiga
+    pool = fields.Raw(metadata={"description": "Cholek Tiga: cards in the pool; Cha Kau Tsz: chips in the pool"})
+    piles = fields.Raw(metadata={"description": "Cholek Tiga: captured cards by seat"})
+    hand_sizes = fields.List(fields.Integer())
+    stock_remaining = fields.Integer()
+    pending = fields.Raw(allow_none=True, metadata={"description": "Cholek Tiga: the turned-up card awaiting"})
+    scores = fields.Raw(allow_none=True)
+    # Cha Kau Tsz
+    dealer = fields.Integer(allow_none=True)
+    leader = fields.Integer(allow_none=True)
+    trick = fields.Raw(metadata={"description": "Cha Kau Tsz: plays of the current trick"})
+    tricks = fields.Raw(metadata={"description": "Cha Kau Tsz: tricks won this hand, by seat"})
+    balances = fields.Raw()
+
+
+class SeatViewSchema(TableSchema):
+    seat = fields.Integer(required=True)
+    hand = fields.List(fields.String(), required=True)
+    legal_actions = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={"description": "complete action bodies; a Cha Kau Tsz follow is {type: play, count: k}"},
+    )
+
+
+class LobbyQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    game = fields.String(validate=validate.OneOf(GAME_NAMES))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=INT63_MAX))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class LobbySchema(Schema):
+    tables = fields.List(fields.Nested(TableSchema), required=True)
+    next_after = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "cursor for the next page, null on the last"}
+    )
+
+
+class MinVersionQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    min_version = fields.Integer(
+        validate=validate.Range(min=0, max=INT32_MAX),
+        metadata={"description": "wait briefly until the read model has reached this version (read your writes)"},
+    )
+
+
+class SeatRequestSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    seat = _int(allow_none=True, validate=validate.Range(min=0, max=1000))
+    client_seed = fields.String(allow_none=True, validate=[validate.Length(max=256), _PRINTABLE])
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    version = fields.Integer()
+
+
+# Actions --------------------------------------------------------------------
+
+
+_CARD = fields.String(validate=[validate.Length(min=1, max=8), _ASCII_PRINTABLE])
+
+
+class ActionSchema(Schema):
+    """One action; which fields apply depends on `type` (see API.md)."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
+    card = fields.String(validate=[validate.Length(min=1, max=8), _ASCII_PRINTABLE])
+    capture = fields.List(_CARD, allow_none=True, validate=validate.Length(max=16))
+    cards = fields.List(_CARD, validate=validate.Length(max=32))
+    client_seed = fields.String(allow_none=True, validate=[validate.Length(max=256), _PRINTABLE])
+
+
+class ActionHeadersSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    idempotency_key = fields.String(
+        data_key="Idempotency-Key",
+        required=True,
+        validate=[validate.Length(min=1, max=128), _ASCII_PRINTABLE],
+        metadata={"description": "at most 128 printable characters; a retry with the same key replays the answer"},
+    )
+    if_match = fields.String(
+        data_key="If-Match",
+        validate=validate.Length(max=64),
+        metadata={"description": 'the table version the action expects, as "<version>"'},
+    )
+
+
+class EventSchema(OpenSchema):
+    position = fields.Integer(required=True, metadata={"description": "version in the table stream"})
+    global_position = fields.Integer(required=True)
+    type = fields.String(required=True)
+    deal_no = fields.Integer(required=True)
+    occurred_at = fields.String(required=True, metadata={"format": "date-time"})
+    data = fields.Dict(required=True)
+    prev_hash = fields.String(required=True)
+    hash = fields.String(required=True)
+
+
+class ActionResultSchema(Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+# History, audit, reports ------------------------------------------------------
+
+
+class EventsQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=INT32_MAX))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class EventsPageSchema(Schema):
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    next_after = fields.Integer(required=True)
+
+
+class DealRecordSchema(OpenSchema):
+    deal_no = fields.Integer(required=True)
+    commitment = fields.String(required=True)
+    client_seeds = fields.List(fields.String(), required=True)
+    server_seed = fields.String(required=True, allow_none=True, metadata={"description": "hex, once the deal ended"})
+    result = fields.Dict(required=True, allow_none=True)
+    verification = fields.Dict(required=True, allow_none=True)
+
+
+class LedgerSchema(OpenSchema):
+    lines = fields.List(fields.Dict(), required=True)
+
+
+class SettlementQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    player_id = fields.UUID()
+    table_id = fields.UUID()
+    date_from = fields.AwareDateTime(data_key="from", default_timezone=UTC)
+    date_to = fields.AwareDateTime(data_key="to", default_timezone=UTC)
+    format = fields.String(load_default="json", validate=validate.OneOf(("json", "csv")))
+
+
+class SettlementSchema(OpenSchema):
+    pass
+
+
+class DisputeQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    table_id = fields.UUID(required=True)
+    deal_no = fields.Integer(required=True, validate=validate.Range(min=1, max=INT32_MAX))
+    format = fields.String(validate=validate.OneOf(("json", "html")))
+
+
+class DisputeSchema(OpenSchema):
+    pass
+
+
+# Operations -----------------------------------------------------------------
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+
+
+class ReadySchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(("ready", "unavailable")))
+    checks = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True)

@@ -1,0 +1,146 @@
+"""GET /v1/tables/{id}/stream: Server-Sent Events of the table, from its Redis stream.
+
+Only public forms are ever published to Redis (`infra.redis_bus`), so every
+caller receives exactly what the public may see: no hand, ever, even after the
+deal has ended. A client reads its own cards from `/view` (and, after a deal,
+the full log from `/events`). Each message's SSE `id` is the Redis entry id;
+a client that reconnects with `Last-Event-ID` resumes after it, and `after`
+(a table version, e.g. that of a state just read) starts after that version.
+Without either, the stream starts with the next event. A connection lives at
+most `SSE_MAX_SECONDS` (default 300) and carries a heartbeat comment every
+`SSE_HEARTBEAT_SECONDS` (default 15); clients reconnect (EventSource does).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import redis
+from flask import Response, current_app
+from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
+
+from infra import redis_bus
+from services.api.auth import caller
+from services.api.deps import container
+from services.api.problems import ApiError
+from services.api.routing import Blueprint, secured
+from services.api.schemas import INT32_MAX
+
+blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
+
+_ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
+
+
+class StreamQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    after = fields.Integer(
+        validate=validate.Range(min=0, max=INT32_MAX),
+        metadata={"description": "start after this table version (ignored with Last-Event-ID)"},
+    )
+
+
+class StreamHeadersSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        validate=validate.Length(max=64),
+        metadata={"description": "resume after this SSE id (a Redis entry id, '<tx>-<position>')"},
+    )
+
+
+def _message(entry_id: str, body: dict[str, Any]) -> str:
+    event = {
+        "position": body.get("version"),
+        "global_position": body.get("global_position"),
+        "type": body.get("type"),
+        "deal_no": body.get("deal_no"),
+        "occurred_at": body.get("occurred_at"),
+        "data": body.get("data"),
+        "prev_hash": body.get("prev_hash"),
+        "hash": body.get("hash"),
+    }
+    return f"id: {entry_id}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+
+
+def _last_entry_id(client: redis.Redis, table_id: str) -> str:
+    newest = client.xrevrange(redis_bus.table_stream(table_id), count=1)
+    if not newest:
+        return "0-0"
+    raw = newest[0][0]
+    return raw.decode() if isinstance(raw, bytes) else str(raw)
+
+
+def _events(
+    client: redis.Redis, table_id: str, start: str, after_version: int | None, lifetime: float, heartbeat: float
+) -> Iterator[str]:
+    deadline = time.monotonic() + lifetime
+    last = start
+    yield f"retry: 2000\n: stream of table {table_id}\n\n"
+    try:
+        if after_version is not None:
+            # Entries up to `start` that the client has not seen; the live read continues after `start`.
+            for entry_id, body in redis_bus.table_stream_after_version(client, table_id, after_version):
+                yield _message(entry_id, body)
+        while (remaining := deadline - time.monotonic()) > 0:
+            block_ms = max(1, int(min(heartbeat, remaining) * 1000))
+            entries = redis_bus.read_table(client, table_id, last, count=100, block_ms=block_ms)
+            if not entries:
+                yield ": heartbeat\n\n"
+                continue
+            for entry_id, body in entries:
+                last = entry_id
+                yield _message(entry_id, body)
+    except redis.RedisError:
+        yield 'event: error\ndata: {"code": "stream_unavailable"}\n\n'
+        return
+    yield ": connection lifetime reached; reconnect with Last-Event-ID\n\n"
+
+
+@blp.route("/<uuid:table_id>/stream", methods=["GET"])
+@secured(blp, 400, 404, 503)
+@blp.arguments(StreamHeadersSchema, location="headers", error_status_code=400)
+@blp.arguments(StreamQuerySchema, location="query")
+@blp.response(200, {"type": "string"}, content_type="text/event-stream", description="Server-Sent Events")
+def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> Response:
+    """Live public events of the table (public forms only: a hand never appears here; read it from /view)."""
+    who = caller()
+    del who  # every authenticated caller may follow a table's public events
+    services = container()
+    table = str(table_id)
+    if services.store.stream_version(table) is None:
+        raise ApiError(404, "table_not_found", f"table {table} does not exist")
+    last_event_id = headers.get("last_event_id")
+    after_version: int | None = None
+    try:
+        if last_event_id is not None:
+            if not _ENTRY_ID.match(last_event_id.strip()):
+                raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must look like '<number>-<number>'")
+            start = last_event_id.strip()
+        elif "after" in query:
+            start, after_version = _last_entry_id(services.redis, table), int(query["after"])
+        else:
+            start = _last_entry_id(services.redis, table)
+    except redis.RedisError as error:
+        raise ApiError(503, "stream_unavailable", "the event stream is unavailable; retry later") from error
+    config = current_app.config
+    generator = _events(
+        services.redis,
+        table,
+        start,
+        after_version,
+        float(config.get("SSE_MAX_SECONDS", 300)),
+        float(config.get("SSE_HEARTBEAT_SECONDS", 15)),
+    )
+    response = Response(generator, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response

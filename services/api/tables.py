@@ -1,0 +1,83 @@
+"""Tables and seats: open a table, the lobby, the public state, sitting down and the seat view."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Response
+
+from services.api.auth import caller
+from services.api.deps import container
+from services.api.headers import ETAG_HEADER, IF_NONE_MATCH_PARAM, with_etag
+from services.api.lobby import lobby_page
+from services.api.routing import Blueprint, secured
+from services.api.schemas import (
+    LobbyQuerySchema,
+    LobbySchema,
+    MinVersionQuerySchema,
+    SeatRequestSchema,
+    SeatSchema,
+    SeatViewSchema,
+    TableCreateSchema,
+    TableSchema,
+)
+
+blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables, seats and views")
+
+TableReply = tuple[dict[str, Any], int, dict[str, str]] | Response
+
+
+@blp.route("", methods=["POST"])
+@secured(blp, 400, 403, 422)
+@blp.arguments(TableCreateSchema)
+@blp.response(201, TableSchema)
+def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    """Open a table. Options are the per-table settings of RULES.md; unknown or out-of-range ones are a 422."""
+    view = container().ledger.open_table(caller(), body["game"], body["seats"], body["options"])
+    return view, 201, {"Location": f"/v1/tables/{view['id']}", "ETag": f'"{view["version"]}"'}
+
+
+@blp.route("", methods=["GET"])
+@secured(blp)
+@blp.arguments(LobbyQuerySchema, location="query")
+@blp.response(200, LobbySchema)
+def lobby(query: dict[str, Any]) -> dict[str, Any]:
+    """The lobby, oldest first, cursor paginated (`after` = the previous page's `next_after`).
+
+    Read from the table_views projection: a new table appears once the projection has caught up.
+    """
+    return lobby_page(container().pool, query.get("status"), query.get("game"), query["after"], query["limit"])
+
+
+@blp.route("/<uuid:table_id>", methods=["GET"])
+@secured(blp, 404)
+@blp.arguments(MinVersionQuerySchema, location="query")
+@blp.response(200, TableSchema, headers=ETAG_HEADER)
+@blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
+@blp.doc(parameters=[IF_NONE_MATCH_PARAM])
+def table(query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
+    """The public state of a table; its `version` is also the ETag."""
+    view = container().ledger.table_view(caller(), str(table_id), query.get("min_version"))
+    return with_etag(view)
+
+
+@blp.route("/<uuid:table_id>/seats", methods=["POST"])
+@secured(blp, 400, 403, 404, 409, 422)
+@blp.arguments(SeatRequestSchema)
+@blp.response(201, SeatSchema)
+def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
+    """Sit down (at `seat`, or the first free one). When the last seat is filled, deal 1 starts."""
+    return container().ledger.sit(caller(), str(table_id), body.get("seat"), body.get("client_seed"))
+
+
+@blp.route("/<uuid:table_id>/view", methods=["GET"])
+@secured(blp, 403, 404)
+@blp.arguments(MinVersionQuerySchema, location="query")
+@blp.response(200, SeatViewSchema, headers=ETAG_HEADER)
+@blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
+@blp.doc(parameters=[IF_NONE_MATCH_PARAM])
+def seat_view(query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
+    """The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a seat."""
+    view = container().ledger.seat_view(caller(), str(table_id), query.get("min_version"))
+    return with_etag(view)

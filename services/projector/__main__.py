@@ -1,0 +1,27 @@
+"""`python -m services.projector`: run a projection worker with DATABASE_URL and REDIS_URL until SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from types import FrameType
+
+from services.projector.worker import run_worker
+
+
+def main() -> None:
+    logging.basicConfig(level=os.environ.get("CARDLEDGER_LOG_LEVEL", "INFO"))
+    stop = threading.Event()
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    run_worker(os.environ["DATABASE_URL"], os.environ["REDIS_URL"], stop)
+
+
+if __name__ == "__main__":
+    main()

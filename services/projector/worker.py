@@ -1,0 +1,117 @@
+"""A projection worker: an RQ worker on queue "projections" plus a polling fallback.
+
+The RQ worker runs the catch-up jobs the relay enqueues (a low-latency
+wake-up). The fallback thread catches every projection up every second on its
+own, so a lost job, a dead relay or a Redis outage delays the read models by
+at most about a second and loses nothing: the log in PostgreSQL is the source,
+Redis only the signal. Both paths are exactly-once (see infra.projections).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import redis
+from rq import SimpleWorker
+from rq.exceptions import DequeueTimeout
+from rq.timeouts import TimerDeathPenalty
+from rq.worker import WorkerStatus
+
+from infra import projections
+from services.projector import jobs
+
+log = logging.getLogger("cardledger.projector")
+
+QUEUE = "projections"
+FALLBACK_INTERVAL_S = 1.0
+
+
+class ThreadWorker(SimpleWorker):
+    """Runs jobs in its own thread (no fork), stoppable from another thread, no signal handlers."""
+
+    death_penalty_class = TimerDeathPenalty
+
+    def _install_signal_handlers(self) -> None:
+        pass
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
+        """Wait for a job in 1 s steps until stopped (None); Redis errors propagate (the caller retries).
+
+        In burst mode (`timeout` None) one look at the queues, None when they are empty.
+        """
+        self.set_state(WorkerStatus.IDLE)
+        while not self._stop_requested:
+            self.heartbeat()
+            if self.should_run_maintenance_tasks:
+                self.run_maintenance_tasks()  # type: ignore[no-untyped-call]
+            try:
+                result = self.queue_class.dequeue_any(
+                    self._ordered_queues,
+                    None if timeout is None else 1,
+                    connection=self.connection,
+                    job_class=self.job_class,
+                    serializer=self.serializer,
+                    death_penalty_class=self.death_penalty_class,
+                )
+            except DequeueTimeout:
+                continue
+            if result is not None or timeout is None:
+                return result
+        return None
+
+
+def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -> None:
+    """Catch every projection up every `interval` seconds until `stop` is set."""
+    while not stop.is_set():
+        try:
+            for name in projections.NAMES:
+                jobs.catch_up(name)
+        except Exception:
+            log.exception("projection polling fallback failed; retrying in %.1f s", interval)
+        stop.wait(interval)
+    jobs.close_connection()
+
+
+def _run_rq(redis_url: str, stop: threading.Event) -> None:
+    current: list[ThreadWorker] = []
+    watcher = threading.Thread(target=_stop_when_set, args=(current, stop), daemon=True)
+    watcher.start()
+    delay = 0.5
+    while not stop.is_set():
+        client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=2)
+        try:
+            worker = ThreadWorker([QUEUE], connection=client)
+            current[:] = [worker]
+            if stop.is_set():
+                break
+            worker.work(logging_level="WARNING")
+            delay = 0.5
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
+            log.warning("projection worker cannot reach Redis (%s); retrying in %.1f s", error, delay)
+        except Exception:
+            log.exception("projection worker failed; restarting in %.1f s", delay)
+        finally:
+            client.close()
+        if not stop.is_set():
+            stop.wait(delay)
+            delay = min(delay * 2, 5.0)
+    jobs.close_connection()
+
+
+def _stop_when_set(current: list[ThreadWorker], stop: threading.Event) -> None:
+    stop.wait()
+    for worker in current:
+        worker._stop_requested = True
+
+
+def run_worker(database_url: str, redis_url: str, stop: threading.Event, fallback_interval: float = 1.0) -> None:
+    """Run an RQ worker on queue "projections" and the polling fallback until `stop` is set (blocking)."""
+    jobs.configure(database_url)
+    poller = threading.Thread(target=poll_forever, args=(stop, fallback_interval), name="projection-poller")
+    poller.start()
+    try:
+        _run_rq(redis_url, stop)
+    finally:
+        poller.join()

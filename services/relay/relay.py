@@ -1,0 +1,184 @@
+"""The relay: tails the global log from PostgreSQL and publishes it to Redis.
+
+For each batch of committed events after its stored position (row 'relay' of
+`log_positions`), in commit-safe order, the relay
+
+1. publishes the events' public forms to the global and per-table Redis
+   Streams and notifies `cardledger:notify` (`infra.redis_bus.publish`);
+2. enqueues projection catch-up jobs on the RQ queue "projections";
+3. stores its new position.
+
+A position is stored only after its events were published, so a relay that
+dies or loses Redis publishes those events again when it comes back: nothing
+is lost. Publishing again does not duplicate entries (stream ids are log
+positions, which Redis refuses twice); consumers may also dedupe by
+`global_position`. While Redis is down the relay retries with exponential
+backoff (capped), never moving its position past unpublished events.
+
+Several relays may run: only one is active. Each takes a PostgreSQL session
+advisory lock (pg_try_advisory_lock on a dedicated connection); the others
+stand by and retry it, and one of them takes over when the active relay's
+connection ends (the process died or was stopped).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from typing import Any
+
+import psycopg
+import redis
+from psycopg.rows import dict_row
+from rq import Queue
+
+from infra import redis_bus
+from infra.event_store import LogPosition, RecordedEvent, read_log_in
+from infra.projections import NAMES
+from infra.projections.checkpoint import ensure_position, read_position, store_position
+
+log = logging.getLogger("cardledger.relay")
+
+RELAY_POSITION = "relay"
+RELAY_LOCK_KEY = 7_410_221_002  # advisory lock held by the active relay
+PROJECTIONS_QUEUE = "projections"
+CATCH_UP_JOB = "services.projector.jobs.catch_up"
+MAX_BACKOFF_S = 5.0
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+def redis_client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=10)
+
+
+def enqueue_projections(client: redis.Redis, queue_name: str = PROJECTIONS_QUEUE) -> int:
+    """Enqueue one catch-up job per projection, unless a full set is still waiting; returns the jobs enqueued.
+
+    Sets are always enqueued whole, so when the queue holds at least one set's
+    worth of jobs, its newest full set has not started yet and will see every
+    event committed before this call.
+    """
+    queue = Queue(queue_name, connection=client)
+    if queue.count >= len(NAMES):
+        return 0
+    for name in NAMES:
+        queue.enqueue(CATCH_UP_JOB, name, result_ttl=0, failure_ttl=86_400, job_timeout=600)
+    return len(NAMES)
+
+
+class Relay:
+    """One relay process's state; `run()` until `stop` is set."""
+
+    def __init__(
+        self,
+        database_url: str,
+        redis_url: str,
+        stop: threading.Event,
+        poll_interval: float = 0.2,
+        batch_size: int = 500,
+        max_backoff: float = MAX_BACKOFF_S,
+    ) -> None:
+        self.database_url = database_url
+        self.redis_url = redis_url
+        self.stop = stop
+        self.poll_interval = poll_interval
+        self.batch_size = batch_size
+        self.max_backoff = max_backoff
+        self.active = threading.Event()  # set while this relay holds the lock
+        self.published = 0  # events published by this relay (for tests and logs)
+
+    # Leadership ---------------------------------------------------------------
+
+    def run(self) -> None:
+        """Stand by until the advisory lock is ours, then relay; repeat if the lock connection is lost."""
+        while not self.stop.is_set():
+            try:
+                with psycopg.connect(self.database_url, autocommit=True) as lock_conn:
+                    if not self._acquire(lock_conn):
+                        continue
+                    log.info("relay active (advisory lock %s taken)", RELAY_LOCK_KEY)
+                    self.active.set()
+                    try:
+                        self._relay(lock_conn)
+                    finally:
+                        self.active.clear()
+            except psycopg.OperationalError as error:
+                log.warning("relay lost PostgreSQL (%s); retrying in 1 s", error)
+                self.stop.wait(1.0)
+            except Exception:
+                log.exception("relay failed; restarting from its stored position in 1 s")
+                self.stop.wait(1.0)
+
+    def _acquire(self, lock_conn: psycopg.Connection[Any]) -> bool:
+        standby_logged = False
+        while not self.stop.is_set():
+            row = lock_conn.execute("SELECT pg_try_advisory_lock(%s)", (RELAY_LOCK_KEY,)).fetchone()
+            if row is not None and row[0]:
+                return True
+            if not standby_logged:
+                log.info("relay standing by: another relay holds advisory lock %s", RELAY_LOCK_KEY)
+                standby_logged = True
+            self.stop.wait(max(self.poll_interval, 0.5))
+        return False
+
+    # Relaying -----------------------------------------------------------------
+
+    def _relay(self, lock_conn: psycopg.Connection[Any]) -> None:
+        client = redis_client(self.redis_url)
+        try:
+            with psycopg.connect(self.database_url, autocommit=True, row_factory=dict_row) as conn:
+                with conn.transaction():
+                    ensure_position(conn, RELAY_POSITION)
+                position = read_position(conn, RELAY_POSITION)
+                log.info("relay starting after %s", position)
+                while not self.stop.is_set():
+                    lock_conn.execute("SELECT 1")  # raises if the lock's session is gone
+                    events = read_log_in(conn, position, self.batch_size)
+                    if not events:
+                        self.stop.wait(self.poll_interval)
+                        continue
+                    if not self._publish(client, events):
+                        return  # stopping: the position stays before the unpublished events
+                    position = events[-1].log_position
+                    self._store(conn, position)
+                    self.published += len(events)
+        finally:
+            client.close()
+
+    def _publish(self, client: redis.Redis, events: list[RecordedEvent]) -> bool:
+        """Publish and enqueue, retrying while Redis is unavailable; False if stopped before it succeeded."""
+        delay = 0.1
+        while not self.stop.is_set():
+            try:
+                redis_bus.publish(client, events)
+                enqueue_projections(client)
+                return True
+            except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError) as error:
+                log.warning(
+                    "relay cannot publish events %s..%s to Redis (%s); retrying in %.1f s",
+                    events[0].global_position,
+                    events[-1].global_position,
+                    error,
+                    delay,
+                )
+                self.stop.wait(delay * random.uniform(0.8, 1.2))
+                delay = min(delay * 2, self.max_backoff)
+        return False
+
+    def _store(self, conn: Conn, position: LogPosition) -> None:
+        with conn.transaction():
+            store_position(conn, RELAY_POSITION, position)
+
+
+def run_relay(
+    database_url: str,
+    redis_url: str,
+    stop: threading.Event,
+    poll_interval: float = 0.2,
+    batch_size: int = 500,
+    max_backoff: float = MAX_BACKOFF_S,
+) -> None:
+    """Run a relay until `stop` is set (blocking). See the module docstring for its guarantees."""
+    Relay(database_url, redis_url, stop, poll_interval, batch_size, max_backoff).run()

@@ -1,0 +1,47 @@
+"""The OpenAPI document: served at /openapi.json, committed as api-spec/openapi.json, and the two agree."""
+
+from __future__ import annotations
+
+import json
+
+from flask.testing import FlaskClient
+
+from services.api.spec import REGENERATE, SPEC_PATH, spec_dict, spec_text
+
+
+def test_committed_spec_matches_the_code() -> None:
+    committed = SPEC_PATH.read_text(encoding="utf-8") if SPEC_PATH.exists() else ""
+    assert committed == spec_text(), f"api-spec/openapi.json is out of date; regenerate it with: {REGENERATE}"
+
+
+def test_served_spec_is_the_generated_one(client: FlaskClient) -> None:
+    response = client.get("/openapi.json")
+    assert response.status_code == 200
+    served = response.get_json()
+    assert served["openapi"] == "3.1.0"
+    assert json.dumps(served, sort_keys=True) == json.dumps(spec_dict(), sort_keys=True)
+
+
+def test_every_operation_documents_problem_errors() -> None:
+    spec = spec_dict()
+    responses = spec["components"]["responses"]
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            codes = operation["responses"]
+            errors = [code for code in codes if code == "default" or int(code) >= 400]
+            assert errors, (method, path)
+            for code in errors:
+                ref = codes[code]["$ref"].rsplit("/", 1)[-1]
+                content = responses[ref]["content"]
+                assert set(content) == {"application/problem+json"}, (method, path, code)
+            if path.startswith("/v1/") and path != "/v1/players":
+                assert operation["security"] == [{"bearerAuth": []}]
+                assert "401" in codes
+
+
+def test_docs_page(client: FlaskClient) -> None:
+    response = client.get("/docs")
+    assert response.status_code == 200
+    assert "swagger" in response.get_data(as_text=True).lower()

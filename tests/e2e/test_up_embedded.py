@@ -1,0 +1,34 @@
+"""`cardledger up` on a machine with no servers configured: embedded PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.stack import http, running_stack
+
+pytestmark = pytest.mark.slow
+
+
+def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    env = {
+        "DATABASE_URL": None,
+        "REDIS_URL": None,
+        "CARDLEDGER_DATA_DIR": str(tmp_path / "data"),
+        "CARDLEDGER_WORKERS": "1",
+        "CARDLEDGER_API_WORKERS": "1",
+        "CARDLEDGER_AUDITOR_TOKEN": "e2e-auditor-token",
+    }
+    log = tmp_path / "up.log"
+    with running_stack(env, log) as base_url:
+        status, _, body = http("GET", f"{base_url}/readyz")
+        assert status == 200, body
+        status, _, player = http("POST", f"{base_url}/v1/players", {"name": "embedded"})
+        assert status == 201, player
+    assert running_stack.last_returncode == 0, log.read_text()[-3000:]  # type: ignore[attr-defined]
+
+    # The data survives a restart in the same data folder.
+    with running_stack(env, log) as base_url:
+        status, _, body = http("GET", f"{base_url}/v1/tables", token=player["token"])
+        assert status == 200, body

@@ -1,0 +1,186 @@
+"""Projection workers with the relay: RQ jobs (delivered twice), the polling fallback through a Redis outage."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+from psycopg.rows import dict_row
+from rq import Queue
+
+from infra import projections
+from infra.event_store import EventStore
+from infra.projections.heads import clear_caches
+from services.projector import jobs
+from services.projector.rebuild import rebuild
+from services.projector.worker import QUEUE, ThreadWorker, run_worker
+from services.relay import Relay
+from tests.faults.servers import RedisServer, wait_until
+from tests.faults.workload import play_tables
+
+Conn = psycopg.Connection[dict[str, Any]]
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def conn(db_url: str) -> Iterator[Conn]:
+    clear_caches()
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as c:
+        yield c
+
+
+def caught_up(conn: Conn) -> bool:
+    row = conn.execute(
+        """SELECT count(*) AS behind FROM log_positions p
+           WHERE p.name LIKE 'projection:%%'
+             AND p.global_position <> (SELECT max(global_position) FROM events)"""
+    ).fetchone()
+    named = conn.execute("SELECT count(*) AS n FROM log_positions WHERE name LIKE 'projection:%%'").fetchone()
+    assert row is not None and named is not None
+    return int(named["n"]) == len(projections.NAMES) and int(row["behind"]) == 0
+
+
+def table_views_current(conn: Conn) -> bool:
+    row = conn.execute(
+        """SELECT count(*) AS stale FROM streams s LEFT JOIN table_views v ON v.table_id = s.stream_id
+           WHERE v.version IS DISTINCT FROM s.version"""
+    ).fetchone()
+    assert row is not None
+    return int(row["stale"]) == 0
+
+
+class Running:
+    """Threads running a service function until stopped."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+    def start(self, target: Any, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=(*args, self.stop), daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def close(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=30)
+            assert not thread.is_alive(), f"{thread.name} did not stop"
+
+
+@pytest.fixture
+def running() -> Iterator[Running]:
+    r = Running()
+    yield r
+    r.close()
+
+
+@pytest.mark.slow
+def test_relay_and_two_workers_keep_models_current(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, running: Running
+) -> None:
+    running.start(lambda d, r, s: Relay(d, r, s, poll_interval=0.05).run(), db_url, redis_server.url)
+    running.start(run_worker, db_url, redis_server.url)
+    running.start(run_worker, db_url, redis_server.url)
+    play_tables(store, count=8, deals=2, seed=31)
+    wait_until(lambda: caught_up(conn) and table_views_current(conn), timeout=60, what="projections caught up")
+    running.close()
+    assert all(report.equal for report in rebuild(db_url, None, progress=False))
+
+
+def test_every_rq_job_delivered_twice_changes_nothing_twice(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer
+) -> None:
+    jobs.configure(db_url)
+    client = redis_server.client()
+    queue = Queue(QUEUE, connection=client)
+    play_tables(store, count=4, deals=2, seed=41)
+    for _ in range(2):
+        for name in projections.NAMES:
+            queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
+            queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
+    workers = [ThreadWorker([QUEUE], connection=redis_server.client()) for _ in range(2)]
+    threads = [threading.Thread(target=w.work, kwargs={"burst": True}) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert queue.count == 0
+    assert caught_up(conn)
+    ledger = conn.execute("SELECT count(*) AS n, sum(abs(amount)) AS total FROM ledger_lines").fetchone()
+    assert all(report.equal for report in rebuild(db_url, None, progress=False))
+    assert conn.execute("SELECT count(*) AS n, sum(abs(amount)) AS total FROM ledger_lines").fetchone() == ledger
+    lines = conn.execute("SELECT count(*) AS n FROM ledger_lines").fetchone()
+    transfers = conn.execute(
+        "SELECT coalesce(sum(jsonb_array_length(data->'transfers')), 0) AS n FROM events WHERE data ? 'transfers'"
+    ).fetchone()
+    assert lines is not None and transfers is not None and lines["n"] == 2 * transfers["n"]
+    jobs.close_connection()
+    client.close()
+
+
+@pytest.mark.slow
+def test_polling_fallback_catches_up_through_a_redis_outage(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, running: Running
+) -> None:
+    running.start(lambda d, r, s: Relay(d, r, s, poll_interval=0.05, max_backoff=0.5).run(), db_url, redis_server.url)
+    running.start(run_worker, db_url, redis_server.url)
+    play_tables(store, count=3, deals=1, seed=51)
+    wait_until(lambda: caught_up(conn), timeout=30, what="caught up before the outage")
+    redis_server.stop()
+    play_tables(store, count=3, deals=1, seed=52)  # appends succeed without Redis
+    wait_until(lambda: caught_up(conn) and table_views_current(conn), timeout=30, what="fallback caught up")
+    redis_server.start()
+    play_tables(store, count=3, deals=1, seed=53)
+    wait_until(lambda: caught_up(conn) and table_views_current(conn), timeout=30, what="caught up after the outage")
+    client = redis_server.client()
+    wait_until(lambda: client.xlen("cardledger:events") > 0, timeout=30, what="relay publishing again")
+    client.close()
+    running.close()
+    assert all(report.equal for report in rebuild(db_url, None, progress=False))
+
+
+def test_rq_job_runs_from_another_process_with_database_url(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain `rq worker` process finds the database through DATABASE_URL."""
+    import subprocess
+    import sys
+
+    from tests.faults.servers import ROOT
+
+    play_tables(store, count=2, deals=1, seed=61)
+    client = redis_server.client()
+    queue = Queue(QUEUE, connection=client)
+    for name in projections.NAMES:
+        queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "DATABASE_URL": db_url}
+    subprocess.run(
+        [sys.executable, "-m", "rq.cli", "worker", "--burst", "--url", redis_server.url, QUEUE],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert caught_up(conn)
+    client.close()
+
+
+def test_worker_survives_redis_absent_at_start(store: EventStore, db_url: str, conn: Conn, running: Running) -> None:
+    server = RedisServer()  # never started
+    running.start(run_worker, db_url, server.url)
+    play_tables(store, count=2, deals=1, seed=71)
+    wait_until(lambda: caught_up(conn), timeout=30, what="fallback caught up without Redis")
+    assert isinstance(redis.Redis, type)

@@ -1,0 +1,244 @@
+"""The relay against real PostgreSQL and a private redis-server: order, redaction, restarts, outages, standby."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+from psycopg.rows import dict_row
+from rq import Queue
+
+from infra import redis_bus
+from infra.event_store import EventStore, NewEvent
+from infra.projections.checkpoint import read_position
+from services.relay import RELAY_LOCK_KEY, RELAY_POSITION, Relay
+from tests.faults.servers import RedisServer, spawn, terminate, wait_until
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def rclient(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    if redis_server.process is None:
+        redis_server.start()
+    client = redis_server.client()
+    client.flushdb()
+    yield client
+    client.close()
+
+
+class RelayThread:
+    def __init__(self, database_url: str, redis_url: str, **kwargs: Any) -> None:
+        self.stop = threading.Event()
+        self.relay = Relay(database_url, redis_url, self.stop, poll_interval=0.05, **kwargs)
+        self.thread = threading.Thread(target=self.relay.run, daemon=True)
+
+    def __enter__(self) -> RelayThread:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=30)
+        assert not self.thread.is_alive(), "relay did not stop"
+
+
+def secret_event(seat: int, n: int) -> NewEvent:
+    return NewEvent("card_drawn", {"seat": seat, "n": n, "private": {"cards": [f"SECRET{n}"]}})
+
+
+def append_many(store: EventStore, streams: int, per_stream: int) -> None:
+    """`per_stream` appends of two events (one with a private part) to each of `streams` streams, interleaved."""
+    for _ in range(per_stream):
+        for s in range(streams):
+            version = store.stream_version(f"table-{s}") or 0
+            store.append(f"table-{s}", version, [secret_event(s % 2, version), NewEvent("plain", {"k": version})])
+
+
+def db_events(store: EventStore) -> list[dict[str, Any]]:
+    with store.pool.connection() as conn:
+        return conn.execute(
+            """SELECT global_position, tx_id::text::bigint AS tx_id, stream_id, version FROM events
+               ORDER BY tx_id, global_position"""
+        ).fetchall()
+
+
+def published(client: redis.Redis, key: str = redis_bus.GLOBAL_STREAM) -> list[dict[str, Any]]:
+    return [body for _id, body in redis_bus.range_stream(client, key)]
+
+
+def relay_position(db_url: str) -> int:
+    with psycopg.connect(db_url, row_factory=dict_row) as conn:
+        return read_position(conn, RELAY_POSITION).global_position
+
+
+def test_publishes_public_forms_to_both_streams_in_commit_order(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    append_many(store, streams=3, per_stream=20)
+    expected = db_events(store)
+    with RelayThread(db_url, redis_server.url):
+        wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == len(expected), what="all events published")
+        wait_until(lambda: relay_position(db_url) == expected[-1]["global_position"], what="relay position stored")
+    bodies = published(rclient)
+    assert [b["global_position"] for b in bodies] == [e["global_position"] for e in expected]
+    for s in range(3):
+        mine = published(rclient, redis_bus.table_stream(f"table-{s}"))
+        assert [b["version"] for b in mine] == list(range(1, 41))
+        assert {b["table_id"] for b in mine} == {f"table-{s}"}
+    raw = b"".join(
+        value for _id, fields in rclient.xrange(redis_bus.GLOBAL_STREAM) for value in fields.values()
+    ) + b"".join(
+        value for s in range(3) for _id, f in rclient.xrange(f"cardledger:table:table-{s}") for value in f.values()
+    )
+    assert b"private" not in raw and b"SECRET" not in raw
+    first = bodies[0]
+    assert set(first) == {
+        "global_position",
+        "tx_id",
+        "table_id",
+        "version",
+        "type",
+        "deal_no",
+        "occurred_at",
+        "data",
+        "prev_hash",
+        "hash",
+    }
+    assert first["data"] == {"seat": 0, "n": 0}
+    assert Queue("projections", connection=rclient).count >= 1  # projection jobs enqueued
+    # The SSE helper reads a table's stream from an id onwards.
+    entries = redis_bus.read_table(rclient, "table-1", after_id="0-0", count=5)
+    assert [body["version"] for _id, body in entries] == [1, 2, 3, 4, 5]
+    rest = redis_bus.read_table(rclient, "table-1", after_id=entries[-1][0], count=100)
+    assert [body["version"] for _id, body in rest] == list(range(6, 41))
+
+
+def test_notifies_on_the_channel(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    pubsub = rclient.pubsub()
+    pubsub.subscribe(redis_bus.NOTIFY_CHANNEL)
+    pubsub.get_message(timeout=1)  # subscribe confirmation
+    store.append("table-n", 0, [NewEvent("plain", {"k": 1})])
+    with RelayThread(db_url, redis_server.url):
+        message = pubsub.get_message(timeout=10)
+        while message is not None and redis_bus.notification(message) is None:
+            message = pubsub.get_message(timeout=10)
+    assert message is not None
+    notice = redis_bus.notification(message)
+    assert notice is not None and notice["tables"] == ["table-n"]
+    pubsub.close()
+
+
+def test_restarts_from_its_stored_position(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    append_many(store, streams=2, per_stream=5)
+    with RelayThread(db_url, redis_server.url):
+        wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 20, what="first events")
+        wait_until(lambda: relay_position(db_url) == db_events(store)[-1]["global_position"], what="position")
+    rclient.flushdb()  # forget what was published: a restart must not publish it again
+    append_many(store, streams=2, per_stream=5)
+    with RelayThread(db_url, redis_server.url):
+        wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 20, what="new events")
+    assert [b["global_position"] for b in published(rclient)] == [e["global_position"] for e in db_events(store)[20:]]
+
+
+def test_republishing_a_batch_adds_nothing(store: EventStore, rclient: redis.Redis) -> None:
+    append_many(store, streams=2, per_stream=3)
+    events = store.read_log(limit=100)
+    assert redis_bus.publish(rclient, events) == 2 * len(events)
+    assert redis_bus.publish(rclient, events) == 0
+    assert redis_bus.publish(rclient, events[3:]) == 0
+    assert rclient.xlen(redis_bus.GLOBAL_STREAM) == len(events)
+
+
+@pytest.mark.slow
+def test_redis_outage_loses_nothing(store: EventStore, db_url: str, rclient: redis.Redis) -> None:
+    server = RedisServer()
+    server.start()
+    client = server.client()
+    try:
+        with RelayThread(db_url, server.url, max_backoff=0.5) as relay:
+            append_many(store, streams=2, per_stream=3)
+            wait_until(lambda: client.xlen(redis_bus.GLOBAL_STREAM) == 12, what="events before the outage")
+            wait_until(lambda: relay_position(db_url) == db_events(store)[-1]["global_position"], what="position")
+            before = relay_position(db_url)
+            server.stop()
+            append_many(store, streams=3, per_stream=4)  # appends succeed with Redis down
+            threading.Event().wait(1.5)
+            assert relay_position(db_url) == before, "the relay moved past events it could not publish"
+            assert relay.relay.active.is_set()
+            server.start()  # an empty Redis: everything after the stored position is published again
+            expected = [e for e in db_events(store) if e["global_position"] > before]
+            wait_until(lambda: client.xlen(redis_bus.GLOBAL_STREAM) == len(expected), what="events after the outage")
+            wait_until(lambda: relay_position(db_url) == expected[-1]["global_position"], what="position after")
+        assert [b["global_position"] for b in published(client)] == [e["global_position"] for e in expected]
+    finally:
+        client.close()
+        server.stop()
+
+
+def test_two_relays_only_one_active(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    with RelayThread(db_url, redis_server.url) as a, RelayThread(db_url, redis_server.url) as b:
+        wait_until(lambda: a.relay.active.is_set() or b.relay.active.is_set(), what="one relay active")
+        threading.Event().wait(0.5)
+        assert a.relay.active.is_set() != b.relay.active.is_set()
+        append_many(store, streams=4, per_stream=10)
+        wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 80, what="all events")
+        threading.Event().wait(0.3)
+        assert sorted((a.relay.published, b.relay.published)) == [0, 80]
+    positions = [b["global_position"] for b in published(rclient)]
+    assert positions == [e["global_position"] for e in db_events(store)]
+    assert len(set(positions)) == len(positions)
+
+
+def _lock_holders(db_url: str) -> list[int]:
+    with psycopg.connect(db_url) as conn:
+        rows = conn.execute(
+            """SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+               AND ((classid::bigint << 32) | objid::bigint) = %s""",
+            (RELAY_LOCK_KEY,),
+        ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+@pytest.mark.slow
+def test_standby_takes_over_when_the_active_relay_is_killed(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    first = spawn("services.relay", db_url, redis_server.url)
+    second = None
+    try:
+        wait_until(lambda: len(_lock_holders(db_url)) == 1, what="first relay active")
+        holder = _lock_holders(db_url)
+        second = spawn("services.relay", db_url, redis_server.url)
+        append_many(store, streams=2, per_stream=10)
+        wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 40, what="first batch")
+        assert _lock_holders(db_url) == holder
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        append_many(store, streams=2, per_stream=10)
+        wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 80, timeout=30, what="standby took over")
+        assert len(_lock_holders(db_url)) == 1 and _lock_holders(db_url) != holder
+    finally:
+        terminate(first)
+        if second is not None:
+            terminate(second)
+    positions = [json.loads(f[b"event"])["global_position"] for _id, f in rclient.xrange(redis_bus.GLOBAL_STREAM)]
+    assert positions == [e["global_position"] for e in db_events(store)]
