@@ -1,0 +1,112 @@
+"""The `cardledger` command's audit and maintenance sub-commands, against the real database."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from psycopg_pool import ConnectionPool
+
+from infra.event_store import EventStore
+from services.cli import main
+from tests.integration.test_audit_support import play_table, register, services, tamper_event
+
+VECTORS = json.loads((Path(__file__).parents[1] / "unit" / "vectors" / "shuffle.json").read_text())["cases"]
+
+
+@pytest.fixture
+def cli_env(db_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("DATABASE_URL", db_url)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    return db_url
+
+
+@pytest.mark.parametrize("case", VECTORS, ids=lambda c: f"{c['game']}-{c['deal_no']}")
+def test_deck_prints_the_conformance_deck(case: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["deck", "--game", case["game"], "--seed", case["server_seed_hex"], "--table-id", case["table_id"]]
+    argv += ["--deal-no", str(case["deal_no"])]
+    for seed in case["client_seeds"]:
+        argv += ["--client-seed", seed]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == case["deck"]
+
+
+def test_deck_refuses_a_seed_that_is_not_32_bytes_of_hex(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["deck", "--game", "cholek-tiga", "--table-id", "t", "--deal-no", "1"]
+    assert main([*base, "--seed", "zz"]) == 2
+    assert "hex" in capsys.readouterr().err
+    assert main([*base, "--seed", "00" * 31]) == 2
+    assert "31 bytes" in capsys.readouterr().err
+
+
+def test_migrate_twice_reports_nothing_to_do(cli_env: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["migrate"]) == 0
+    assert "up to date" in capsys.readouterr().out
+
+
+def test_verify_passes_honest_tables_and_names_the_first_tampered_event(
+    cli_env: str, pool: ConnectionPool[Any], store: EventStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger, _ = services(pool, store)
+    rng = random.Random(7)
+    honest = play_table(ledger, "cha-kau-tsz", [register(ledger, f"h{n}") for n in range(3)], 1, rng)
+    target = play_table(ledger, "cholek-tiga", [register(ledger, f"t{n}") for n in range(2)], 1, rng)
+
+    assert main(["verify", "--all"]) == 0
+    capsys.readouterr()
+
+    # Change one card of a discard, the way someone with database access would.
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT version FROM events WHERE stream_id = %s AND type = 'card_discarded' ORDER BY version LIMIT 1",
+            (target.table_id,),
+        ).fetchone()
+    assert row is not None
+    version = int(row["version"])
+    tamper_event(pool, target.table_id, version, lambda data: data.update(card="OT" if data["card"] != "OT" else "WF"))
+
+    assert main(["verify", "--table", honest.table_id]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--all"]) == 1
+    out = capsys.readouterr().out
+    assert target.table_id in out and str(version) in out
+
+
+def test_settlement_report_csv_and_json_agree_with_the_deal_results(
+    cli_env: str, pool: ConnectionPool[Any], store: EventStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger, _ = services(pool, store)
+    rng = random.Random(11)
+    played = [
+        play_table(ledger, "cholek-tiga", [register(ledger, f"c{n}") for n in range(3)], 1, rng),
+        play_table(ledger, "cha-kau-tsz", [register(ledger, f"k{n}") for n in range(2)], 2, rng),
+    ]
+    assert main(["report", "settlement", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert main(["report", "settlement", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+
+    assert report["balanced"] is True
+    for table in played:
+        for seat, caller in enumerate(table.callers):
+            expected = sum(deal["result"]["net"][seat] for deal in table.deals)
+            shown = [r for r in report["rows"] if r["player_id"] == caller.player_id and r["table_id"] == table.table_id]
+            assert [r["net_amount"] for r in shown] == [expected]
+            in_csv = [r for r in rows if r["player_id"] == caller.player_id and r["table_id"] == table.table_id]
+            assert [int(r["net_amount"]) for r in in_csv] == [expected]
+
+
+def test_projections_rebuild_equals_the_live_models(
+    cli_env: str, pool: ConnectionPool[Any], store: EventStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger, _ = services(pool, store)
+    play_table(ledger, "cha-kau-tsz", [register(ledger, f"r{n}") for n in range(4)], 1, random.Random(3))
+    assert main(["projections", "rebuild"]) == 0
+    out = capsys.readouterr().out
+    for name in ("table_views", "seat_views", "hand_tricks", "ledger", "settlements"):
+        assert name in out
