@@ -95,9 +95,10 @@ def test_settlement_report_csv_and_json_agree_with_the_deal_results(
     for table in played:
         for seat, caller in enumerate(table.callers):
             expected = sum(deal["result"]["net"][seat] for deal in table.deals)
-            shown = [r for r in report["rows"] if r["player_id"] == caller.player_id and r["table_id"] == table.table_id]
+            key = (caller.player_id, table.table_id)
+            shown = [r for r in report["rows"] if (r["player_id"], r["table_id"]) == key]
             assert [r["net_amount"] for r in shown] == [expected]
-            in_csv = [r for r in rows if r["player_id"] == caller.player_id and r["table_id"] == table.table_id]
+            in_csv = [r for r in rows if (r["player_id"], r["table_id"]) == key]
             assert [int(r["net_amount"]) for r in in_csv] == [expected]
 
 
