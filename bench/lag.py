@@ -156,9 +156,24 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
             "target": None,
             "unit": "events/s",
         },
-        {"benchmark": "event-to-table_view lag p50", "value": statistics.median(lags), "target": 250, "unit": "ms"},
-        {"benchmark": "event-to-table_view lag p99", "value": _percentile(lags, 0.99), "target": 1000, "unit": "ms"},
-        {"benchmark": "appends never seen in table_views", "value": missing, "target": 0, "unit": "appends"},
+        {
+            "benchmark": f"event-to-table_view lag p50, {writers} writers",
+            "value": statistics.median(lags),
+            "target": None,
+            "unit": "ms",
+        },
+        {
+            "benchmark": f"event-to-table_view lag p99, {writers} writers",
+            "value": _percentile(lags, 0.99),
+            "target": 100,
+            "unit": "ms (max)",
+        },
+        {
+            "benchmark": f"appends never seen in table_views, {writers} writers",
+            "value": missing,
+            "target": 0,
+            "unit": "appends (max)",
+        },
     ]
 
 
@@ -274,9 +289,9 @@ def run() -> list[dict[str, Any]]:
     with _redis() as redis_url:
         with fresh_database(server_url, prefix="cardledger_bench") as url:
             migrate(url)
-            rows += measure_lag(
-                url, redis_url, float(_env_int("BENCH_LAG_SECONDS", 10)), _env_int("BENCH_LAG_WRITERS", 4)
-            )
+            # One writer shows the pipeline's own latency; four saturate both cores with appends.
+            for writers in sorted({1, _env_int("BENCH_LAG_WRITERS", 4)}):
+                rows += measure_lag(url, redis_url, float(_env_int("BENCH_LAG_SECONDS", 10)), writers)
         with fresh_database(server_url, prefix="cardledger_bench") as url:
             migrate(url)
             rows += measure_rebuild(url, _env_int("BENCH_REBUILD_EVENTS", 200_000))

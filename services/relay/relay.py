@@ -132,12 +132,13 @@ class Relay:
                 with conn.transaction():
                     ensure_position(conn, RELAY_POSITION)
                 position = read_position(conn, RELAY_POSITION)
+                conn.execute("LISTEN cardledger_events")
                 log.info("relay starting after %s", position)
                 while not self.stop.is_set():
                     lock_conn.execute("SELECT 1")  # raises if the lock's session is gone
                     events = read_log_in(conn, position, self.batch_size)
                     if not events:
-                        self.stop.wait(self.poll_interval)
+                        self._wait_for_appends(conn)
                         continue
                     if not self._publish(client, events):
                         return  # stopping: the position stays before the unpublished events
@@ -146,6 +147,11 @@ class Relay:
                     self.published += len(events)
         finally:
             client.close()
+
+    def _wait_for_appends(self, conn: Conn) -> None:
+        """Sleep until an append commits (LISTEN/NOTIFY) or the poll interval passes, whichever is first."""
+        for _ in conn.notifies(timeout=self.poll_interval, stop_after=1):
+            pass
 
     def _publish(self, client: redis.Redis, events: list[RecordedEvent]) -> bool:
         """Publish and enqueue, retrying while Redis is unavailable; False if stopped before it succeeded."""
