@@ -118,8 +118,26 @@ def digest(conn: Conn, name: str) -> str:
     return projections.digest(conn, name)[0]
 
 
+def wait_for_writes_in_flight(conn: Conn, timeout: float = 10.0) -> bool:
+    """Wait until every transaction running now has ended, so the log's commit-safe horizon covers
+    everything written before the rebuild began; False if one is still running after `timeout` s."""
+    row = conn.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS next_xid").fetchone()
+    assert row is not None
+    deadline = time.monotonic() + timeout
+    while True:
+        horizon = conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin").fetchone()
+        assert horizon is not None
+        if int(horizon["xmin"]) >= int(row["next_xid"]):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
 def rebuild_one(conn: Conn, name: str, progress: bool = True, batch_size: int = 1000) -> RebuildReport:
     projection = projections.projection_named(name)
+    if not wait_for_writes_in_flight(conn):
+        print(f"{name}: a transaction is still open after 10 s; rebuilding up to it", file=sys.stderr)
     projections.catch_up(conn, name)
     started = time.monotonic()
     applied = 0

@@ -15,6 +15,7 @@ class Seat:
     player_id: str
     token: str
     seat: int
+    version: int  # the table's version after this seat sat down
 
 
 class ApiError(AssertionError):
@@ -44,7 +45,7 @@ def open_and_fill(
     seated = []
     for n, (player_id, token) in enumerate(players):
         answer = call("POST", f"{base_url}/v1/tables/{table_id}/seats", {"seat": n, "client_seed": f"bot{n}"}, token)
-        seated.append(Seat(player_id, token, answer["seat"]))
+        seated.append(Seat(player_id, token, answer["seat"], answer["version"]))
     return table_id, seated
 
 
@@ -62,7 +63,7 @@ def play_deal(base_url: str, table_id: str, seats: list[Seat], rng: random.Rando
     last write produced (`min_version`), as any client that reads its writes should.
     """
     posted = 0
-    known_version = 0
+    known_version = max(seat.version for seat in seats)
     while posted < max_actions:
         view = call("GET", f"{base_url}/v1/tables/{table_id}?min_version={known_version}", token=seats[0].token)
         if view["status"] != "playing":
