@@ -111,10 +111,13 @@ def cardledger_writers(url: str, writers: int) -> tuple[list[Appender], Callable
 
     def appender(i: int) -> Appender:
         stream, version = f"cl-{run}-{i}", [0]
+        head: list[str | None] = [None]
 
         def append() -> None:
-            store.append(stream, version[0], [EVENT])
+            # Like the service, the writer knows the head it decided on (the last event it read or wrote).
+            recorded = store.append(stream, version[0], [EVENT], head_hash=head[0])
             version[0] += 1
+            head[0] = recorded[-1].hash
 
         return append
 
@@ -502,8 +505,8 @@ def profile(url: str, seconds: float = 2.0) -> list[tuple[str, float]]:
             start = t = time.perf_counter()
             conn.execute("BEGIN")
             t = lap("BEGIN", t)
-            head = store._lock_head(conn, stream, version)
-            t = lap("SELECT streams FOR UPDATE (INSERT ON CONFLICT when new)", t)
+            head = store._head_hash(conn, stream, version)
+            t = lap("SELECT streams head (INSERT ON CONFLICT when new)", t)
             now = datetime.now(UTC)
             fields = hashed_fields(stream, version + 1, EVENT.type, 1, EVENT.deal_no, EVENT.data, EVENT.metadata, now)
             digest = event_hash(head, fields)

@@ -103,10 +103,23 @@ class EventStore:
         expected_version: int,
         events: Sequence[NewEvent],
         idempotency: IdempotencyRecord | None = None,
+        head_hash: str | None = None,
     ) -> list[RecordedEvent]:
-        """Append all `events` after `expected_version`, atomically, or raise VersionConflict."""
-        with self.pool.connection() as conn, conn.transaction():
-            return self.append_in(conn, stream_id, expected_version, events, idempotency)
+        """Append all `events` after `expected_version`, atomically, or raise VersionConflict.
+
+        With the stream's `head_hash` known and no idempotency record, the
+        append is a single guarded statement, so it runs without BEGIN/COMMIT
+        round trips (one statement is atomic by itself).
+        """
+        with self.pool.connection() as conn:
+            if head_hash is not None and idempotency is None:
+                conn.autocommit = True
+                try:
+                    return self.append_in(conn, stream_id, expected_version, events, head_hash=head_hash)
+                finally:
+                    conn.autocommit = False
+            with conn.transaction():
+                return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
 
     def append_in(
         self,
