@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-fast lint bench spec clean
+.PHONY: run test test-fast lint k8s-validate bench spec clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(MAKE) k8s-validate
+
+# The manifests against a fixed Kubernetes version, offline (schemas ship with kubernetes-validate).
+k8s-validate: $(VENV)/.installed-dev
+	$(BIN)/kubernetes-validate --kubernetes-version 1.30.0 --strict --quiet k8s/*.yaml
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -m bench

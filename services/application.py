@@ -31,6 +31,8 @@ from infra.event_store import EventStore, IdempotencyRecord, NewEvent, RecordedE
 from infra.seeds import seeds_for
 from infra.table_loader import fold_recorded, load_table_events
 from services.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
+from services.logs import current_request_id
+from services.metrics import count_appended
 
 MAX_WRITE_ATTEMPTS = 3
 READ_YOUR_WRITE_WAIT_S = 2.0
@@ -117,6 +119,7 @@ class CardLedger:
             except DomainError as error:
                 raise domain_error(error) from error
             self.store.append_in(conn, table_id, 0, [self._new_event(opened, 0, caller)])
+        count_appended([opened.type])
         return self.table_view(caller, table_id)
 
     def sit(self, caller: Caller, table_id: str, seat: int | None, client_seed: str | None) -> dict[str, JSON]:
@@ -209,7 +212,8 @@ class CardLedger:
                         self.store.record_idempotency(
                             conn, table_id, IdempotencyRecord(player_id, key, fingerprint, response)
                         )
-                    return after, response
+                count_appended(event.type for event in recorded)  # committed
+                return after, response
             except VersionConflict as conflict:
                 if expected_version is not None:
                     raise PreconditionFailed(
@@ -230,7 +234,11 @@ class CardLedger:
         return new, state
 
     def _new_event(self, event: Event, deal_no: int, caller: Caller) -> NewEvent:
-        return NewEvent(event.type, event.data, deal_no, {"actor": caller.player_id or "auditor"})
+        metadata: dict[str, JSON] = {"actor": caller.player_id or "auditor"}
+        request_id = current_request_id()
+        if request_id is not None:
+            metadata["request_id"] = request_id
+        return NewEvent(event.type, event.data, deal_no, metadata)
 
     def _response(self, state: TableState, recorded: list[RecordedEvent], caller: Caller) -> dict[str, JSON]:
         viewer = viewer_for(state, caller)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from infra.config import Settings
@@ -22,21 +23,48 @@ log = logging.getLogger("cardledger.supervisor")
 
 GRACE_PERIOD_S = 25.0
 RESTART_BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
+API_THREADS_VARIABLE = "CARDLEDGER_API_THREADS"
+DEFAULT_API_THREADS = 4  # with 2 workers: chosen by measurement on 2 cores (docs/operations.md)
 
 
-def gunicorn_command(settings: Settings) -> list[str]:
+def api_threads(environ: Mapping[str, str] = os.environ) -> int:
+    """CARDLEDGER_API_THREADS: threads per gunicorn worker (1 selects the sync worker class)."""
+    raw = environ.get(API_THREADS_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_API_THREADS
+    try:
+        threads = int(raw, 10)
+    except ValueError:
+        raise ValueError(f"{API_THREADS_VARIABLE} must be an integer, got {raw!r}") from None
+    if not 1 <= threads <= 64:
+        raise ValueError(f"{API_THREADS_VARIABLE} must be between 1 and 64, got {raw!r}")
+    return threads
+
+
+def gunicorn_command(
+    settings: Settings, workers: int | None = None, threads: int | None = None, worker_class: str | None = None
+) -> list[str]:
+    """The gunicorn command line of the API: settings from `services.gunicorn_conf` (JSON logs, metrics).
+
+    Defaults: CARDLEDGER_API_WORKERS workers, CARDLEDGER_API_THREADS threads, the
+    gthread worker class when threads > 1, else sync.
+    """
+    threads = threads if threads is not None else api_threads()
+    worker_class = worker_class or ("gthread" if threads > 1 else "sync")
     return [
         sys.executable,
         "-m",
         "gunicorn",
+        "--config",
+        "python:services.gunicorn_conf",
         "--bind",
         f"{settings.host}:{settings.port}",
         "--workers",
-        str(settings.api_workers),
+        str(workers if workers is not None else settings.api_workers),
         "--worker-class",
-        "gthread",
+        worker_class,
         "--threads",
-        "4",
+        str(threads),
         "--graceful-timeout",
         "20",
         "--log-level",
@@ -53,18 +81,29 @@ class Child:
     restarts: int = 0
     next_start: float = 0.0
     started_at: float = field(default=0.0)
+    env: dict[str, str] = field(default_factory=dict)  # on top of the stack's environment
 
     def start(self, env: dict[str, str]) -> None:
         log.info("starting %s", self.name)
-        self.process = subprocess.Popen(self.command, env=env)
+        self.process = subprocess.Popen(self.command, env={**env, **self.env})
         self.started_at = time.monotonic()
 
 
 def _children(settings: Settings) -> list[Child]:
     cli = [sys.executable, "-m", "services.cli"]
     children = [Child("api", gunicorn_command(settings)), Child("relay", [*cli, "relay"])]
-    children += [Child(f"worker-{n}", [*cli, "worker"]) for n in range(1, settings.workers + 1)]
+    children += [
+        Child(f"worker-{n}", [*cli, "worker"], env=_worker_metrics_env(n)) for n in range(1, settings.workers + 1)
+    ]
     return children
+
+
+def _worker_metrics_env(n: int) -> dict[str, str]:
+    """Worker n serves its metrics on the base port + n - 1, so workers on one host do not collide (0: off)."""
+    from services.metrics import DEFAULT_WORKER_PORT, WORKER_PORT_VARIABLE, metrics_port
+
+    base = metrics_port(WORKER_PORT_VARIABLE, DEFAULT_WORKER_PORT)
+    return {WORKER_PORT_VARIABLE: str(base + n - 1 if base else 0)}
 
 
 def run_stack(settings: Settings, stop: threading.Event) -> int:

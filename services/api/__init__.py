@@ -24,6 +24,7 @@ from services.api.deps import EXTENSION, ContainerHolder
 from services.api.limits import install_limits, limit_config
 from services.api.metrics import install_metrics
 from services.api.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
+from services.api.request_ids import install_request_ids
 from services.api.schemas import ProblemSchema
 from services.bootstrap import Container, bootstrap
 
@@ -98,6 +99,7 @@ def create_app(
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
 
+    install_request_ids(app)  # first: every other hook and every log line of the request sees its id
     install_error_handlers(app)
     install_metrics(app)
     redis_url = container.redis_url if container is not None else settings.redis_url

@@ -1,15 +1,22 @@
 """Prometheus metrics of the API: request count and latency by route and status (one registry per app).
 
-Under gunicorn each worker process has its own registry; scrape every worker
-or run with prometheus_client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR).
+GET /metrics answers, besides these, the process-wide metrics of
+`services.metrics` (events appended by type, errors by code). Under gunicorn
+(`services.gunicorn_conf`) every worker process writes its values to files in
+PROMETHEUS_MULTIPROC_DIR (prometheus_client's multiprocess mode) and
+/metrics, whichever worker answers, sums the files of all workers: one scrape
+sees the whole server. Without that variable (tests, a single process),
+/metrics shows this process's registries.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 from flask import Flask, Response, g, request
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 
 REGISTRY_KEY = "cardledger.metrics"
 
@@ -32,7 +39,14 @@ class ApiMetrics:
         )
 
     def render(self) -> Response:
-        return Response(generate_latest(self.registry), mimetype=CONTENT_TYPE_LATEST)
+        multiprocess_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        if multiprocess_dir:
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry, multiprocess_dir)  # type: ignore[no-untyped-call]
+            body = generate_latest(registry)
+        else:
+            body = generate_latest(self.registry) + generate_latest(REGISTRY)
+        return Response(body, mimetype=CONTENT_TYPE_LATEST)
 
 
 def install_metrics(app: Flask) -> ApiMetrics:

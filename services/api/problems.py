@@ -21,6 +21,7 @@ from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from services.errors import ServiceError
+from services.metrics import count_error
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://cardledger.dev/problems/"
@@ -80,6 +81,7 @@ def problem(
         "code": code,
     }
     body.update(extra)
+    count_error("api", code)
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value

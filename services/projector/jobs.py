@@ -3,10 +3,15 @@
 They find PostgreSQL through `configure(url)` (called by `run_worker`) or,
 in any other process (a plain `rq worker projections`), the DATABASE_URL
 environment variable. Each thread keeps one connection to it.
+
+A stop event given to `configure` ends a catch-up between two batches (each
+batch is its own transaction, committed or not at all), so a worker asked to
+stop finishes the batch in hand and returns.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from typing import Any
@@ -15,17 +20,27 @@ import psycopg
 from psycopg.rows import dict_row
 
 from infra import projections
+from services.logs import request_id_bound
+from services.metrics import PROJECTION_APPLIED, count_error
+
+log = logging.getLogger("cardledger.projector.jobs")
 
 Conn = psycopg.Connection[dict[str, Any]]
 
 _configured_url: str | None = None
+_stop: threading.Event | None = None
 _local = threading.local()
 
 
-def configure(database_url: str) -> None:
-    """Use `database_url` for the jobs run in this process."""
-    global _configured_url
+class _Stopping(Exception):
+    """Raised between two batches when the worker is stopping."""
+
+
+def configure(database_url: str, stop: threading.Event | None = None) -> None:
+    """Use `database_url` for the jobs run in this process; stop catching up between batches once `stop` is set."""
+    global _configured_url, _stop
     _configured_url = database_url
+    _stop = stop
 
 
 def database_url() -> str:
@@ -57,11 +72,46 @@ def close_connection() -> None:
 
 def catch_up(name: str) -> int:
     """RQ job: catch projection `name` up with the log; returns the events applied."""
+    if _stop is not None and _stop.is_set():
+        return 0  # stopping: leave it to the other workers or the next start
+    meta = _job_meta()
+    request_ids = meta.get("request_ids") or []
+    bound = request_ids[0] if isinstance(request_ids, list) and len(request_ids) == 1 else None
+    with request_id_bound(bound):
+        applied = 0
+
+        def on_batch(count: int) -> None:
+            nonlocal applied
+            applied += count
+            PROJECTION_APPLIED.labels(name).inc(count)
+            if _stop is not None and _stop.is_set():
+                raise _Stopping
+
+        try:
+            projections.catch_up(connection(), name, on_batch=on_batch)
+        except _Stopping:
+            log.info("projection %s: stopping after a committed batch", name, extra={"projection": name})
+        except psycopg.OperationalError:
+            count_error("worker", "postgres_unavailable")
+            close_connection()
+            raise
+        except Exception:
+            count_error("worker", "catch_up_failed")
+            raise
+        if meta:
+            log.debug("catch-up job done", extra={"projection": name, "applied": applied, **meta})
+        return applied
+
+
+def _job_meta() -> dict[str, Any]:
+    """The meta of the RQ job running this call ({} outside a job)."""
+    from rq import get_current_job
+
     try:
-        return projections.catch_up(connection(), name)
-    except psycopg.OperationalError:
-        close_connection()
-        raise
+        job = get_current_job()
+    except Exception:  # no job context (polling fallback, a plain call)
+        return {}
+    return dict(job.meta) if job is not None else {}
 
 
 def catch_up_all() -> dict[str, int]:

@@ -20,6 +20,7 @@ from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from infra import projections
+from services.metrics import count_error
 from services.projector import jobs
 
 log = logging.getLogger("cardledger.projector")
@@ -70,6 +71,7 @@ def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -
                 jobs.catch_up(name)
         except Exception:
             log.exception("projection polling fallback failed; retrying in %.1f s", interval)
+            count_error("worker", "catch_up_failed")
         stop.wait(interval)
     jobs.close_connection()
 
@@ -89,8 +91,10 @@ def _run_rq(redis_url: str, stop: threading.Event) -> None:
             worker.work(logging_level="WARNING")
             delay = 0.5
         except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
+            count_error("worker", "redis_unavailable")
             log.warning("projection worker cannot reach Redis (%s); retrying in %.1f s", error, delay)
         except Exception:
+            count_error("worker", "unexpected")
             log.exception("projection worker failed; restarting in %.1f s", delay)
         finally:
             client.close()
@@ -108,7 +112,7 @@ def _stop_when_set(current: list[ThreadWorker], stop: threading.Event) -> None:
 
 def run_worker(database_url: str, redis_url: str, stop: threading.Event, fallback_interval: float = 1.0) -> None:
     """Run an RQ worker on queue "projections" and the polling fallback until `stop` is set (blocking)."""
-    jobs.configure(database_url)
+    jobs.configure(database_url, stop)
     poller = threading.Thread(target=poll_forever, args=(stop, fallback_interval), name="projection-poller")
     poller.start()
     try:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import threading
 from types import FrameType
 
+from services.logs import configure_logging
 from services.relay.relay import run_relay
 
 
 def main() -> None:
-    logging.basicConfig(level=os.environ.get("CARDLEDGER_LOG_LEVEL", "INFO"))
+    configure_logging(os.environ.get("CARDLEDGER_LOG_LEVEL", "INFO"))
     stop = threading.Event()
 
     def handle(signum: int, frame: FrameType | None) -> None:

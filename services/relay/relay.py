@@ -37,6 +37,7 @@ from infra import redis_bus
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections import NAMES
 from infra.projections.checkpoint import ensure_position, read_position, store_position
+from services.metrics import RELAY_PUBLISHED, count_error
 
 log = logging.getLogger("cardledger.relay")
 
@@ -45,6 +46,7 @@ RELAY_LOCK_KEY = 7_410_221_002  # advisory lock held by the active relay
 PROJECTIONS_QUEUE = "projections"
 CATCH_UP_JOB = "services.projector.jobs.catch_up"
 MAX_BACKOFF_S = 5.0
+MAX_JOB_REQUEST_IDS = 50
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -53,18 +55,33 @@ def redis_client(redis_url: str) -> redis.Redis:
     return redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=10)
 
 
-def enqueue_projections(client: redis.Redis, queue_name: str = PROJECTIONS_QUEUE) -> int:
+def batch_request_ids(events: list[RecordedEvent], limit: int = MAX_JOB_REQUEST_IDS) -> list[str]:
+    """The distinct request ids in the events' metadata, in log order (at most `limit`)."""
+    found: dict[str, None] = {}
+    for event in events:
+        request_id = event.metadata.get("request_id")
+        if isinstance(request_id, str):
+            found.setdefault(request_id)
+            if len(found) >= limit:
+                break
+    return list(found)
+
+
+def enqueue_projections(
+    client: redis.Redis, queue_name: str = PROJECTIONS_QUEUE, meta: dict[str, Any] | None = None
+) -> int:
     """Enqueue one catch-up job per projection, unless a full set is still waiting; returns the jobs enqueued.
 
     Sets are always enqueued whole, so when the queue holds at least one set's
     worth of jobs, its newest full set has not started yet and will see every
-    event committed before this call.
+    event committed before this call. `meta` (the batch's request ids and
+    positions) goes with each job, for the worker's log.
     """
     queue = Queue(queue_name, connection=client)
     if queue.count >= len(NAMES):
         return 0
     for name in NAMES:
-        queue.enqueue(CATCH_UP_JOB, name, result_ttl=0, failure_ttl=86_400, job_timeout=600)
+        queue.enqueue(CATCH_UP_JOB, name, result_ttl=0, failure_ttl=86_400, job_timeout=600, meta=meta)
     return len(NAMES)
 
 
@@ -76,7 +93,7 @@ class Relay:
         database_url: str,
         redis_url: str,
         stop: threading.Event,
-        poll_interval: float = 0.2,
+        poll_interval: float = 0.02,
         batch_size: int = 500,
         max_backoff: float = MAX_BACKOFF_S,
     ) -> None:
@@ -105,9 +122,11 @@ class Relay:
                     finally:
                         self.active.clear()
             except psycopg.OperationalError as error:
+                count_error("relay", "postgres_unavailable")
                 log.warning("relay lost PostgreSQL (%s); retrying in 1 s", error)
                 self.stop.wait(1.0)
             except Exception:
+                count_error("relay", "unexpected")
                 log.exception("relay failed; restarting from its stored position in 1 s")
                 self.stop.wait(1.0)
 
@@ -132,36 +151,38 @@ class Relay:
                 with conn.transaction():
                     ensure_position(conn, RELAY_POSITION)
                 position = read_position(conn, RELAY_POSITION)
-                conn.execute("LISTEN cardledger_events")
                 log.info("relay starting after %s", position)
                 while not self.stop.is_set():
                     lock_conn.execute("SELECT 1")  # raises if the lock's session is gone
                     events = read_log_in(conn, position, self.batch_size)
                     if not events:
-                        self._wait_for_appends(conn)
+                        self.stop.wait(self.poll_interval)
                         continue
                     if not self._publish(client, events):
                         return  # stopping: the position stays before the unpublished events
                     position = events[-1].log_position
                     self._store(conn, position)
                     self.published += len(events)
+                    RELAY_PUBLISHED.inc(len(events))
         finally:
             client.close()
-
-    def _wait_for_appends(self, conn: Conn) -> None:
-        """Sleep until an append commits (LISTEN/NOTIFY) or the poll interval passes, whichever is first."""
-        for _ in conn.notifies(timeout=self.poll_interval, stop_after=1):
-            pass
 
     def _publish(self, client: redis.Redis, events: list[RecordedEvent]) -> bool:
         """Publish and enqueue, retrying while Redis is unavailable; False if stopped before it succeeded."""
         delay = 0.1
+        meta = {
+            "request_ids": batch_request_ids(events),
+            "first_position": events[0].global_position,
+            "last_position": events[-1].global_position,
+        }
         while not self.stop.is_set():
             try:
                 redis_bus.publish(client, events)
-                enqueue_projections(client)
+                enqueue_projections(client, meta=meta)
+                log.debug("relay published %d events", len(events), extra=meta)
                 return True
             except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError) as error:
+                count_error("relay", "redis_unavailable")
                 log.warning(
                     "relay cannot publish events %s..%s to Redis (%s); retrying in %.1f s",
                     events[0].global_position,
@@ -182,7 +203,7 @@ def run_relay(
     database_url: str,
     redis_url: str,
     stop: threading.Event,
-    poll_interval: float = 0.2,
+    poll_interval: float = 0.02,
     batch_size: int = 500,
     max_backoff: float = MAX_BACKOFF_S,
 ) -> None:

@@ -212,6 +212,7 @@ def _lock_holders(db_url: str) -> list[int]:
     with psycopg.connect(db_url) as conn:
         rows = conn.execute(
             """SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                AND ((classid::bigint << 32) | objid::bigint) = %s""",
             (RELAY_LOCK_KEY,),
         ).fetchall()

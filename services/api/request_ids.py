@@ -1,0 +1,53 @@
+"""Request ids: taken from `X-Request-ID` (1 to 128 printable ASCII characters) or generated, sent back.
+
+The id is bound to the request's context (`services.logs.current_request_id`)
+so that every log line of the request carries it and the events the request
+appends record it in their metadata. A DEBUG line per request gives method,
+route, status and duration (never headers or bodies).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from flask import Flask, Response, g, request
+
+from services.logs import REQUEST_ID_HEADER, new_request_id, reset_request_id, set_request_id, valid_request_id
+
+log = logging.getLogger("cardledger.api.requests")
+
+
+def install_request_ids(app: Flask) -> None:
+    @app.before_request
+    def _bind_request_id() -> None:
+        request_id = valid_request_id(request.headers.get(REQUEST_ID_HEADER)) or new_request_id()
+        g.request_id = request_id
+        g.request_id_token = set_request_id(request_id)
+        g.request_id_started = time.perf_counter()
+
+    @app.after_request
+    def _send_request_id(response: Response) -> Response:
+        request_id = g.get("request_id")
+        if request_id is not None:
+            response.headers[REQUEST_ID_HEADER] = request_id
+            started = g.get("request_id_started")
+            log.debug(
+                "request answered",
+                extra={
+                    "method": request.method,
+                    "route": request.url_rule.rule if request.url_rule is not None else "unmatched",
+                    "status": response.status_code,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+                },
+            )
+        return response
+
+    @app.teardown_request
+    def _unbind_request_id(error: BaseException | None) -> None:
+        token = g.pop("request_id_token", None)
+        if token is not None:
+            try:
+                reset_request_id(token)
+            except ValueError:  # pragma: no cover - torn down in another context (streamed response)
+                set_request_id(None)

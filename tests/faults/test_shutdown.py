@@ -1,0 +1,241 @@
+"""SIGTERM stops every process cleanly: relay, projection worker and gunicorn exit 0 after the work in hand.
+
+The processes are started as in production (`python -m services.cli relay|worker`, and gunicorn with
+`services.supervisor.gunicorn_command`) against the test database and a private redis-server.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+from psycopg.rows import dict_row
+
+from infra import projections
+from infra.config import Settings
+from infra.event_store import EventStore
+from infra.projections.checkpoint import checkpoint_name, read_position
+from infra.projections.runner import DELAY_VARIABLE, catch_up_all
+from infra.redis_bus import GLOBAL_STREAM
+from services.projector.rebuild import rebuild
+from services.relay import RELAY_POSITION
+from services.supervisor import gunicorn_command
+from tests.faults.servers import ROOT, RedisServer, free_port, wait_until
+from tests.faults.test_worker_killed import open_batch
+from tests.faults.workload import play_tables
+
+EXIT_WITHIN_S = 10.0
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+def cli(command: str, db_url: str, redis_url: str, **env: str) -> subprocess.Popen[bytes]:
+    environ = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_URL": db_url,
+        "REDIS_URL": redis_url,
+        "CARDLEDGER_LOG_LEVEL": "INFO",
+        "CARDLEDGER_RELAY_METRICS_PORT": "0",
+        "CARDLEDGER_WORKER_METRICS_PORT": "0",
+        **env,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "services.cli", command],
+        cwd=ROOT,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def sigterm_and_wait(process: subprocess.Popen[bytes], timeout: float = EXIT_WITHIN_S) -> tuple[int, str]:
+    """SIGTERM, then the exit code and the output; kills the process (and fails) if it does not exit in time."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+        pytest.fail(f"no exit within {timeout} s of SIGTERM; output:\n{output.decode(errors='replace')[-4000:]}")
+    return process.returncode, output.decode(errors="replace")
+
+
+def metrics_text(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        body: bytes = response.read()
+    return body.decode()
+
+
+@pytest.mark.slow
+def test_relay_sigterm_finishes_its_batch_and_exits_0(
+    store: EventStore, db_url: str, redis_server: RedisServer
+) -> None:
+    play_tables(store, count=20, deals=1, seed=91)  # several batches of 500
+    port = free_port()
+    relay = cli("relay", db_url, redis_server.url, CARDLEDGER_RELAY_METRICS_PORT=str(port))
+    try:
+        with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn:
+            wait_until(
+                lambda: read_position(conn, RELAY_POSITION).global_position > 0, timeout=30, what="a relayed batch"
+            )
+            text = metrics_text(port)
+            assert "cardledger_relay_lag_events" in text and "cardledger_relay_lag_seconds" in text
+            code, output = sigterm_and_wait(relay)
+            assert code == 0, output
+            # The stored position is the end of a published batch: every event up to it is in Redis.
+            position = read_position(conn, RELAY_POSITION)
+            row = conn.execute(
+                "SELECT count(*) AS n FROM events WHERE (tx_id, global_position) <= (%s::text::xid8, %s)",
+                (str(position.tx_id), position.global_position),
+            ).fetchone()
+            assert row is not None
+            with redis_server.client() as client:
+                assert client.xlen(GLOBAL_STREAM) >= row["n"] > 0
+    finally:
+        if relay.poll() is None:
+            relay.kill()
+            relay.communicate()
+    assert '"msg":"relay active' in output  # JSON log lines
+
+
+def models_match_checkpoints(conn: psycopg.Connection[dict[str, Any]]) -> None:
+    """Each table_views row is at the version its checkpoint says: nothing half-applied, nothing lost."""
+    position = read_position(conn, checkpoint_name("table_views"))
+    row = conn.execute(
+        """SELECT count(*) AS n FROM (
+               SELECT stream_id, max(version) AS version FROM events
+               WHERE (tx_id, global_position) <= (%s::text::xid8, %s) GROUP BY stream_id
+           ) AS e FULL JOIN table_views AS t ON t.table_id = e.stream_id
+           WHERE t.version IS DISTINCT FROM e.version""",
+        (str(position.tx_id), position.global_position),
+    ).fetchone()
+    assert row is not None and row["n"] == 0
+
+
+@pytest.mark.slow
+def test_worker_sigterm_mid_batch_commits_the_batch_and_exits_0(
+    store: EventStore, db_url: str, redis_server: RedisServer
+) -> None:
+    play_tables(store, count=12, deals=1, seed=92)  # more than one batch of 500 per projection
+    worker = cli("worker", db_url, redis_server.url, **{DELAY_VARIABLE: "1.5"})
+    try:
+        wait_until(lambda: open_batch(db_url), timeout=30, what="a batch in progress")
+        started = time.monotonic()
+        code, output = sigterm_and_wait(worker)
+        assert code == 0, output
+        assert time.monotonic() - started < EXIT_WITHIN_S
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.communicate()
+    assert not open_batch(db_url)
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn:
+        newest = conn.execute("SELECT max(global_position) AS p FROM events").fetchone()
+        assert newest is not None
+        checkpoints = {n: read_position(conn, checkpoint_name(n)).global_position for n in projections.NAMES}
+        assert checkpoints["table_views"] > 0, "the batch in progress was lost"
+        assert min(checkpoints.values()) < newest["p"], "the worker did not stop between batches"
+        models_match_checkpoints(conn)
+        catch_up_all(conn)  # a restarted worker goes on from the checkpoints: the result equals a rebuild
+    reports = rebuild(db_url, None, progress=False)
+    assert all(report.equal for report in reports), [r.summary() for r in reports]
+
+
+@pytest.mark.slow
+def test_gunicorn_sigterm_finishes_the_request_in_flight(
+    migrated_database_url: str, redis_client: redis.Redis, redis_url: str
+) -> None:
+    port = free_port()
+    settings = Settings(database_url=migrated_database_url, redis_url=redis_url, port=port, api_workers=2)
+    environ = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_URL": migrated_database_url,
+        "REDIS_URL": redis_url,
+        "CARDLEDGER_LOG_LEVEL": "INFO",
+    }
+    environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    server = subprocess.Popen(
+        gunicorn_command(settings), cwd=ROOT, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def healthy() -> bool:
+            try:
+                with urllib.request.urlopen(f"{base}/healthz", timeout=5) as response:
+                    return bool(response.status == 200)
+            except (urllib.error.URLError, OSError):
+                return False
+
+        wait_until(healthy, timeout=30, what="gunicorn answering")
+        token = _register(base)
+        table_id = _open_table(base, token)
+        result: dict[str, Any] = {}
+
+        def slow_get() -> None:  # waits about 2 s for a version the table never reaches
+            request = urllib.request.Request(
+                f"{base}/v1/tables/{table_id}?min_version=1000000",
+                headers={"Authorization": f"Bearer {token}", "X-Request-ID": "slow-request-1"},
+            )
+            started = time.monotonic()
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    result["status"], result["request_id"] = response.status, response.headers["X-Request-ID"]
+            except urllib.error.HTTPError as error:
+                result["status"], result["request_id"] = error.code, error.headers["X-Request-ID"]
+            result["seconds"] = time.monotonic() - started
+
+        thread = threading.Thread(target=slow_get)
+        thread.start()
+        time.sleep(0.7)  # the request is in flight
+        assert thread.is_alive()
+        code, output = sigterm_and_wait(server, timeout=25)
+        thread.join(timeout=10)
+        assert result.get("status") == 200, (result, output[-3000:])
+        assert result["request_id"] == "slow-request-1"
+        assert result["seconds"] >= 1.5
+        assert code == 0, output[-3000:]
+        assert '"logger":"gunicorn.access"' in output and '"request_id":"slow-request-1"' in output, output
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+
+
+def _post(url: str, body: dict[str, Any], token: str | None = None) -> dict[str, Any]:
+    import json
+
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        parsed: dict[str, Any] = json.loads(response.read())
+    return parsed
+
+
+def _register(base: str) -> str:
+    return str(_post(f"{base}/v1/players", {"name": "slow"})["token"])
+
+
+def _open_table(base: str, token: str) -> str:
+    return str(_post(f"{base}/v1/tables", {"game": "cholek-tiga", "seats": 2, "options": {}}, token)["id"])
