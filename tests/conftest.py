@@ -35,6 +35,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -42,11 +43,13 @@ import pytest
 import redis
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
+from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from infra.db import open_pool
 from infra.event_store import EventStore
 from infra.migrations import migrate
+from tests.faults.servers import RedisServer
 
 EXTERNAL_REDIS_DB = 15
 DOCKER_PING_TIMEOUT = 2.0
@@ -268,3 +271,22 @@ def pool(db_url: str) -> Iterator[ConnectionPool]:  # type: ignore[type-arg]
 @pytest.fixture
 def store(pool: ConnectionPool) -> EventStore:  # type: ignore[type-arg]
     return EventStore(pool)
+
+
+@pytest.fixture
+def conn(db_url: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+    """An autocommit connection to the emptied test database (projection caches cleared)."""
+    from infra.projections.heads import clear_caches
+
+    clear_caches()
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as connection:
+        yield connection
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A private redis-server process for tests that stop Redis or must not share its queues."""
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()

@@ -14,7 +14,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -36,14 +35,6 @@ from tests.faults.test_worker_killed import open_batch
 from tests.faults.workload import play_tables
 
 EXIT_WITHIN_S = 10.0
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 def cli(command: str, db_url: str, redis_url: str, **env: str) -> subprocess.Popen[bytes]:

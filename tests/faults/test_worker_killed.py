@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -16,14 +15,6 @@ from infra.projections.runner import DELAY_VARIABLE
 from services.projector.rebuild import rebuild
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
 from tests.faults.workload import play_tables
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 def open_batch(db_url: str) -> bool:

@@ -9,12 +9,10 @@ from typing import Any
 import psycopg
 import pytest
 import redis
-from psycopg.rows import dict_row
 from rq import Queue
 
 from infra import projections
 from infra.event_store import EventStore
-from infra.projections.heads import clear_caches
 from services.projector import jobs
 from services.projector.rebuild import rebuild
 from services.projector.worker import QUEUE, ThreadWorker, run_worker
@@ -23,21 +21,6 @@ from tests.faults.servers import RedisServer, wait_until
 from tests.faults.workload import play_tables
 
 Conn = psycopg.Connection[dict[str, Any]]
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def conn(db_url: str) -> Iterator[Conn]:
-    clear_caches()
-    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as c:
-        yield c
 
 
 def caught_up(conn: Conn) -> bool:

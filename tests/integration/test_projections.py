@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -14,19 +13,11 @@ from domain.table import public_view, seat_view
 from infra import projections
 from infra.event_store import EventStore, NewEvent
 from infra.projections.checkpoint import checkpoint_name, read_position
-from infra.projections.heads import clear_caches
 from infra.table_loader import load_table
 from services.projector.rebuild import rebuild
 from tests.faults.workload import TableGame, play_tables
 
 Conn = psycopg.Connection[dict[str, Any]]
-
-
-@pytest.fixture
-def conn(db_url: str) -> Iterator[Conn]:
-    clear_caches()
-    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as c:
-        yield c
 
 
 def scalar(conn: Conn, query: str, *params: object) -> Any:

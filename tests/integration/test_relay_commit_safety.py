@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import psycopg
-import pytest
 from psycopg.rows import dict_row
 
 from infra import projections, redis_bus
@@ -15,14 +13,6 @@ from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.projections.heads import clear_caches
 from services.relay import RELAY_POSITION, Relay
 from tests.faults.servers import RedisServer, wait_until
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 def write_streams(store: EventStore, prefix: str, writers: int, appends: int) -> None:
