@@ -3,59 +3,100 @@
 Each module's `run()` returns rows {"benchmark", "value", "target", "unit"}
 (optionally "baseline" and "ratio"); a row meets its target when its value is
 at least the target, or at most it for rows whose unit ends in "(max)".
+
+`python -m bench api memory` runs only the modules whose names contain one of
+the words. BENCH_QUICK=1 shortens every benchmark (a check that the run works,
+not figures to quote).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import time
 import traceback
 from typing import Any
 
-MODULES = ("bench.domain_cholek_tiga", "bench.domain_cha_kau_tsz", "bench.append", "bench.lag")
+MODULES = (
+    "bench.domain_cholek_tiga",
+    "bench.domain_cha_kau_tsz",
+    "bench.append",
+    "bench.lag",
+    "bench.api",
+    "bench.memory",
+)
+
+# BENCH_QUICK=1: smaller arguments for the modules whose run() takes them, shorter defaults for the env-driven ones.
+QUICK_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "bench.domain_cholek_tiga": {"seconds": 1.0},
+    "bench.domain_cha_kau_tsz": {"hands": 300},
+    "bench.append": {"seconds": 1.0, "prototypes": False},
+}
+QUICK_ENVIRONMENT = {"BENCH_LAG_SECONDS": "3", "BENCH_REBUILD_EVENTS": "20000"}
+
+
+def quick() -> bool:
+    return os.environ.get("BENCH_QUICK", "").strip() not in ("", "0")
 
 
 def verdict(row: dict[str, Any]) -> str:
     target = row.get("target")
     value = row.get("value")
-    if target is None or value is None:
+    if target is None or not isinstance(value, int | float):
         return ""
     if str(row.get("unit", "")).endswith("(max)"):
         return "ok" if value <= target else "MISSED"
     return "ok" if value >= target else "MISSED"
 
 
+def _number(value: Any) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.2f}" if isinstance(value, int | float) else str(value)
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
-    header = ("benchmark", "value", "unit", "target", "")
-    lines = [
-        (
+    header: tuple[str, ...] = ("benchmark", "value", "unit", "target", "")
+    comparisons = any(r.get("baseline") is not None or r.get("ratio") is not None for r in rows)
+    if comparisons:
+        header += ("baseline", "ratio")
+    lines = []
+    for r in rows:
+        line: tuple[str, ...] = (
             str(r.get("benchmark")),
-            f"{r['value']:,.2f}" if isinstance(r.get("value"), int | float) else str(r.get("value")),
+            "-" if r.get("value") is None else _number(r.get("value")),
             str(r.get("unit", "")),
             "" if r.get("target") is None else f"{r['target']:,}",
             verdict(r),
         )
-        for r in rows
-    ]
+        if comparisons:
+            line += (_number(r.get("baseline")), _number(r.get("ratio")))
+        lines.append(line)
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     print("  ".join("-" * w for w in widths))
     for line in lines:
-        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)))
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
 
 
 def main() -> int:
     rows: list[dict[str, Any]] = []
     only = sys.argv[1:]
+    if quick():
+        for name, value in QUICK_ENVIRONMENT.items():
+            os.environ.setdefault(name, value)
     for name in MODULES:
         if only and not any(part in name for part in only):
             continue
         print(f"running {name} ...", file=sys.stderr)
+        started = time.monotonic()
         try:
-            rows += importlib.import_module(name).run()
+            rows += importlib.import_module(name).run(**(QUICK_ARGUMENTS.get(name, {}) if quick() else {}))
         except Exception:
             traceback.print_exc()
             rows.append({"benchmark": f"{name} failed", "value": "error", "unit": "", "target": None})
+        print(f"{name}: {time.monotonic() - started:.0f} s", file=sys.stderr)
     print_table(rows)
     return 0
 

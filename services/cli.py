@@ -8,6 +8,7 @@ cardledger projections rebuild    drop and rebuild read models from the log
 cardledger verify                 re-check every deal (seed, deck, hash chain, replay)
 cardledger report settlement      settlement figures over a period, offline
 cardledger spec                   print the OpenAPI document
+cardledger simulate               bot players play complete deals over the REST API (load generator)
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"cardledger: configuration error: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    from services.logs import configure_logging
+
+    configure_logging(settings.log_level)
     handler: Callable[[argparse.Namespace, Settings], int] = args.handler
     try:
         return handler(args, settings)
@@ -83,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     settlement.add_argument("--player", help="one player id")
     settlement.add_argument("--format", choices=["json", "csv"], default="json")
     settlement.set_defaults(handler=_settlement)
+
+    from services.simulate import add_arguments as simulate_arguments
+
+    simulate = sub.add_parser("simulate", help="bot players play complete deals over the REST API")
+    simulate_arguments(simulate)
+    simulate.set_defaults(handler=_simulate)
     return parser
 
 
@@ -140,22 +149,30 @@ def _api(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _relay(args: argparse.Namespace, settings: Settings) -> int:
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)  # this process serves its own metrics
+    from services.metrics import start_relay_metrics
     from services.relay import run_relay
 
+    stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)
     try:
-        run_relay(database_url, redis_url, _stop_on_signals())
+        start_relay_metrics(database_url, settings.host)
+        run_relay(database_url, redis_url, stop)
     finally:
         stop_servers()
     return 0
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)  # this process serves its own metrics
+    from services.metrics import start_worker_metrics
     from services.projector import run_worker
 
+    stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)
     try:
-        run_worker(database_url, redis_url, _stop_on_signals())
+        start_worker_metrics(database_url, redis_url, settings.host)
+        run_worker(database_url, redis_url, stop)
     finally:
         stop_servers()
     return 0
@@ -237,6 +254,12 @@ def _settlement(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         stop_servers()
     return 0
+
+
+def _simulate(args: argparse.Namespace, settings: Settings) -> int:
+    from services.simulate import run_from_args
+
+    return run_from_args(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,5 @@
+import sys
+
+from services.simulate.command import main
+
+sys.exit(main())

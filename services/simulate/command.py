@@ -1,0 +1,105 @@
+"""`cardledger simulate`: bots play complete deals over the REST API; a load generator with a closing report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from services.simulate.bots import BOTS
+from services.simulate.report import closing_table
+from services.simulate.runner import GAMES, SimulationConfig, SimulationResult, simulate
+from services.simulate.stack import embedded_stack
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", required=True, choices=GAMES)
+    parser.add_argument("--tables", required=True, type=_positive, help="tables to open and play")
+    parser.add_argument("--seats", required=True, type=_positive, help="seats per table (bots per table)")
+    parser.add_argument("--concurrency", required=True, type=_positive, help="tables played at the same time")
+    parser.add_argument("--url", help="base URL of a running service; without it, `cardledger up` is started")
+    parser.add_argument("--bot", choices=sorted(BOTS), default="random")
+    parser.add_argument("--deals", type=_positive, default=1, help="deals per table (default 1)")
+    parser.add_argument(
+        "--auditor-token", help="auditor token: at the end, check every table's ledger and deal verification"
+    )
+    parser.add_argument("--seed", default="cardledger-simulate", help="seed of the bots' choices")
+    parser.add_argument("--duration", type=float, help="seconds after which no new deal starts (current ones end)")
+    parser.add_argument("--max-actions-per-deal", type=_positive, default=5000)
+    parser.add_argument("--json", type=Path, help="also write the summary and per-table results as JSON here")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def config_from_args(args: argparse.Namespace, base_url: str) -> SimulationConfig:
+    return SimulationConfig(
+        base_url=base_url.rstrip("/"),
+        game=args.game,
+        tables=args.tables,
+        seats=args.seats,
+        concurrency=args.concurrency,
+        bot=args.bot,
+        deals=args.deals,
+        auditor_token=args.auditor_token,
+        seed=args.seed,
+        duration=args.duration,
+        max_actions_per_deal=args.max_actions_per_deal,
+        progress=not args.no_progress,
+    )
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """Run the simulation the arguments describe, print its closing table; 0 when every deal completed."""
+    try:
+        config_from_args(args, args.url or "http://127.0.0.1").check()
+    except ValueError as error:
+        print(f"cardledger simulate: {error}", file=sys.stderr)
+        return 2
+    if args.url:
+        result = simulate(config_from_args(args, args.url))
+    else:
+        print("cardledger simulate: starting `cardledger up` ...", file=sys.stderr)
+        try:
+            with embedded_stack() as stack:
+                print(f"cardledger simulate: stack up on {stack.base_url} (log {stack.log_path})", file=sys.stderr)
+                result = simulate(config_from_args(args, stack.base_url))
+                print("cardledger simulate: stopping the stack ...", file=sys.stderr)
+        except (RuntimeError, TimeoutError) as error:
+            print(f"cardledger simulate: the stack did not start: {error}", file=sys.stderr)
+            return 2
+    report(result, args.json)
+    return 0 if result.ok else 1
+
+
+def report(result: SimulationResult, json_path: Path | None = None) -> None:
+    c = result.config
+    title = (
+        f"cardledger simulate: {c.game}, {c.tables} tables x {c.seats} seats, {c.deals} deal(s) each, "
+        f"concurrency {c.concurrency}, bot {c.bot}"
+    )
+    print(closing_table(title, result.summary, result.tables))
+    if json_path is not None:
+        json_path.write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="cardledger simulate", description=__doc__.splitlines()[0] if __doc__ else None
+    )
+    add_arguments(parser)
+    return run_from_args(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""`cardledger simulate` against the real processes (`cardledger up`): both games, both bots, two tables each;
+every requested deal completes without a single error answer, and the tables agree with what the bots did."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from services.cli import main as cli_main
+from services.simulate import main as simulate_main
+from tests.e2e.bots import call
+from tests.e2e.stack import running_stack
+
+pytestmark = pytest.mark.slow
+
+AUDITOR = "e2e-simulate-auditor-" + "x" * 20
+CASES = [
+    ("cholek-tiga", 2, "random"),
+    ("cholek-tiga", 3, "greedy"),
+    ("cha-kau-tsz", 2, "greedy"),
+    ("cha-kau-tsz", 4, "random"),
+]
+
+
+@pytest.fixture(scope="module")
+def stack(migrated_database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    log = tmp_path_factory.mktemp("stack") / "up.log"
+    env = {
+        "DATABASE_URL": migrated_database_url,
+        "REDIS_URL": redis_url,
+        "CARDLEDGER_AUDITOR_TOKEN": AUDITOR,
+        "CARDLEDGER_WORKERS": "2",
+        "CARDLEDGER_API_WORKERS": "2",
+        "CARDLEDGER_RATE_LIMITS": "off",
+        "CARDLEDGER_DATA_DIR": str(tmp_path_factory.mktemp("data")),
+    }
+    with running_stack(env, log) as base_url:
+        yield base_url
+
+
+@pytest.mark.parametrize(("game", "seats", "bot"), CASES, ids=[f"{g}-{n}-{b}" for g, n, b in CASES])
+def test_simulate_plays_every_requested_deal(
+    stack: str, game: str, seats: int, bot: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "result.json"
+    argv = ["--url", stack, "--game", game, "--tables", "2", "--seats", str(seats), "--concurrency", "2"]
+    argv += ["--bot", bot, "--deals", "2", "--auditor-token", AUDITOR, "--json", str(out), "--no-progress"]
+    assert simulate_main(argv) == 0
+
+    result = json.loads(out.read_text())
+    summary = result["summary"]
+    assert result["ok"] is True
+    assert summary["deals_requested"] == summary["deals_completed"] == 4
+    assert summary["deals_failed"] == 0
+    assert summary["errors"] == {}
+    assert summary["actions"] == sum(t["actions"] for t in result["tables"]) > 0
+    assert summary["latency_ms"]["p50"] is not None
+    printed = capsys.readouterr().out
+    assert "deals completed" in printed and "4 / 4" in printed
+
+    assert len(result["tables"]) == 2
+    for table in result["tables"]:
+        assert not table["failed"], table["error"]
+        assert table["deals_completed"] == 2
+        assert table["verified"] is True
+        state = call("GET", f"{stack}/v1/tables/{table['table_id']}", token=AUDITOR)
+        assert state["status"] == "between_deals" == table["status"]
+        assert state["deal_no"] == 2
+        assert state["version"] == table["version"]
+        assert state["game"] == game and state["seats"] == seats
+        deal = call("GET", f"{stack}/v1/tables/{table['table_id']}/deals/2", token=AUDITOR)
+        assert deal["server_seed"] is not None and deal["verification"]["ok"] is True
+
+
+def test_simulate_through_the_cardledger_command(stack: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["simulate", "--url", stack, "--game", "cha-kau-tsz", "--tables", "1", "--seats", "3"]
+    assert cli_main([*argv, "--concurrency", "1", "--no-progress"]) == 0
+    assert "1 / 1" in capsys.readouterr().out
+
+
+def test_a_failed_deal_makes_the_command_fail(capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing listens on the port: the table cannot even be opened, and the exit status says so."""
+    from services.simulate.stack import free_port
+
+    argv = ["--url", f"http://127.0.0.1:{free_port()}", "--game", "cholek-tiga", "--tables", "1", "--seats", "2"]
+    assert simulate_main([*argv, "--concurrency", "1", "--no-progress"]) == 1
+    assert "FAILED table #0" in capsys.readouterr().out
