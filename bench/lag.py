@@ -101,7 +101,7 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
         game: TableGame | None = None
         while not stop.is_set():
             if game is None or game.finished:
-                game = TableGame(f"lag-{w}-{n}", seats=rng.choice([2, 3, 4]), deals=2, rng=rng)
+                game = TableGame(f"lag{writers}-{w}-{n}", seats=rng.choice([2, 3, 4]), deals=2, rng=rng)
                 n += 1
             version = 0 if game.state is None else game.state.version
             new = game.advance(game.step())

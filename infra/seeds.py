@@ -18,12 +18,21 @@ def seeds_for(conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[in
     commitment is never published for a seed that was not stored.
     """
     wanted = sorted({n for n in deal_numbers if n >= 1})
-    for deal_no in wanted:
-        conn.execute(
-            "INSERT INTO deal_seeds (stream_id, deal_no, server_seed) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-            (table_id, deal_no, secrets.token_bytes(32)),
-        )
+    seeds = _stored(conn, table_id, wanted)
+    missing = [n for n in wanted if n not in seeds]
+    if missing:
+        for deal_no in missing:
+            conn.execute(
+                "INSERT INTO deal_seeds (stream_id, deal_no, server_seed) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                (table_id, deal_no, secrets.token_bytes(32)),
+            )
+        seeds = _stored(conn, table_id, wanted)  # a concurrent writer's seed wins a race
+    return seeds
+
+
+def _stored(conn: Conn, table_id: str, deal_numbers: list[int]) -> dict[int, bytes]:
     rows = conn.execute(
-        "SELECT deal_no, server_seed FROM deal_seeds WHERE stream_id = %s AND deal_no = ANY(%s)", (table_id, wanted)
+        "SELECT deal_no, server_seed FROM deal_seeds WHERE stream_id = %s AND deal_no = ANY(%s)",
+        (table_id, deal_numbers),
     ).fetchall()
     return {int(row["deal_no"]): bytes(row["server_seed"]) for row in rows}

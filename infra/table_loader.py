@@ -15,39 +15,28 @@ import psycopg
 
 from domain.events import Event
 from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, fold
-from infra.event_store import RecordedEvent, read_stream_in
+from infra.event_store import _COLUMNS, RecordedEvent
 
 Conn = psycopg.Connection[dict[str, Any]]
 
 
 def load_table_events(conn: Conn, table_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
     """The events whose fold gives the table's state (at `up_to_version`, default the latest)."""
-    row = conn.execute(
-        """SELECT max(deal_no) AS deal_no FROM events
-           WHERE stream_id = %s AND (%s::int IS NULL OR version <= %s::int)""",
-        (table_id, up_to_version, up_to_version),
-    ).fetchone()
-    if row is None or row["deal_no"] is None:
-        return []
-    latest_deal = int(row["deal_no"])
-    recent = conn.execute(
-        """SELECT global_position, stream_id, version, type, schema_version, deal_no, data, metadata,
-                  occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id
-           FROM events
-           WHERE stream_id = %s AND deal_no >= %s AND (%s::int IS NULL OR version <= %s::int)
-           ORDER BY version""",
-        (table_id, max(latest_deal - 1, 0), up_to_version, up_to_version),
+    rows = conn.execute(
+        f"""WITH latest AS (
+                SELECT coalesce(max(deal_no), 0) AS latest_deal FROM events
+                WHERE stream_id = %(table)s AND (%(upto)s::int IS NULL OR version <= %(upto)s::int))
+            SELECT {_COLUMNS} FROM events, latest
+            WHERE stream_id = %(table)s
+              AND (deal_no = 0 OR deal_no >= latest.latest_deal - 1)
+              AND (%(upto)s::int IS NULL OR version <= %(upto)s::int)
+            ORDER BY version""",
+        {"table": table_id, "upto": up_to_version},
     ).fetchall()
-    events = [RecordedEvent(**r) for r in recent]
-    if latest_deal <= 1:
-        return events if events and events[0].version == 1 else read_stream_in(conn, table_id, 1, up_to_version)
-    head = conn.execute(
-        """SELECT global_position, stream_id, version, type, schema_version, deal_no, data, metadata,
-                  occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id
-           FROM events WHERE stream_id = %s AND deal_no = 0 ORDER BY version""",
-        (table_id,),
-    ).fetchall()
-    return [RecordedEvent(**r) for r in head] + _from_last_finished_deal(events)
+    events = [RecordedEvent(**row) for row in rows]
+    head = [e for e in events if e.deal_no == 0]
+    recent = [e for e in events if e.deal_no != 0]
+    return head + _from_last_finished_deal(recent)
 
 
 def _from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]:

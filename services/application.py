@@ -4,14 +4,14 @@ A write loads the table's state (bounded cost, `infra.table_loader`), asks the
 pure domain to decide, and appends the events with the expected version and
 the idempotency record in one transaction. Reads come from the projections;
 when a projection has not yet reached the version a caller asks for, the
-state is folded from the store instead, so a client always reads its writes.
+state is folded from the store instead (bounded cost), so a client always
+reads its writes without waiting for the projection.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,7 +35,6 @@ from services.logs import current_request_id
 from services.metrics import count_appended
 
 MAX_WRITE_ATTEMPTS = 3
-READ_YOUR_WRITE_WAIT_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,16 +283,12 @@ class CardLedger:
         return self._with_names(tables.seat_view(state, seat))
 
     def _projected(self, sql: str, params: tuple[Any, ...], min_version: int | None) -> dict[str, Any] | None:
-        """A projected row, once it reaches `min_version` (waiting briefly); None if it does not."""
-        deadline = time.monotonic() + (READ_YOUR_WRITE_WAIT_S if min_version is not None else 0)
-        while True:
-            with self.pool.connection() as conn:
-                row = conn.execute(sql, params).fetchone()
-            if row is not None and (min_version is None or int(row["version"]) >= min_version):
-                return dict(row)
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(0.02)
+        """The projected row, unless it is missing or behind `min_version` (then None: fold from the store)."""
+        with self.pool.connection() as conn:
+            row = conn.execute(sql, params).fetchone()
+        if row is None or (min_version is not None and int(row["version"]) < min_version):
+            return None
+        return dict(row)
 
     def _with_names(self, view: Mapping[str, JSON]) -> dict[str, JSON]:
         shaped = dict(view)

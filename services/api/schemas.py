@@ -158,7 +158,10 @@ class MinVersionQuerySchema(Schema):
 
     min_version = fields.Integer(
         validate=validate.Range(min=0, max=INT32_MAX),
-        metadata={"description": "wait briefly until the read model has reached this version (read your writes)"},
+        metadata={
+            "description": "read at least this version (read your writes): when the read model is behind, "
+            "the state is folded from the event store"
+        },
     )
 
 

@@ -182,10 +182,16 @@ def test_gunicorn_sigterm_finishes_the_request_in_flight(
         table_id = _open_table(base, token)
         result: dict[str, Any] = {}
 
-        def slow_get() -> None:  # waits about 2 s for a version the table never reaches
+        def slow_sit() -> None:  # blocks on the table's head row, which the test holds locked for ~2 s
             request = urllib.request.Request(
-                f"{base}/v1/tables/{table_id}?min_version=1000000",
-                headers={"Authorization": f"Bearer {token}", "X-Request-ID": "slow-request-1"},
+                f"{base}/v1/tables/{table_id}/seats",
+                data=b"{}",
+                method="POST",
+                headers={
+                    "Authorization": f"Bearer {token}",
+                    "Content-Type": "application/json",
+                    "X-Request-ID": "slow-request-1",
+                },
             )
             started = time.monotonic()
             try:
@@ -195,13 +201,23 @@ def test_gunicorn_sigterm_finishes_the_request_in_flight(
                 result["status"], result["request_id"] = error.code, error.headers["X-Request-ID"]
             result["seconds"] = time.monotonic() - started
 
-        thread = threading.Thread(target=slow_get)
+        def release_after(lock: psycopg.Connection[Any], seconds: float) -> None:
+            time.sleep(seconds)
+            lock.commit()
+
+        lock = psycopg.connect(migrated_database_url)
+        lock.execute("SELECT version FROM streams WHERE stream_id = %s FOR UPDATE", (table_id,))
+        thread = threading.Thread(target=slow_sit)
         thread.start()
-        time.sleep(0.7)  # the request is in flight
+        time.sleep(0.7)  # the request is in flight, waiting for the head row
         assert thread.is_alive()
+        releaser = threading.Thread(target=release_after, args=(lock, 1.5))
+        releaser.start()
         code, output = sigterm_and_wait(server, timeout=25)
         thread.join(timeout=10)
-        assert result.get("status") == 200, (result, output[-3000:])
+        releaser.join()
+        lock.close()
+        assert result.get("status") == 201, (result, output[-3000:])
         assert result["request_id"] == "slow-request-1"
         assert result["seconds"] >= 1.5
         assert code == 0, output[-3000:]
