@@ -56,8 +56,10 @@ def concrete(action: dict[str, Any], hand: list[str], rng: random.Random) -> dic
     return action
 
 
-def play_deal(base_url: str, table_id: str, seats: list[Seat], rng: random.Random, max_actions: int = 2000) -> int:
-    """Play until the current deal ends; returns the number of actions posted.
+def play_deal(
+    base_url: str, table_id: str, seats: list[Seat], rng: random.Random, max_actions: int = 2000
+) -> tuple[int, int]:
+    """Play until the current deal ends; returns the number of actions posted and the table's last version.
 
     Reads come from projections, so the bot asks for at least the version its
     last write produced (`min_version`), as any client that reads its writes should.
@@ -67,7 +69,7 @@ def play_deal(base_url: str, table_id: str, seats: list[Seat], rng: random.Rando
     while posted < max_actions:
         view = call("GET", f"{base_url}/v1/tables/{table_id}?min_version={known_version}", token=seats[0].token)
         if view["status"] != "playing":
-            return posted
+            return posted, known_version
         seat = seats[view["to_act"]]
         mine = call("GET", f"{base_url}/v1/tables/{table_id}/view?min_version={view['version']}", token=seat.token)
         if not mine["legal_actions"]:

@@ -61,10 +61,10 @@ def wait_for_projection(base_url: str, table_id: str, version: int, token: str) 
 def test_bots_play_a_complete_deal_and_everything_agrees(stack: str, game: str, seats: int) -> None:
     rng = random.Random(f"{game}{seats}")
     table_id, seated = open_and_fill(stack, game, seats)
-    actions = play_deal(stack, table_id, seated, rng)
+    actions, version = play_deal(stack, table_id, seated, rng)
     assert actions > 0
 
-    table = call("GET", f"{stack}/v1/tables/{table_id}", token=seated[0].token)
+    table = call("GET", f"{stack}/v1/tables/{table_id}?min_version={version}", token=seated[0].token)
     assert table["status"] == "between_deals"
 
     # The lobby is a projection built by the workers: the table shows there too, with its new status.
