@@ -65,7 +65,7 @@ def test_simulate_plays_every_requested_deal(
         assert not table["failed"], table["error"]
         assert table["deals_completed"] == 2
         assert table["verified"] is True
-        state = call("GET", f"{stack}/v1/tables/{table['table_id']}", token=AUDITOR)
+        state = call("GET", f"{stack}/v1/tables/{table['table_id']}?min_version={table['version']}", token=AUDITOR)
         assert state["status"] == "between_deals" == table["status"]
         assert state["deal_no"] == 2
         assert state["version"] == table["version"]
