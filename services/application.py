@@ -4,8 +4,8 @@ A write loads the table's state (bounded cost, `infra.table_loader`), asks the
 pure domain to decide, and appends the events with the expected version and
 the idempotency record in one transaction. Reads come from the projections;
 when a projection has not yet reached the version a caller asks for, the
-state is folded from the store instead (bounded cost), so a client always
-reads its writes without waiting for the projection.
+state is folded from the store instead (bounded cost): a read is never older
+than the last committed write, and never waits for the projection.
 """
 
 from __future__ import annotations
@@ -262,7 +262,12 @@ class CardLedger:
         return state
 
     def table_view(self, caller: Caller, table_id: str, min_version: int | None = None) -> dict[str, JSON]:
-        row = self._projected("SELECT version, view FROM table_views WHERE table_id = %s", (table_id,), min_version)
+        row = self._projected(
+            """SELECT v.version, v.view, s.version AS head FROM table_views v
+               JOIN streams s ON s.stream_id = v.table_id WHERE v.table_id = %s""",
+            (table_id,),
+            min_version,
+        )
         view = row["view"] if row is not None else tables.public_view(self.load_state(table_id))
         return self._with_names(view)
 
@@ -270,7 +275,8 @@ class CardLedger:
         if caller.player_id is None:
             raise Forbidden("the auditor has no seat; read the public table state instead", "no_seat")
         row = self._projected(
-            "SELECT version, view FROM seat_views WHERE table_id = %s AND player_id = %s",
+            """SELECT v.version, v.view, s.version AS head FROM seat_views v
+               JOIN streams s ON s.stream_id = v.table_id WHERE v.table_id = %s AND v.player_id = %s""",
             (table_id, caller.player_id),
             min_version,
         )
@@ -283,10 +289,11 @@ class CardLedger:
         return self._with_names(tables.seat_view(state, seat))
 
     def _projected(self, sql: str, params: tuple[Any, ...], min_version: int | None) -> dict[str, Any] | None:
-        """The projected row, unless it is missing or behind `min_version` (then None: fold from the store)."""
+        """The projected row if it is current: not behind the stream's head (`head` in the row) nor
+        `min_version`; otherwise None, and the caller folds the state from the store."""
         with self.pool.connection() as conn:
             row = conn.execute(sql, params).fetchone()
-        if row is None or (min_version is not None and int(row["version"]) < min_version):
+        if row is None or int(row["version"]) < max(int(row["head"]), min_version or 0):
             return None
         return dict(row)
 
