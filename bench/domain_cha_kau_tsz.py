@@ -24,7 +24,6 @@ from domain.cha_kau_tsz.evolve import evolve_hand
 from domain.cha_kau_tsz.plays import legal_leads
 from domain.cha_kau_tsz.scoring import settle
 from domain.cha_kau_tsz.state import Hand
-from domain.events import Event
 from domain.shuffle import deal_deck
 
 TARGET_HANDS_PER_SECOND = 1000
@@ -39,17 +38,11 @@ class _Seeds(dict[int, bytes]):
         return seed
 
 
-def _apply(state: tbl.TableState, events: list[Event]) -> tbl.TableState:
-    for event in events:
-        state = tbl.evolve(state, event)
-    return state
-
-
 def seated_table(seats: int, table_id: str = "bench") -> tuple[tbl.TableState, _Seeds]:
     seeds = _Seeds()
     state = tbl.evolve(None, tbl.open_table(table_id, "cha-kau-tsz", seats, {}, seeds[1]))
     for seat in range(seats):
-        state = _apply(state, tbl.decide(state, tbl.Sit(f"player-{seat}"), seeds))
+        state = tbl.decide_and_evolve(state, tbl.Sit(f"player-{seat}"), seeds)[1]
     return state, seeds
 
 
@@ -63,7 +56,7 @@ def play_hands(seats: int, hands: int, rng: random.Random) -> tbl.TableState:
             if finished == hands:
                 return state
             for ready in range(seats):
-                state = _apply(state, tbl.decide(state, tbl.Act(ready, {"type": "ready"}), seeds))
+                state = tbl.decide_and_evolve(state, tbl.Act(ready, {"type": "ready"}), seeds)[1]
             continue
         seat = tbl.to_act(state)
         assert seat is not None
@@ -71,7 +64,7 @@ def play_hands(seats: int, hands: int, rng: random.Random) -> tbl.TableState:
         if "count" in choice:
             held = list(state.deal.hands[seat])
             choice = {"type": "play", "cards": rng.sample(held, choice["count"])}
-        state = _apply(state, tbl.decide(state, tbl.Act(seat, choice), seeds))
+        state = tbl.decide_and_evolve(state, tbl.Act(seat, choice), seeds)[1]
 
 
 def play_hands_engine(seats: int, hands: int, rng: random.Random) -> dict[str, Any]:

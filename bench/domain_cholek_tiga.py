@@ -19,7 +19,7 @@ from typing import Any
 from domain.cholek_tiga.rules import CHOLEK_TIGA
 from domain.events import Event
 from domain.shuffle import deal_deck
-from domain.table import Act, Sit, TableState, decide, evolve, fold, legal_actions, open_table, to_act
+from domain.table import Act, Sit, TableState, decide_and_evolve, evolve, fold, legal_actions, open_table, to_act
 
 SEEDS = {deal_no: bytes([deal_no]) * 32 for deal_no in range(1, 4)}
 
@@ -29,12 +29,10 @@ def play_game(rng: random.Random, players: int = 2, table_id: str = "bench") -> 
     events = [open_table(table_id, "cholek-tiga", players, {}, SEEDS[1])]
     state = evolve(None, events[0])
     for player in range(players):
-        new = decide(state, Sit(f"player-{player}"), SEEDS)
-        state = fold(state, new)
+        new, state = decide_and_evolve(state, Sit(f"player-{player}"), SEEDS)
         events += new
     while (seat := to_act(state)) is not None:
-        new = decide(state, Act(seat, rng.choice(legal_actions(state, seat))), SEEDS)
-        state = fold(state, new)
+        new, state = decide_and_evolve(state, Act(seat, rng.choice(legal_actions(state, seat))), SEEDS)
         events += new
     return events
 

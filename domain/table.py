@@ -98,10 +98,18 @@ def open_table(table_id: str, game_name: str, seats: int, raw_options: Mapping[s
 
 
 def decide(state: TableState, command: Command, seeds: Mapping[int, bytes]) -> list[Event]:
+    return decide_and_evolve(state, command, seeds)[0]
+
+
+def decide_and_evolve(
+    state: TableState, command: Command, seeds: Mapping[int, bytes]
+) -> tuple[list[Event], TableState]:
+    """`decide`, and the state those events lead to (equal to `fold(state, events)`, without folding twice)."""
     if state.status == CLOSED:
         raise ConflictError(f"table {state.table_id} is closed", code="table_closed")
     if isinstance(command, Sit):
-        return _sit(state, command, seeds)
+        events = _sit(state, command, seeds)
+        return events, fold(state, events)
     return _act(state, command.seat, command.action, seeds)
 
 
@@ -126,18 +134,22 @@ def _sit(state: TableState, command: Sit, seeds: Mapping[int, bytes]) -> list[Ev
     return events
 
 
-def _act(state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping[int, bytes]) -> list[Event]:
+def _act(
+    state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping[int, bytes]
+) -> tuple[list[Event], TableState]:
     if not 0 <= seat < state.seats or state.players[seat] is None:
         raise RuleError(f"seat {seat} is not taken at table {state.table_id}", code="not_seated")
     if not isinstance(action, Mapping):
         raise RuleError(f"an action must be a JSON object, got {type(action).__name__}", code="malformed_action")
     kind = action.get("type")
     if kind == "ready":
-        return _ready(state, seat, action, seeds)
+        events = _ready(state, seat, action, seeds)
+        return events, fold(state, events)
     if kind == "close":
         if state.status != BETWEEN_DEALS:
             raise ConflictError(f"a table can be closed only between deals; it is {state.status}", code="wrong_phase")
-        return [Event(TABLE_CLOSED, {"seat": seat, "deal_no": state.deal_no})]
+        events = [Event(TABLE_CLOSED, {"seat": seat, "deal_no": state.deal_no})]
+        return events, fold(state, events)
     if state.status != PLAYING:
         raise ConflictError(f"no deal is being played at this table; it is {state.status}", code="wrong_phase")
     game = game_named(state.game)
@@ -145,12 +157,14 @@ def _act(state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping
     if to_act != seat:
         raise NotYourTurn(f"it is seat {to_act}'s turn, not seat {seat}'s")
     events = game.decide_play(state, seat, action, _deck(state, seeds))
-    deal = state.deal
-    for event in events:  # the game's own state is enough to tell whether the deal is over
-        deal = game.evolve_deal(state, deal, event)
-    if game.is_over(deal):
-        events.append(_deal_ended(fold(state, events), seeds))
-    return events
+    after = state
+    for event in events:  # game events only: each is one `_with_deal` step of `evolve`
+        after = _with_deal(after, game.evolve_deal(after, after.deal, event))
+    if game.is_over(after.deal):
+        ended = _deal_ended(after, seeds)
+        events.append(ended)
+        after = evolve(after, ended)
+    return events, after
 
 
 def _ready(state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping[int, bytes]) -> list[Event]:

@@ -198,10 +198,10 @@ class CardLedger:
                     command = command_for(state)
                     seeds = seeds_for(conn, table_id, [state.deal_no, state.deal_no + 1])
                     try:
-                        events = tables.decide(state, command, seeds)
+                        events, after = tables.decide_and_evolve(state, command, seeds)
                     except DomainError as error:
                         raise domain_error(error) from error
-                    new_events, after = self._annotate(state, events, caller)
+                    new_events = self._annotate(state, events, caller)
                     recorded = self.store.append_in(
                         conn, table_id, state.version, new_events, head_hash=loaded[-1].hash
                     )
@@ -222,15 +222,15 @@ class CardLedger:
                     raise Conflict(str(conflict), "version_conflict") from conflict
         raise AssertionError("unreachable")
 
-    def _annotate(
-        self, state: TableState, events: Sequence[Event], caller: Caller
-    ) -> tuple[list[NewEvent], TableState]:
-        """Store-ready events, each tagged with its deal number and actor."""
+    def _annotate(self, state: TableState, events: Sequence[Event], caller: Caller) -> list[NewEvent]:
+        """Store-ready events, each tagged with its deal number (a deal's events from its `deal_started` on)."""
+        deal_no = state.deal_no
         new: list[NewEvent] = []
         for event in events:
-            state = tables.evolve(state, event)
-            new.append(self._new_event(event, state.deal_no, caller))
-        return new, state
+            if event.type == tables.DEAL_STARTED:
+                deal_no = int(event.data["deal_no"])
+            new.append(self._new_event(event, deal_no, caller))
+        return new
 
     def _new_event(self, event: Event, deal_no: int, caller: Caller) -> NewEvent:
         metadata: dict[str, JSON] = {"actor": caller.player_id or "auditor"}
