@@ -271,9 +271,10 @@ def measure_rebuild(database_url: str, events: int) -> list[dict[str, Any]]:
         )
     rows.append(
         {
-            "benchmark": "rebuild, all five projections",
+            # Five passes over the log, one per projection: the target applies to each pass (rows above).
+            "benchmark": "rebuild of all five projections, log events per wall-clock second",
             "value": written / total_seconds,
-            "target": REBUILD_TARGET,
+            "target": None,
             "unit": "events/s",
         }
     )
