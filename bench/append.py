@@ -1,7 +1,6 @@
 """Append throughput of cardledger's event store beside a raw INSERT and the `eventsourcing` library.
 
 Run: python -m bench.append            (the table of rows; about 1 minute)
-     python -m bench.append --profile  (also the time per round trip of one append, and prototypes)
 
 Every point runs `writers` threads for about `seconds`, each writer with its own
 connection and its own stream, one ~300-byte JSON event per append (one
@@ -15,10 +14,11 @@ Rows:
   (bigserial id, text, jsonb) at the same concurrency, and the ratio
   cardledger/raw (target >= 0.6);
 - eventsourcing's PostgresApplicationRecorder.insert_events (if the package is
-  installed) and the ratio cardledger/eventsourcing (target >= 3.0 at 4 and 16);
-- "prototype" rows: the same append done in two round trips with psycopg's
-  pipeline mode (see `PipelinedAppend`), to measure the proposal made for
-  infra/event_store.py without changing it.
+  installed) and the ratio cardledger/eventsourcing (target >= 3.0 at 4 and 16).
+
+Each cardledger writer passes the head hash of its last append, as the
+application service does with the events it loaded, so an append is one
+guarded statement.
 """
 
 from __future__ import annotations
@@ -26,25 +26,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from domain.hashchain import GENESIS_HASH, event_hash, hashed_fields
 from infra.db import open_pool
-from infra.errors import VersionConflict
-from infra.event_store import _COLUMNS, EventStore, NewEvent, RecordedEvent, _recorded
+from infra.event_store import EventStore, NewEvent
 from infra.migrations import migrate
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -134,189 +129,6 @@ def raw_writers(url: str, writers: int) -> tuple[list[Appender], Callable[[], No
 
         def append() -> None:
             conn.execute("INSERT INTO raw_events (stream_id, data) VALUES (%s, %s)", (stream, Jsonb(PAYLOAD)))
-
-        return append
-
-    def close() -> None:
-        for conn in conns:
-            conn.close()
-
-    return [appender(i) for i in range(writers)], close
-
-
-class PipelinedAppend:
-    """Prototype of EventStore.append_in in two round trips (pipeline mode), same rows and checks.
-
-    Round trip 1: BEGIN, INSERT streams ... ON CONFLICT DO NOTHING (new streams only), SELECT ... FOR UPDATE.
-    Round trip 2: one multi-row INSERT ... RETURNING of all the events, UPDATE streams, (idempotency INSERT),
-    COMMIT. The hashes need the head's last_hash, so they are computed between the two.
-    """
-
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self.conn = conn
-
-    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
-        conn = self.conn
-        with conn.pipeline() as pipeline:
-            conn.execute("BEGIN")
-            if expected_version == 0:
-                conn.execute(
-                    "INSERT INTO streams (stream_id, version, last_hash) VALUES (%s, 0, %s) ON CONFLICT DO NOTHING",
-                    (stream_id, GENESIS_HASH),
-                )
-            head_cur = conn.execute(
-                "SELECT version, last_hash FROM streams WHERE stream_id = %s FOR UPDATE", (stream_id,)
-            )
-            pipeline.sync()
-            head = head_cur.fetchone()
-            if head is None or head["version"] != expected_version:
-                conn.execute("ROLLBACK")
-                pipeline.sync()
-                raise VersionConflict(stream_id, expected_version, None if head is None else int(head["version"]))
-            prev_hash = str(head["last_hash"])
-            now = datetime.now(UTC)
-            params: list[Any] = []
-            values = []
-            for offset, new in enumerate(events):
-                version = expected_version + offset + 1
-                fields = hashed_fields(
-                    stream_id, version, new.type, new.schema_version, new.deal_no, new.data, new.metadata, now
-                )
-                digest = event_hash(prev_hash, fields)
-                values.append("(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
-                params += [
-                    stream_id,
-                    version,
-                    new.type,
-                    new.schema_version,
-                    new.deal_no,
-                    Jsonb(dict(new.data)),
-                    Jsonb(dict(new.metadata)),
-                    now,
-                    prev_hash,
-                    digest,
-                ]
-                prev_hash = digest
-            insert_cur = conn.execute(
-                f"""INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
-                                        occurred_at, prev_hash, hash)
-                    VALUES {", ".join(values)} RETURNING {_COLUMNS}""",
-                params,
-            )
-            conn.execute(
-                "UPDATE streams SET version = %s, last_hash = %s WHERE stream_id = %s",
-                (expected_version + len(events), prev_hash, stream_id),
-            )
-            conn.execute("COMMIT")
-            pipeline.sync()
-            rows = insert_cur.fetchall()
-        return [_recorded(row) for row in rows]
-
-
-class SingleStatementAppend:
-    """Prototype of EventStore.append_in as one read and one atomic write statement, no BEGIN/COMMIT round trips.
-
-    1. Read the head (autocommit, no lock): SELECT version, last_hash FROM streams.
-    2. Compute the hashes, then one statement (its own transaction in autocommit mode) that moves the head only
-       if it is still where it was read (compare-and-set on version and last_hash) and inserts the events only
-       if it did; zero rows back means another writer got there first -> VersionConflict. A new stream uses
-       INSERT ... ON CONFLICT DO NOTHING as the compare-and-set. The unique (stream_id, version) stays the last
-       line of defence; an idempotency key would be one more CTE (a plain INSERT whose unique violation maps
-       to IdempotencyKeyTaken).
-    """
-
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self.conn = conn
-
-    def append(self, stream_id: str, expected_version: int, events: Sequence[NewEvent]) -> list[RecordedEvent]:
-        conn = self.conn
-        if expected_version == 0:
-            prev_hash = GENESIS_HASH
-        else:
-            head = conn.execute("SELECT version, last_hash FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
-            if head is None or head["version"] != expected_version:
-                raise VersionConflict(stream_id, expected_version, None if head is None else int(head["version"]))
-            prev_hash = str(head["last_hash"])
-        first_prev = prev_hash
-        now = datetime.now(UTC)
-        params: list[Any] = []
-        values = []
-        for offset, new in enumerate(events):
-            version = expected_version + offset + 1
-            fields = hashed_fields(
-                stream_id, version, new.type, new.schema_version, new.deal_no, new.data, new.metadata, now
-            )
-            digest = event_hash(prev_hash, fields)
-            values.append("(%s::int, %s::text, %s::smallint, %s::int, %s::jsonb, %s::jsonb, %s::text, %s::text)")
-            params += [
-                version,
-                new.type,
-                new.schema_version,
-                new.deal_no,
-                Jsonb(dict(new.data)),
-                Jsonb(dict(new.metadata)),
-                prev_hash,
-                digest,
-            ]
-            prev_hash = digest
-        new_version = expected_version + len(events)
-        if expected_version == 0:
-            move_head = "INSERT INTO streams (stream_id, version, last_hash) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
-            head_params: list[Any] = [stream_id, new_version, prev_hash]
-        else:
-            move_head = (
-                "UPDATE streams SET version = %s, last_hash = %s"
-                " WHERE stream_id = %s AND version = %s AND last_hash = %s"
-            )
-            head_params = [new_version, prev_hash, stream_id, expected_version, first_prev]
-        rows = conn.execute(
-            f"""WITH head AS ({move_head} RETURNING stream_id)
-                INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
-                                    occurred_at, prev_hash, hash)
-                SELECT head.stream_id, v.version, v.type, v.schema_version, v.deal_no, v.data, v.metadata,
-                       %s::timestamptz, v.prev_hash, v.hash
-                FROM head, (VALUES {", ".join(values)})
-                     AS v(version, type, schema_version, deal_no, data, metadata, prev_hash, hash)
-                ORDER BY v.version
-                RETURNING {_COLUMNS}""",
-            [*head_params, now, *params],
-        ).fetchall()
-        if not rows:
-            head = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
-            raise VersionConflict(stream_id, expected_version, None if head is None else int(head["version"]))
-        return [_recorded(row) for row in rows]
-
-
-def single_statement_writers(url: str, writers: int) -> tuple[list[Appender], Callable[[], None]]:
-    conns = [psycopg.connect(url, autocommit=True, row_factory=dict_row) for _ in range(writers)]
-    run = uuid.uuid4().hex[:8]
-
-    def appender(i: int) -> Appender:
-        proto, stream, version = SingleStatementAppend(conns[i]), f"ss-{run}-{i}", [0]
-
-        def append() -> None:
-            proto.append(stream, version[0], [EVENT])
-            version[0] += 1
-
-        return append
-
-    def close() -> None:
-        for conn in conns:
-            conn.close()
-
-    return [appender(i) for i in range(writers)], close
-
-
-def pipelined_writers(url: str, writers: int) -> tuple[list[Appender], Callable[[], None]]:
-    conns = [psycopg.connect(url, autocommit=True, row_factory=dict_row) for _ in range(writers)]
-    run = uuid.uuid4().hex[:8]
-
-    def appender(i: int) -> Appender:
-        proto, stream, version = PipelinedAppend(conns[i]), f"pl-{run}-{i}", [0]
-
-        def append() -> None:
-            proto.append(stream, version[0], [EVENT])
-            version[0] += 1
 
         return append
 
@@ -429,7 +241,7 @@ def eventsourcing_available() -> str | None:
 
 
 def run(
-    seconds: float = 3.0, writers: Sequence[int] = WRITERS, prototypes: bool = True, synchronous_commit: bool = True
+    seconds: float = 3.0, writers: Sequence[int] = WRITERS, synchronous_commit: bool = True
 ) -> list[dict[str, Any]]:
     server_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
     es_missing = eventsourcing_available()
@@ -437,9 +249,6 @@ def run(
     kinds: dict[str, Kind] = {"cardledger": cardledger_writers, "raw": raw_writers}
     if es_missing is None:
         kinds["eventsourcing"] = eventsourcing_writers
-    if prototypes:
-        kinds["pipelined"] = pipelined_writers
-        kinds["single"] = single_statement_writers
     with fresh_database(server_url) as url:
         prepare(url, synchronous_commit)
         for n in writers:
@@ -463,13 +272,6 @@ def run(
                 ]
             else:
                 rows.append(row(f"cardledger / eventsourcing, {n} writers", None, None, "ratio", es_missing))
-            if prototypes:
-                rows += [
-                    row(f"prototype: pipelined 2-round-trip append, {n} writers", rate["pipelined"], None, "events/s"),
-                    row(f"prototype pipelined / raw, {n} writers", rate["pipelined"] / raw, None, "ratio"),
-                    row(f"prototype: read + 1 atomic statement, {n} writers", rate["single"], None, "events/s"),
-                    row(f"prototype single-statement / raw, {n} writers", rate["single"] / raw, None, "ratio"),
-                ]
     return rows
 
 
@@ -483,57 +285,6 @@ def row(
 
 
 # --- Profile of one append -------------------------------------------------------------------------------------------
-
-
-def profile(url: str, seconds: float = 2.0) -> list[tuple[str, float]]:
-    """Median microseconds per step of EventStore.append_in's work, replayed step by step on one connection."""
-    steps: dict[str, list[float]] = {}
-
-    def lap(name: str, began: float) -> float:
-        now = time.perf_counter()
-        steps.setdefault(name, []).append((now - began) * 1e6)
-        return now
-
-    insert = f"""INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
-                                     occurred_at, prev_hash, hash)
-                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}"""
-    store = EventStore(None)  # type: ignore[arg-type]  # _lock_head only uses the connection it is given
-    stream, version = f"prof-{uuid.uuid4().hex[:8]}", 0
-    with psycopg.connect(url, row_factory=dict_row) as conn:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            start = t = time.perf_counter()
-            conn.execute("BEGIN")
-            t = lap("BEGIN", t)
-            head = store._head_hash(conn, stream, version)
-            t = lap("SELECT streams head (INSERT ON CONFLICT when new)", t)
-            now = datetime.now(UTC)
-            fields = hashed_fields(stream, version + 1, EVENT.type, 1, EVENT.deal_no, EVENT.data, EVENT.metadata, now)
-            digest = event_hash(head, fields)
-            t = lap("hash chain in Python", t)
-            meta = Jsonb(dict(EVENT.metadata))
-            conn.execute(insert, (stream, version + 1, EVENT.type, 1, 7, Jsonb(PAYLOAD), meta, now, head, digest))
-            t = lap("INSERT events RETURNING", t)
-            conn.execute(
-                "UPDATE streams SET version = %s, last_hash = %s WHERE stream_id = %s", (version + 1, digest, stream)
-            )
-            t = lap("UPDATE streams", t)
-            conn.commit()
-            lap("COMMIT", t)
-            lap("whole append", start)
-            version += 1
-    with psycopg.connect(url, autocommit=True) as raw:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            t = time.perf_counter()
-            raw.execute("INSERT INTO raw_events (stream_id, data) VALUES (%s, %s)", ("p", Jsonb(PAYLOAD)))
-            lap("raw INSERT, autocommit (for comparison)", t)
-        deadline = time.monotonic() + seconds / 2
-        while time.monotonic() < deadline:
-            t = time.perf_counter()
-            raw.execute("SELECT 1")
-            lap("SELECT 1 (one round trip)", t)
-    return [(name, statistics.median(times)) for name, times in steps.items()]
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
@@ -553,8 +304,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per point")
     parser.add_argument("--writers", type=int, nargs="*", default=list(WRITERS))
-    parser.add_argument("--no-prototypes", action="store_true", help="skip the pipelined prototype rows")
-    parser.add_argument("--profile", action="store_true", help="also time each round trip of one append")
     parser.add_argument(
         "--sync-off",
         action="store_true",
@@ -565,13 +314,7 @@ def main() -> None:
         f"payload {PAYLOAD_BYTES} bytes of JSON, {args.seconds:g} s per point, threads with one connection each"
         + (", synchronous_commit=off" if args.sync_off else "")
     )
-    print_table(run(args.seconds, args.writers, not args.no_prototypes, synchronous_commit=not args.sync_off))
-    if args.profile:
-        with fresh_database(os.environ.get("DATABASE_URL", DEFAULT_URL)) as url:
-            prepare(url, synchronous_commit=not args.sync_off)
-            print("\nmedian microseconds per step of one append (1 writer):")
-            for name, micros in profile(url):
-                print(f"  {name:<62} {micros:>9,.0f}")
+    print_table(run(args.seconds, args.writers, synchronous_commit=not args.sync_off))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from psycopg import sql
 
 from infra.config import Settings
 from infra.migrations import migrate
+from services.simulate.stack import free_port
 from services.supervisor import gunicorn_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,12 +54,6 @@ CONFIGURATIONS: tuple[tuple[str, int, int], ...] = (
     ("gthread", 3, 4),
     ("gthread", 4, 2),
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager

@@ -1,27 +1,10 @@
-"""`python -m services.projector`: run a projection worker with DATABASE_URL and REDIS_URL until SIGTERM/SIGINT."""
+"""`python -m services.projector`: the same as `cardledger worker`."""
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
-from types import FrameType
+import sys
 
-from services.logs import configure_logging
-from services.projector.worker import run_worker
-
-
-def main() -> None:
-    configure_logging(os.environ.get("CARDLEDGER_LOG_LEVEL", "INFO"))
-    stop = threading.Event()
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, handle)
-    signal.signal(signal.SIGINT, handle)
-    run_worker(os.environ["DATABASE_URL"], os.environ["REDIS_URL"], stop)
-
+from services.cli import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(["worker"]))

@@ -12,28 +12,11 @@ import pytest
 from domain.events import Event
 from domain.table import fold
 from tests.e2e.bots import call, open_and_fill, play_deal
-from tests.e2e.stack import running_stack
+from tests.e2e.conftest import AUDITOR
 
 pytestmark = pytest.mark.slow
 
-AUDITOR = "e2e-auditor-" + "x" * 20
 CASES = [("cholek-tiga", 2), ("cholek-tiga", 3), ("cha-kau-tsz", 2), ("cha-kau-tsz", 3), ("cha-kau-tsz", 4)]
-
-
-@pytest.fixture(scope="module")
-def stack(migrated_database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    log = tmp_path_factory.mktemp("stack") / "up.log"
-    env = {
-        "DATABASE_URL": migrated_database_url,
-        "REDIS_URL": redis_url,
-        "CARDLEDGER_AUDITOR_TOKEN": AUDITOR,
-        "CARDLEDGER_WORKERS": "2",
-        "CARDLEDGER_API_WORKERS": "2",
-        "CARDLEDGER_RATE_LIMITS": "off",
-        "CARDLEDGER_DATA_DIR": str(tmp_path_factory.mktemp("data")),
-    }
-    with running_stack(env, log) as base_url:
-        yield base_url
 
 
 def all_events(base_url: str, table_id: str) -> list[dict]:  # type: ignore[type-arg]

@@ -11,33 +11,16 @@ import pytest
 from services.cli import main as cli_main
 from services.simulate import main as simulate_main
 from tests.e2e.bots import call
-from tests.e2e.stack import running_stack
+from tests.e2e.conftest import AUDITOR
 
 pytestmark = pytest.mark.slow
 
-AUDITOR = "e2e-simulate-auditor-" + "x" * 20
 CASES = [
     ("cholek-tiga", 2, "random"),
     ("cholek-tiga", 3, "greedy"),
     ("cha-kau-tsz", 2, "greedy"),
     ("cha-kau-tsz", 4, "random"),
 ]
-
-
-@pytest.fixture(scope="module")
-def stack(migrated_database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    log = tmp_path_factory.mktemp("stack") / "up.log"
-    env = {
-        "DATABASE_URL": migrated_database_url,
-        "REDIS_URL": redis_url,
-        "CARDLEDGER_AUDITOR_TOKEN": AUDITOR,
-        "CARDLEDGER_WORKERS": "2",
-        "CARDLEDGER_API_WORKERS": "2",
-        "CARDLEDGER_RATE_LIMITS": "off",
-        "CARDLEDGER_DATA_DIR": str(tmp_path_factory.mktemp("data")),
-    }
-    with running_stack(env, log) as base_url:
-        yield base_url
 
 
 @pytest.mark.parametrize(("game", "seats", "bot"), CASES, ids=[f"{g}-{n}-{b}" for g, n, b in CASES])

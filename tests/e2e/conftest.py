@@ -1,0 +1,27 @@
+"""The running stack (`cardledger up` against the test database) shared by the end-to-end modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from services.simulate.stack import embedded_stack
+
+AUDITOR = "e2e-auditor-" + "x" * 20
+
+
+@pytest.fixture(scope="module")
+def stack(migrated_database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("stack") / "up.log"
+    env = {
+        "DATABASE_URL": migrated_database_url,
+        "REDIS_URL": redis_url,
+        "CARDLEDGER_AUDITOR_TOKEN": AUDITOR,
+        "CARDLEDGER_WORKERS": "2",
+        "CARDLEDGER_API_WORKERS": "2",
+        "CARDLEDGER_RATE_LIMITS": "off",
+        "CARDLEDGER_DATA_DIR": str(tmp_path_factory.mktemp("data")),
+    }
+    with embedded_stack(env, log, timeout=120) as running:
+        yield running.base_url
