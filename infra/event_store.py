@@ -81,6 +81,8 @@ class IdempotencyRecord:
     response: Mapping[str, JSON]
 
 
+# `tx_id` is read as a bigint under its own name, so ORDER BY must name the table's column
+# (`events.tx_id`): a bare `tx_id` would sort by the computed alias and miss the index.
 _COLUMNS = (
     "global_position, stream_id, version, type, schema_version, deal_no, data, metadata, "
     "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id"
@@ -274,7 +276,7 @@ def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEven
         f"""SELECT {_COLUMNS} FROM events
             WHERE (tx_id, global_position) > (%s::text::xid8, %s)
               AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY tx_id, global_position
+            ORDER BY events.tx_id, events.global_position
             LIMIT %s""",
         (str(after.tx_id), after.global_position, limit),
     ).fetchall()

@@ -61,7 +61,7 @@ def read_log_between(conn: Conn, after: LogPosition, until: LogPosition, limit: 
         f"""SELECT {_COLUMNS} FROM events
             WHERE (tx_id, global_position) > (%s::text::xid8, %s)
               AND (tx_id, global_position) <= (%s::text::xid8, %s)
-            ORDER BY tx_id, global_position
+            ORDER BY events.tx_id, events.global_position
             LIMIT %s""",
         (str(after.tx_id), after.global_position, str(until.tx_id), until.global_position, limit),
     ).fetchall()
