@@ -272,12 +272,12 @@ def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEven
     global_position). Every transaction that could still commit has a larger
     tx_id than anything returned, so it lands after the reader's position.
     """
-    rows = conn.execute(
-        f"""SELECT {_COLUMNS} FROM events
-            WHERE (tx_id, global_position) > (%s::text::xid8, %s)
-              AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY events.tx_id, events.global_position
-            LIMIT %s""",
-        (str(after.tx_id), after.global_position, limit),
-    ).fetchall()
+    rows = conn.execute(READ_LOG_SQL, (str(after.tx_id), after.global_position, limit)).fetchall()
     return [_recorded(row) for row in rows]
+
+
+READ_LOG_SQL = f"""SELECT {_COLUMNS} FROM events
+    WHERE (tx_id, global_position) > (%s::text::xid8, %s)
+      AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+    ORDER BY events.tx_id, events.global_position
+    LIMIT %s"""
