@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from services.logs import current_request_id
 from services.metrics import count_appended
 
 MAX_WRITE_ATTEMPTS = 3
+PROJECTION_WAIT_S = 0.05  # how long a read waits for a projection that is behind, before folding
+PROJECTION_POLL_S = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,13 +292,21 @@ class CardLedger:
         return self._with_names(tables.seat_view(state, seat))
 
     def _projected(self, sql: str, params: tuple[Any, ...], min_version: int | None) -> dict[str, Any] | None:
-        """The projected row if it is current: not behind the stream's head (`head` in the row) nor
-        `min_version`; otherwise None, and the caller folds the state from the store."""
-        with self.pool.connection() as conn:
-            row = conn.execute(sql, params).fetchone()
-        if row is None or int(row["version"]) < max(int(row["head"]), min_version or 0):
-            return None
-        return dict(row)
+        """The projected row once it is current: not behind the stream's head (`head` in the row) nor
+        `min_version`. A projection is usually a few milliseconds behind a write, so the row is looked
+        at again for a short while (cheaper than a fold on a busy machine); then None, and the caller
+        folds the state from the store."""
+        deadline = time.monotonic() + PROJECTION_WAIT_S
+        while True:
+            with self.pool.connection() as conn:
+                row = conn.execute(sql, params).fetchone()
+            if row is None:
+                return None
+            if int(row["version"]) >= max(int(row["head"]), min_version or 0):
+                return dict(row)
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(PROJECTION_POLL_S)
 
     def _with_names(self, view: Mapping[str, JSON]) -> dict[str, JSON]:
         shaped = dict(view)
