@@ -29,18 +29,18 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 
 from infra.db import open_pool
 from infra.event_store import EventStore, NewEvent
 from infra.migrations import migrate
+from tests.conftest import fresh_database
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 WRITERS = (1, 4, 16)
@@ -67,18 +67,6 @@ EVENT = NewEvent("card_played", PAYLOAD, deal_no=7, metadata={"ip": "203.0.113.7
 
 
 # --- Databases -------------------------------------------------------------------------------------------------------
-
-
-@contextmanager
-def fresh_database(server_url: str) -> Iterator[str]:
-    name = f"cardledger_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield make_conninfo(server_url, dbname=name)
-    finally:
-        with psycopg.connect(server_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 def prepare(url: str, synchronous_commit: bool = True) -> None:
@@ -249,7 +237,7 @@ def run(
     kinds: dict[str, Kind] = {"cardledger": cardledger_writers, "raw": raw_writers}
     if es_missing is None:
         kinds["eventsourcing"] = eventsourcing_writers
-    with fresh_database(server_url) as url:
+    with fresh_database(server_url, prefix="cardledger_bench") as url:
         prepare(url, synchronous_commit)
         for n in writers:
             rate = measure(kinds, url, n, seconds)

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -16,10 +15,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 
 from infra.migrations import MIGRATIONS_DIR, available_migrations, migrate, pending_migrations
+from tests.conftest import fresh_database
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ALL_NAMES = [f"{m.number:03d}_{m.name}" for m in available_migrations()]
@@ -28,14 +26,8 @@ ALL_NAMES = [f"{m.number:03d}_{m.name}" for m in available_migrations()]
 @pytest.fixture
 def fresh_database_url(pg_server_url: str) -> Iterator[str]:
     """An empty database of its own on the test server, dropped afterwards."""
-    name = f"cardledger_migrations_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield make_conninfo(pg_server_url, dbname=name)
-    finally:
-        with psycopg.connect(pg_server_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    with fresh_database(pg_server_url, prefix="cardledger_migrations") as url:
+        yield url
 
 
 def applied(url: str) -> list[tuple[int, str]]:
