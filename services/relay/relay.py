@@ -35,7 +35,6 @@ from rq import Queue
 
 from infra import redis_bus
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
-from infra.projections import NAMES
 from infra.projections.checkpoint import ensure_position, read_position, store_position
 from services.metrics import RELAY_PUBLISHED, count_error
 
@@ -44,7 +43,7 @@ log = logging.getLogger("cardledger.relay")
 RELAY_POSITION = "relay"
 RELAY_LOCK_KEY = 7_410_221_002  # advisory lock held by the active relay
 PROJECTIONS_QUEUE = "projections"
-CATCH_UP_JOB = "services.projector.jobs.catch_up"
+CATCH_UP_ALL_JOB = "services.projector.jobs.catch_up_all"
 MAX_BACKOFF_S = 5.0
 MAX_JOB_REQUEST_IDS = 50
 
@@ -70,19 +69,20 @@ def batch_request_ids(events: list[RecordedEvent], limit: int = MAX_JOB_REQUEST_
 def enqueue_projections(
     client: redis.Redis, queue_name: str = PROJECTIONS_QUEUE, meta: dict[str, Any] | None = None
 ) -> int:
-    """Enqueue one catch-up job per projection, unless a full set is still waiting; returns the jobs enqueued.
+    """Enqueue one job that catches every projection up, unless one is still waiting; returns the jobs enqueued.
 
-    Sets are always enqueued whole, so when the queue holds at least one set's
-    worth of jobs, its newest full set has not started yet and will see every
-    event committed before this call. `meta` (the batch's request ids and
-    positions) goes with each job, for the worker's log.
+    A waiting job has not started, so it will see every event committed before
+    this call. One job per wake-up (not one per projection) keeps RQ's own work
+    small under load; a second worker taking the next job waits on each
+    projection's checkpoint lock in turn, so the two pipeline rather than
+    repeat each other. `meta` (the batch's request ids and positions) goes with
+    the job, for the worker's log.
     """
     queue = Queue(queue_name, connection=client)
-    if queue.count >= len(NAMES):
+    if queue.count >= 1:
         return 0
-    for name in NAMES:
-        queue.enqueue(CATCH_UP_JOB, name, result_ttl=0, failure_ttl=86_400, job_timeout=600, meta=meta)
-    return len(NAMES)
+    queue.enqueue(CATCH_UP_ALL_JOB, result_ttl=0, failure_ttl=86_400, job_timeout=600, meta=meta)
+    return 1
 
 
 class Relay:
