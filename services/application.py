@@ -3,9 +3,9 @@
 A write loads the table's state (bounded cost, `infra.table_loader`), asks the
 pure domain to decide, and appends the events with the expected version and
 the idempotency record in one transaction. Reads come from the projections;
-when a projection has not yet reached the version a caller asks for, the
-state is folded from the store instead (bounded cost): a read is never older
-than the last committed write, and never waits for the projection.
+when a projection is behind the table's stream (or the version a caller asks
+for) by more than a short wait, the state is folded from the store instead
+(bounded cost): a read is never older than the last committed write.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import hashlib
 import hmac
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,7 +179,7 @@ class CardLedger:
         self,
         caller: Caller,
         table_id: str,
-        command_for: Any,
+        command_for: Callable[[TableState], tables.Command],
         expected_version: int | None,
         idempotency: tuple[str, str, str] | None = None,
     ) -> tuple[TableState, dict[str, JSON]]:
