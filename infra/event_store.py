@@ -139,6 +139,9 @@ class EventStore:
         """
         if not events:
             raise ValueError("append needs at least one event")
+        for new in events:
+            _refuse_floats(new.data, f"{new.type}.data")
+            _refuse_floats(new.metadata, f"{new.type}.metadata")
         prev_hash = self._head_hash(conn, stream_id, expected_version) if head_hash is None else head_hash
         now = datetime.now(UTC)
         columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
@@ -250,6 +253,18 @@ class EventStore:
                 return
             yield batch
             after = batch[-1].log_position
+
+
+def _refuse_floats(value: JSON, path: str) -> None:
+    """Events hold no floats: jsonb would rewrite some (1e16, -0.0) and break the event's hash."""
+    if isinstance(value, float):
+        raise ValueError(f"event field {path} is the float {value!r}; events hold integers, strings, lists and objects")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _refuse_floats(item, f"{path}.{key}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _refuse_floats(item, f"{path}[{index}]")
 
 
 def read_stream_in(

@@ -683,19 +683,12 @@ def test_jsonb_payload_is_stored_as_an_object(store: EventStore, db_url: str) ->
     assert row == ("object", "AS")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="store bug: floats are outside domain.events.JSON but append accepts them; jsonb rewrites 1e16 as "
-    "10000000000000000 and -0.0 as 0.0, so the stored hash no longer matches the event read back",
-)
-@pytest.mark.parametrize("value", [1e16, -0.0])
-def test_a_float_that_jsonb_rewrites_is_refused_or_keeps_its_hash(store: EventStore, value: float) -> None:
-    try:
-        store.append("table-1", 0, [NewEvent("note_added", {"x": value})])
-    except (TypeError, ValueError):
-        return  # refusing floats up front would satisfy the contract
-    (back,) = store.read_stream("table-1")
-    assert back.recomputed_hash() == back.hash
+@pytest.mark.parametrize("value", [1e16, -0.0, 0.5])
+def test_floats_are_refused_before_anything_is_written(store: EventStore, value: float) -> None:
+    """jsonb rewrites some floats (1e16 as 10000000000000000, -0.0 as 0.0), which would break the hash chain."""
+    with pytest.raises(ValueError, match=r"event field note_added\.data\.x\[1\] is the float"):
+        store.append("table-1", 0, [NewEvent("note_added", {"x": [1, value]})])
+    assert store.stream_version("table-1") is None
 
 
 def test_the_global_log_is_read_through_its_index_not_sorted(store: EventStore, db_url: str) -> None:
