@@ -30,16 +30,3 @@ def cherki_rank(card: str, honours_rank: str = "own") -> str:
     if card in CHERKI_HONOURS:
         return "1" if honours_rank == "ace" else "H"
     return card[0]
-
-
-def is_sampen_picture(card: str) -> bool:
-    return card in SAMPEN_PICTURES
-
-
-def sampen_rank(card: str) -> int:
-    """Rank 1..9 of a Sampen number card."""
-    return int(card[0])
-
-
-def sampen_suit(card: str) -> str:
-    return card[1]

@@ -47,10 +47,6 @@ class TableState:
     deal: Any = None  # the game's state of the running (or last) deal
     last_result: Mapping[str, JSON] | None = None
 
-    @property
-    def deal_running(self) -> bool:
-        return self.status == PLAYING
-
     def seat_of(self, player_id: str) -> int | None:
         for seat, occupant in enumerate(self.players):
             if occupant == player_id:

@@ -1,14 +1,10 @@
-"""Connections to PostgreSQL: a pool for services, single connections for scripts."""
+"""The connection pool of the services (dict rows)."""
 
 from __future__ import annotations
 
 import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
-
-
-def connect(url: str, autocommit: bool = False) -> psycopg.Connection[dict[str, object]]:
-    return psycopg.connect(url, autocommit=autocommit, row_factory=dict_row)
 
 
 def open_pool(url: str, min_size: int = 1, max_size: int = 10) -> ConnectionPool[psycopg.Connection[dict[str, object]]]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
+from psycopg.rows import tuple_row
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _LOCK_KEY = 7_410_221_001  # any constant shared by every cardledger migrator
@@ -60,10 +62,11 @@ def migrate(url: str, directory: Path = MIGRATIONS_DIR) -> list[str]:
     return applied_now
 
 
-def pending_migrations(conn: psycopg.Connection[object]) -> list[str]:
-    """Names of migrations not yet applied (all of them when the table is missing)."""
-    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
-    done: set[int] = set()
-    if exists and exists[0]:  # type: ignore[index]
-        done = {row[0] for row in conn.execute("SELECT number FROM schema_migrations")}  # type: ignore[index]
+def pending_migrations(conn: psycopg.Connection[Any]) -> list[str]:
+    """Names of migrations not yet applied (all of them when the table is missing); any row factory."""
+    with conn.cursor(row_factory=tuple_row) as cur:
+        exists = cur.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+        done: set[int] = set()
+        if exists and exists[0]:
+            done = {int(row[0]) for row in cur.execute("SELECT number FROM schema_migrations")}
     return [f"{m.number:03d}_{m.name}" for m in available_migrations() if m.number not in done]

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Response, current_app
 
-from infra.migrations import available_migrations
+from infra.migrations import pending_migrations
 from services.api.deps import container
 from services.api.metrics import metrics_of
 from services.api.problems import problem
@@ -23,15 +23,6 @@ def healthz() -> dict[str, Any]:
     return {"status": "ok"}
 
 
-def _pending_migrations(conn: Any) -> list[str]:
-    """Names of the migrations not applied yet (the pool's connections return dict rows)."""
-    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").fetchone()
-    done = set()
-    if exists["present"]:
-        done = {int(row["number"]) for row in conn.execute("SELECT number FROM schema_migrations")}
-    return [f"{m.number:03d}_{m.name}" for m in available_migrations() if m.number not in done]
-
-
 def _checks() -> dict[str, dict[str, Any]]:
     checks: dict[str, dict[str, Any]] = {}
     try:
@@ -42,7 +33,7 @@ def _checks() -> dict[str, dict[str, Any]]:
     try:
         with services.pool.connection(timeout=5) as conn:
             conn.execute("SELECT 1")
-            pending = _pending_migrations(conn)
+            pending = pending_migrations(conn)
         checks["database"] = {"ok": True}
         checks["migrations"] = {"ok": not pending, "pending": pending}
     except Exception as error:
