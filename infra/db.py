@@ -1,4 +1,9 @@
-"""The connection pool of the services (dict rows)."""
+"""The connection pool of the services (dict rows, autocommit).
+
+Autocommit: a statement outside `with conn.transaction():` commits by itself, so a
+single-statement read or write is one round trip (no BEGIN, no COMMIT); writes of
+several statements that must commit together open `conn.transaction()`.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ def open_pool(url: str, min_size: int = 1, max_size: int = 10) -> ConnectionPool
         url,
         min_size=min_size,
         max_size=max_size,
-        kwargs={"row_factory": dict_row},
+        kwargs={"row_factory": dict_row, "autocommit": True},
         open=True,
     )
     pool.wait(timeout=30)

@@ -115,11 +115,11 @@ class EventStore:
         """
         with self.pool.connection() as conn:
             if head_hash is not None and idempotency is None:
-                conn.autocommit = True
+                was_autocommit, conn.autocommit = conn.autocommit, True
                 try:
                     return self.append_in(conn, stream_id, expected_version, events, head_hash=head_hash)
                 finally:
-                    conn.autocommit = False
+                    conn.autocommit = was_autocommit
             with conn.transaction():
                 return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
 
@@ -270,11 +270,11 @@ def _refuse_floats(value: JSON, path: str) -> None:
 def read_stream_in(
     conn: Conn, stream_id: str, from_version: int = 1, to_version: int | None = None, limit: int | None = None
 ) -> list[RecordedEvent]:
+    upper = "" if to_version is None else " AND version <= %(to)s"
     rows = conn.execute(
-        f"""SELECT {_COLUMNS} FROM events
-            WHERE stream_id = %s AND version >= %s AND (%s::int IS NULL OR version <= %s::int)
-            ORDER BY version LIMIT %s""",
-        (stream_id, from_version, to_version, to_version, limit),
+        f"""SELECT {_COLUMNS} FROM events WHERE stream_id = %(stream)s AND version >= %(from)s{upper}
+            ORDER BY version LIMIT %(limit)s""",
+        {"stream": stream_id, "from": from_version, "to": to_version, "limit": limit},
     ).fetchall()
     return [_recorded(row) for row in rows]
 

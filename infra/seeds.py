@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import psycopg
+
+from infra.lru import Lru
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -36,3 +38,24 @@ def _stored(conn: Conn, table_id: str, deal_numbers: list[int]) -> dict[int, byt
         (table_id, deal_numbers),
     ).fetchall()
     return {int(row["deal_no"]): bytes(row["server_seed"]) for row in rows}
+
+
+class KnownSeeds:
+    """Seeds this process has seen committed: a stored seed never changes, so it need not be read twice.
+
+    Only `remember` seeds after the transaction that read or made them has committed; a seed made in a
+    transaction that rolled back must never be used.
+    """
+
+    def __init__(self, size: int = 20_000) -> None:
+        self._seeds: Lru[tuple[str, int], bytes] = Lru(size)
+
+    def seeds_for(self, conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
+        """As `seeds_for`, without a query when every seed is known."""
+        wanted = sorted({n for n in deal_numbers if n >= 1})
+        known = {n: seed for n in wanted if (seed := self._seeds.get((table_id, n))) is not None}
+        return known if len(known) == len(wanted) else seeds_for(conn, table_id, wanted)
+
+    def remember(self, table_id: str, seeds: Mapping[int, bytes]) -> None:
+        for deal_no, seed in seeds.items():
+            self._seeds.put((table_id, deal_no), seed)

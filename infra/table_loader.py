@@ -14,29 +14,43 @@ from typing import Any
 import psycopg
 
 from domain.events import Event
-from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, fold
+from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, evolve, fold
 from infra.event_store import _COLUMNS, RecordedEvent
 
 Conn = psycopg.Connection[dict[str, Any]]
 
 
+def _table_events_sql(bounded: bool) -> str:
+    # Two statements rather than one with `(%(upto)s IS NULL OR ...)`: a prepared statement's generic plan
+    # cannot use the (stream_id, deal_no, version) index through that OR, and scanned the whole table.
+    bound = " AND version <= %(upto)s" if bounded else ""
+    return f"""SELECT {_COLUMNS} FROM events WHERE stream_id = %(table)s AND deal_no = 0{bound}
+        UNION ALL
+        SELECT {_COLUMNS} FROM events
+        WHERE stream_id = %(table)s AND deal_no > 0{bound}
+          AND deal_no >= (SELECT max(deal_no) - 1 FROM events WHERE stream_id = %(table)s{bound})
+        ORDER BY version"""
+
+
+TABLE_EVENTS_SQL = _table_events_sql(bounded=False)
+TABLE_EVENTS_UP_TO_SQL = _table_events_sql(bounded=True)
+EVENTS_AFTER_SQL = f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND version > %s ORDER BY version LIMIT %s"
+
+
 def load_table_events(conn: Conn, table_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
     """The events whose fold gives the table's state (at `up_to_version`, default the latest)."""
-    rows = conn.execute(
-        f"""WITH latest AS (
-                SELECT coalesce(max(deal_no), 0) AS latest_deal FROM events
-                WHERE stream_id = %(table)s AND (%(upto)s::int IS NULL OR version <= %(upto)s::int))
-            SELECT {_COLUMNS} FROM events, latest
-            WHERE stream_id = %(table)s
-              AND (deal_no = 0 OR deal_no >= latest.latest_deal - 1)
-              AND (%(upto)s::int IS NULL OR version <= %(upto)s::int)
-            ORDER BY version""",
-        {"table": table_id, "upto": up_to_version},
-    ).fetchall()
+    sql = TABLE_EVENTS_SQL if up_to_version is None else TABLE_EVENTS_UP_TO_SQL
+    rows = conn.execute(sql, {"table": table_id, "upto": up_to_version}).fetchall()
     events = [RecordedEvent(**row) for row in rows]
     head = [e for e in events if e.deal_no == 0]
     recent = [e for e in events if e.deal_no != 0]
     return head + _from_last_finished_deal(recent)
+
+
+def load_events_after(conn: Conn, table_id: str, version: int, limit: int) -> list[RecordedEvent]:
+    """The table's first `limit` events after `version`, in order (what a state at `version` has not seen)."""
+    rows = conn.execute(EVENTS_AFTER_SQL, (table_id, version, limit)).fetchall()
+    return [RecordedEvent(**row) for row in rows]
 
 
 def _from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]:
@@ -52,6 +66,15 @@ def fold_recorded(events: list[RecordedEvent]) -> TableState | None:
         return None
     state = fold(None, (Event(e.type, e.data) for e in events))
     return replace(state, version=events[-1].version)
+
+
+def evolve_recorded(state: TableState, events: list[RecordedEvent]) -> TableState:
+    """`state` moved on by `events`, the stream's next events after `state.version`."""
+    for event in events:
+        if event.version != state.version + 1:
+            raise ValueError(f"event version {event.version} does not follow state version {state.version}")
+        state = evolve(state, Event(event.type, event.data))
+    return state
 
 
 def load_table(conn: Conn, table_id: str, up_to_version: int | None = None) -> TableState | None:

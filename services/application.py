@@ -1,18 +1,19 @@
 """The application service: every write and read of the API goes through here.
 
-A write loads the table's state (bounded cost, `infra.table_loader`), asks the
-pure domain to decide, and appends the events with the expected version and
-the idempotency record in one transaction. Reads come from the projections;
-when a projection is behind the table's stream (or the version a caller asks
-for) by more than a short wait, the state is folded from the store instead
-(bounded cost): a read is never older than the last committed write.
+A write takes the table's committed state (`infra.table_states`: this process's
+cached state brought up to date by one indexed query, or a bounded load), asks
+the pure domain to decide, and appends the events with the expected version,
+the stream's head hash and the idempotency record in one transaction; a lost
+race is retried from the state that won. A read of one table's state or seat
+view is served the same way, so it is never older than the last committed
+write and never waits for the projections; a table this process has not seen
+is read from the projected view when that is current.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,15 +30,14 @@ from domain.table import TableState
 from infra import players as player_store
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStore, IdempotencyRecord, NewEvent, RecordedEvent
-from infra.seeds import seeds_for
-from infra.table_loader import fold_recorded, load_table_events
+from infra.players import KnownPlayers
+from infra.seeds import KnownSeeds, seeds_for
+from infra.table_states import KnownTable, TableStates
 from services.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
 from services.logs import current_request_id
 from services.metrics import count_appended
 
 MAX_WRITE_ATTEMPTS = 3
-PROJECTION_WAIT_S = 0.05  # how long a read waits for a projection that is behind, before folding
-PROJECTION_POLL_S = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,20 +94,29 @@ class CardLedger:
         self.pool = pool
         self.store = store
         self.auditor_token = auditor_token
+        self.states = TableStates()
+        self.seeds = KnownSeeds()
+        self.players = KnownPlayers()
 
     # Identity ---------------------------------------------------------------
 
     def register_player(self, name: str) -> dict[str, JSON]:
         with self.pool.connection() as conn:
             player, token = player_store.register(conn, name)
+        self.players.remember_token(player, token)
         return {"id": player.id, "name": player.name, "token": token}
 
     def authenticate(self, token: str) -> Caller | None:
         if self.auditor_token and hmac.compare_digest(token.encode(), self.auditor_token.encode()):
             return AUDITOR_CALLER
-        with self.pool.connection() as conn:
-            player = player_store.player_for_token(conn, token)
-        return None if player is None else Caller(player.id, player.name)
+        player = self.players.for_token(token)
+        if player is None:
+            with self.pool.connection() as conn:
+                player = player_store.player_for_token(conn, token)
+            if player is None:
+                return None
+            self.players.remember_token(player, token)
+        return Caller(player.id, player.name)
 
     # Writes -----------------------------------------------------------------
 
@@ -140,9 +149,6 @@ class CardLedger:
     ) -> dict[str, JSON]:
         player_id = self._require_player(caller, "act at a table")
         fingerprint = request_fingerprint({"table_id": table_id, "action": dict(action)})
-        replay = self._replay(player_id, idempotency_key, fingerprint)
-        if replay is not None:
-            return replay
 
         def command(state: TableState) -> tables.Command:
             seat = state.seat_of(player_id)
@@ -158,7 +164,9 @@ class CardLedger:
                 expected_version=if_match,
                 idempotency=(player_id, idempotency_key, fingerprint),
             )
-        except IdempotencyKeyTaken:
+        except (ServiceError, IdempotencyKeyTaken):
+            # A retry of an action that was applied fails its write (the table moved on, or the key is
+            # taken); only then is the key looked up, so a first attempt costs no extra query.
             replay = self._replay(player_id, idempotency_key, fingerprint)
             if replay is None:
                 raise
@@ -190,23 +198,23 @@ class CardLedger:
         for attempt in range(MAX_WRITE_ATTEMPTS):
             try:
                 with self.pool.connection() as conn, conn.transaction():
-                    loaded = load_table_events(conn, table_id)
-                    state = fold_recorded(loaded)
-                    if state is None:
+                    known = self.states.current(conn, table_id)
+                    if known is None:
                         raise NotFound(f"table {table_id} does not exist", "table_not_found")
+                    state = known.state
                     if expected_version is not None and expected_version != state.version:
                         raise PreconditionFailed(
                             f"If-Match names version {expected_version} but table {table_id} is at {state.version}"
                         )
                     command = command_for(state)
-                    seeds = seeds_for(conn, table_id, [state.deal_no, state.deal_no + 1])
+                    seeds = self.seeds.seeds_for(conn, table_id, [state.deal_no, state.deal_no + 1])
                     try:
                         events, after = tables.decide_and_evolve(state, command, seeds)
                     except DomainError as error:
                         raise domain_error(error) from error
                     new_events = self._annotate(state, events, caller)
                     recorded = self.store.append_in(
-                        conn, table_id, state.version, new_events, head_hash=loaded[-1].hash
+                        conn, table_id, state.version, new_events, head_hash=known.last_hash
                     )
                     response = self._response(after, recorded, caller)
                     if idempotency is not None:
@@ -214,7 +222,10 @@ class CardLedger:
                         self.store.record_idempotency(
                             conn, table_id, IdempotencyRecord(player_id, key, fingerprint, response)
                         )
-                count_appended(event.type for event in recorded)  # committed
+                # Committed: only now may this process trust the new state and the seeds.
+                self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
+                self.seeds.remember(table_id, seeds)
+                count_appended(event.type for event in recorded)
                 return after, response
             except VersionConflict as conflict:
                 if expected_version is not None:
@@ -258,62 +269,68 @@ class CardLedger:
     # Reads ------------------------------------------------------------------
 
     def load_state(self, table_id: str) -> TableState:
+        """The table's committed state now."""
         with self.pool.connection() as conn:
-            state = fold_recorded(load_table_events(conn, table_id))
-        if state is None:
+            known = self.states.current(conn, table_id)
+        if known is None:
             raise NotFound(f"table {table_id} does not exist", "table_not_found")
-        return state
+        return known.state
 
     def table_view(self, caller: Caller, table_id: str, min_version: int | None = None) -> dict[str, JSON]:
-        row = self._projected(
+        """The public table state, never older than the last committed write (nor `min_version` when the
+        table has reached it)."""
+        view = self._projected_view(
+            table_id,
             """SELECT v.version, v.view, s.version AS head FROM table_views v
                JOIN streams s ON s.stream_id = v.table_id WHERE v.table_id = %s""",
             (table_id,),
-            min_version,
         )
-        view = row["view"] if row is not None else tables.public_view(self.load_state(table_id))
-        return self._with_names(view)
+        return self._with_names(view if view is not None else tables.public_view(self.load_state(table_id)))
 
     def seat_view(self, caller: Caller, table_id: str, min_version: int | None = None) -> dict[str, JSON]:
         if caller.player_id is None:
             raise Forbidden("the auditor has no seat; read the public table state instead", "no_seat")
-        row = self._projected(
+        view = self._projected_view(
+            table_id,
             """SELECT v.version, v.view, s.version AS head FROM seat_views v
                JOIN streams s ON s.stream_id = v.table_id WHERE v.table_id = %s AND v.player_id = %s""",
             (table_id, caller.player_id),
-            min_version,
         )
-        if row is not None:
-            return self._with_names(row["view"])
+        if view is not None:
+            return self._with_names(view)
         state = self.load_state(table_id)
         seat = state.seat_of(caller.player_id)
         if seat is None:
             raise Forbidden(f"player {caller.player_id} has no seat at table {table_id}", "no_seat")
         return self._with_names(tables.seat_view(state, seat))
 
-    def _projected(self, sql: str, params: tuple[Any, ...], min_version: int | None) -> dict[str, Any] | None:
-        """The projected row once it is current: not behind the stream's head (`head` in the row) nor
-        `min_version`. A projection is usually a few milliseconds behind a write, so the row is looked
-        at again for a short while (cheaper than a fold on a busy machine); then None, and the caller
-        folds the state from the store."""
-        deadline = time.monotonic() + PROJECTION_WAIT_S
-        while True:
-            with self.pool.connection() as conn:
-                row = conn.execute(sql, params).fetchone()
-            if row is None:
-                return None
-            if int(row["version"]) >= max(int(row["head"]), min_version or 0):
-                return dict(row)
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(PROJECTION_POLL_S)
+    def _projected_view(self, table_id: str, sql: str, params: tuple[Any, ...]) -> dict[str, JSON] | None:
+        """The projected view when this process keeps no state of the table and the projection has reached
+        the stream's head (`head` in the row); else None, and the caller folds the state on.
+
+        A table this process has written or read is cheaper to fold on (one query for the events after
+        the cached version) than to wait for a projection that is usually a few milliseconds behind.
+        """
+        if self.states.is_known(table_id):
+            return None
+        with self.pool.connection() as conn:
+            row = conn.execute(sql, params).fetchone()
+        if row is None or int(row["version"]) < int(row["head"]):
+            return None
+        return dict(row["view"])
 
     def _with_names(self, view: Mapping[str, JSON]) -> dict[str, JSON]:
         shaped = dict(view)
         ids = [p for p in view.get("players", []) if p]
         if ids:
-            with self.pool.connection() as conn:
-                known = player_store.players_by_id(conn, ids)
+            known = self.players.known(ids)
+            missing = [p for p in ids if p not in known]
+            if missing:
+                with self.pool.connection() as conn:
+                    found = player_store.players_by_id(conn, missing)
+                for player in found.values():
+                    self.players.remember(player)
+                known |= found
             shaped["players"] = [
                 None if p is None else {"id": p, "name": known[p].name if p in known else None}
                 for p in view.get("players", [])

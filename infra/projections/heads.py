@@ -7,8 +7,6 @@ kept in a small per-process cache.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -18,6 +16,7 @@ import psycopg
 from domain.events import JSON, Event
 from domain.table import PLAYER_SEATED, TABLE_OPENED, TableState, evolve
 from infra.event_store import RecordedEvent
+from infra.lru import Lru
 from infra.table_loader import load_table
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -44,33 +43,8 @@ class TableHead:
         return self.players[seat] if 0 <= seat < len(self.players) else None
 
 
-class _Lru:
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.items: OrderedDict[str, Any] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: str) -> Any:
-        with self.lock:
-            value = self.items.get(key)
-            if value is not None:
-                self.items.move_to_end(key)
-            return value
-
-    def put(self, key: str, value: Any) -> None:
-        with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.items.clear()
-
-
-_heads = _Lru(20_000)
-_states = _Lru(5_000)
+_heads: Lru[str, TableHead] = Lru(20_000)
+_states: Lru[str, TableState] = Lru(5_000)
 
 
 def table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
