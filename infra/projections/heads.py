@@ -17,7 +17,7 @@ from domain.events import JSON, Event
 from domain.table import PLAYER_SEATED, TABLE_OPENED, TableState, evolve
 from infra.event_store import RecordedEvent
 from infra.lru import Lru
-from infra.table_loader import load_table
+from infra.table_loader import evolve_recorded, load_events_after, load_table
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -44,7 +44,9 @@ class TableHead:
 
 
 _heads: Lru[str, TableHead] = Lru(20_000)
-_states: Lru[str, TableState] = Lru(5_000)
+_states: Lru[str, tuple[TableState, ...]] = Lru(5_000)  # a few recent states per table, oldest first
+STATES_KEPT = 4
+CATCH_UP_LIMIT = 200
 
 
 def table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
@@ -105,16 +107,12 @@ def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[Table
             continue  # not a table stream
         state: TableState | None = None
         if first > 1:
-            cached: TableState | None = _states.get(table_id)
-            if cached is not None and cached.version == first - 1:
-                state = cached
-            else:
-                try:
-                    state = load_table(conn, table_id, up_to_version=first - 1)
-                except ValueError:
-                    continue  # not a table stream
-                if state is None:
-                    continue
+            try:
+                state = _state_at(conn, table_id, first - 1)
+            except ValueError:
+                continue  # not a table stream
+            if state is None:
+                continue
         states: list[TableState] = []
         for index, event in enumerate(mine):
             state = evolve(state, Event(event.type, event.data))
@@ -125,9 +123,35 @@ def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[Table
             raise RuntimeError(
                 f"table {table_id}: state folded to version {state.version}, expected {mine[-1].version}"
             )
-        _states.put(table_id, state)
+        _keep_state(table_id, state)
         result[table_id] = states
     return result
+
+
+def _state_at(conn: Conn, table_id: str, version: int) -> TableState | None:
+    """The table's state at `version`: kept here, or folded on from a kept older state with the events
+    between (one indexed query), or loaded (bounded cost). Several projections fold the same batch one
+    after another, and workers take turns, so a few recent states per table are kept, not only the last."""
+    kept = _states.get(table_id) or ()
+    exact = [s for s in kept if s.version == version]
+    if exact:
+        return exact[0]
+    older = [s for s in kept if s.version < version]
+    if older and version - older[-1].version <= CATCH_UP_LIMIT:
+        between = load_events_after(conn, table_id, older[-1].version, version - older[-1].version)
+        if len(between) == version - older[-1].version:
+            state = evolve_recorded(older[-1], between)
+            _keep_state(table_id, state)
+            return state
+    loaded = load_table(conn, table_id, up_to_version=version)
+    if loaded is not None:
+        _keep_state(table_id, loaded)
+    return loaded
+
+
+def _keep_state(table_id: str, state: TableState) -> None:
+    kept = [s for s in _states.get(table_id) or () if s.version != state.version]
+    _states.put(table_id, tuple(sorted([*kept, state], key=lambda s: s.version)[-STATES_KEPT:]))
 
 
 def clear_caches() -> None:
