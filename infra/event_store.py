@@ -109,15 +109,15 @@ class EventStore:
     ) -> list[RecordedEvent]:
         """Append all `events` after `expected_version`, atomically, or raise VersionConflict.
 
-        With the stream's `head_hash` known and no idempotency record, the
-        append is a single guarded statement, so it runs without BEGIN/COMMIT
-        round trips (one statement is atomic by itself).
+        With the stream's `head_hash` known, the append (with its idempotency
+        record) is a single statement, so it runs without BEGIN/COMMIT round
+        trips (one statement is atomic by itself).
         """
         with self.pool.connection() as conn:
-            if head_hash is not None and idempotency is None:
+            if head_hash is not None:
                 was_autocommit, conn.autocommit = conn.autocommit, True
                 try:
-                    return self.append_in(conn, stream_id, expected_version, events, head_hash=head_hash)
+                    return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
                 finally:
                     conn.autocommit = was_autocommit
             with conn.transaction():
@@ -132,71 +132,123 @@ class EventStore:
         idempotency: IdempotencyRecord | None = None,
         head_hash: str | None = None,
     ) -> list[RecordedEvent]:
-        """Append inside the caller's transaction (so other rows can commit with the events).
+        """Append with the caller's connection (inside its transaction, if it has one open).
 
         `head_hash` is the hash of the stream's last event when the caller has
         just read it (it saves a query); a wrong one is a VersionConflict.
         """
+        prev_hash = self._head_hash(conn, stream_id, expected_version) if head_hash is None else head_hash
+        pending = self.prepare(stream_id, expected_version, events, prev_hash)
+        return self.append_prepared(conn, pending, idempotency)
+
+    @staticmethod
+    def prepare(
+        stream_id: str, expected_version: int, events: Sequence[NewEvent], head_hash: str
+    ) -> list[RecordedEvent]:
+        """The events as they will be recorded after the stream's head (`expected_version`, `head_hash`):
+        versions, time and hash chain; only `global_position` and `tx_id` (0 here) are the database's."""
         if not events:
             raise ValueError("append needs at least one event")
         for new in events:
             _refuse_floats(new.data, f"{new.type}.data")
             _refuse_floats(new.metadata, f"{new.type}.metadata")
-        prev_hash = self._head_hash(conn, stream_id, expected_version) if head_hash is None else head_hash
         now = datetime.now(UTC)
-        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
+        pending: list[RecordedEvent] = []
+        prev_hash = head_hash
         for offset, new in enumerate(events):
             version = expected_version + offset + 1
             fields = hashed_fields(
                 stream_id, version, new.type, new.schema_version, new.deal_no, new.data, new.metadata, now
             )
             digest = event_hash(prev_hash, fields)
-            row = (
-                version,
-                new.type,
-                new.schema_version,
-                new.deal_no,
-                Jsonb(dict(new.data)),
-                Jsonb(dict(new.metadata)),
-                prev_hash,
-                digest,
+            pending.append(
+                RecordedEvent(
+                    global_position=0,
+                    stream_id=stream_id,
+                    version=version,
+                    type=new.type,
+                    schema_version=new.schema_version,
+                    deal_no=new.deal_no,
+                    data=new.data,
+                    metadata=new.metadata,
+                    occurred_at=now,
+                    prev_hash=prev_hash,
+                    hash=digest,
+                    tx_id=0,
+                )
             )
-            for column, value in zip(columns, row, strict=True):
-                column.append(value)
             prev_hash = digest
-        # One statement moves the stream's head and inserts the events, and only
-        # if the head is still where this writer saw it: a lost race inserts nothing.
-        rows = conn.execute(
-            f"""WITH head AS (
-                    UPDATE streams SET version = %s, last_hash = %s
-                    WHERE stream_id = %s AND version = %s AND last_hash = %s
-                    RETURNING stream_id)
-                INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
-                                    occurred_at, prev_hash, hash)
-                SELECT head.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata,
-                       %s, e.prev_hash, e.hash
-                FROM head, unnest(%s::int[], %s::text[], %s::smallint[], %s::int[], %s::jsonb[], %s::jsonb[],
-                                  %s::text[], %s::text[])
-                     AS e(version, type, schema_version, deal_no, data, metadata, prev_hash, hash)
-                ORDER BY e.version
-                RETURNING {_COLUMNS}""",
-            (
-                expected_version + len(events),
-                prev_hash,
-                stream_id,
-                expected_version,
-                columns[6][0],
-                now,
-                *columns,
-            ),
-        ).fetchall()
-        if not rows:
-            actual = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
-            raise VersionConflict(stream_id, expected_version, None if actual is None else int(actual["version"]))
-        recorded = sorted((_recorded(row) for row in rows), key=lambda event: event.version)
+        return pending
+
+    def append_prepared(
+        self, conn: Conn, pending: Sequence[RecordedEvent], idempotency: IdempotencyRecord | None = None
+    ) -> list[RecordedEvent]:
+        """Record `pending` (from `prepare`), and the idempotency record with them, in one statement.
+
+        The statement moves the stream's head, inserts the events and the
+        record only if the head is still where `prepare` was told it is: a lost
+        race inserts nothing (VersionConflict), a taken idempotency key fails the
+        whole statement (IdempotencyKeyTaken). One statement is atomic by
+        itself, so no transaction is needed around it.
+        """
+        first = pending[0]
+        expected_version = first.version - 1
+        remember = ""
+        params: dict[str, Any] = {
+            "stream": first.stream_id,
+            "expected": expected_version,
+            "head_hash": first.prev_hash,
+            "version": pending[-1].version,
+            "last_hash": pending[-1].hash,
+            "occurred_at": first.occurred_at,
+            "versions": [e.version for e in pending],
+            "types": [e.type for e in pending],
+            "schema_versions": [e.schema_version for e in pending],
+            "deal_nos": [e.deal_no for e in pending],
+            "data": [Jsonb(dict(e.data)) for e in pending],
+            "metadata": [Jsonb(dict(e.metadata)) for e in pending],
+            "prev_hashes": [e.prev_hash for e in pending],
+            "hashes": [e.hash for e in pending],
+        }
         if idempotency is not None:
-            self.record_idempotency(conn, stream_id, idempotency)
-        return recorded
+            remember = """,
+                remembered AS (
+                    INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response)
+                    SELECT %(scope)s, %(key)s, %(request_hash)s, head.stream_id, %(response)s FROM head)"""
+            params |= {
+                "scope": idempotency.scope,
+                "key": idempotency.key,
+                "request_hash": idempotency.request_hash,
+                "response": Jsonb(dict(idempotency.response)),
+            }
+        try:
+            rows = conn.execute(
+                f"""WITH head AS (
+                        UPDATE streams SET version = %(version)s, last_hash = %(last_hash)s
+                        WHERE stream_id = %(stream)s AND version = %(expected)s AND last_hash = %(head_hash)s
+                        RETURNING stream_id),
+                    appended AS (
+                        INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
+                                            occurred_at, prev_hash, hash)
+                        SELECT head.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata,
+                               %(occurred_at)s, e.prev_hash, e.hash
+                        FROM head, unnest(%(versions)s::int[], %(types)s::text[], %(schema_versions)s::smallint[],
+                                          %(deal_nos)s::int[], %(data)s::jsonb[], %(metadata)s::jsonb[],
+                                          %(prev_hashes)s::text[], %(hashes)s::text[])
+                             AS e(version, type, schema_version, deal_no, data, metadata, prev_hash, hash)
+                        ORDER BY e.version
+                        RETURNING {_COLUMNS}){remember}
+                    SELECT * FROM appended ORDER BY version""",
+                params,
+            ).fetchall()
+        except psycopg.errors.UniqueViolation as error:
+            if idempotency is not None and error.diag.constraint_name == "idempotency_keys_pkey":
+                raise IdempotencyKeyTaken(idempotency.scope, idempotency.key) from error
+            raise
+        if not rows:
+            actual = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (first.stream_id,)).fetchone()
+            raise VersionConflict(first.stream_id, expected_version, None if actual is None else int(actual["version"]))
+        return [_recorded(row) for row in rows]
 
     def _head_hash(self, conn: Conn, stream_id: str, expected_version: int) -> str:
         """The last hash of the stream at `expected_version` (creating the stream at 0), or VersionConflict."""
@@ -210,15 +262,6 @@ class EventStore:
             raise VersionConflict(stream_id, expected_version, None if head is None else int(head["version"]))
         return str(head["last_hash"])
 
-    def record_idempotency(self, conn: Conn, stream_id: str, record: IdempotencyRecord) -> None:
-        inserted = conn.execute(
-            """INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response)
-               VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING""",
-            (record.scope, record.key, record.request_hash, stream_id, Jsonb(dict(record.response))),
-        )
-        if inserted.rowcount != 1:
-            raise IdempotencyKeyTaken(record.scope, record.key)
-
     def find_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
         with self.pool.connection() as conn:
             row = conn.execute(
@@ -229,6 +272,15 @@ class EventStore:
         return IdempotencyRecord(scope, key, str(row["request_hash"]), row["response"])
 
     # Reading ----------------------------------------------------------------
+
+    def global_positions(self, stream_id: str, versions: Sequence[int]) -> dict[int, int]:
+        """The global positions of the stream's events at `versions` (those that exist)."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT version, global_position FROM events WHERE stream_id = %s AND version = ANY(%s)",
+                (stream_id, list(versions)),
+            ).fetchall()
+        return {int(row["version"]): int(row["global_position"]) for row in rows}
 
     def stream_version(self, stream_id: str) -> int | None:
         with self.pool.connection() as conn:

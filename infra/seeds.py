@@ -16,8 +16,9 @@ Conn = psycopg.Connection[dict[str, Any]]
 def seeds_for(conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
     """The seeds of the given deals, creating (from `secrets`) any not made yet.
 
-    Call inside the transaction that appends the events using them, so that a
-    commitment is never published for a seed that was not stored.
+    Call before the append that publishes their commitments (or inside its
+    transaction), so that a commitment is never published for a seed that was
+    not stored.
     """
     wanted = sorted({n for n in deal_numbers if n >= 1})
     seeds = _stored(conn, table_id, wanted)

@@ -167,13 +167,19 @@ class CardLedger:
         except (ServiceError, IdempotencyKeyTaken):
             # A retry of an action that was applied fails its write (the table moved on, or the key is
             # taken); only then is the key looked up, so a first attempt costs no extra query.
-            replay = self._replay(player_id, idempotency_key, fingerprint)
+            replay = self._replay(table_id, player_id, idempotency_key, fingerprint)
             if replay is None:
                 raise
             return replay
         return response
 
-    def _replay(self, player_id: str, key: str, fingerprint: str) -> dict[str, JSON] | None:
+    def _replay(self, table_id: str, player_id: str, key: str, fingerprint: str) -> dict[str, JSON] | None:
+        """The first response to (`player_id`, `key`), or None when the key is new.
+
+        The stored response was written in the statement that appended its
+        events, before the database numbered them, so the global positions are
+        filled in here (the fingerprint covers the table, so these are its events).
+        """
         stored = self.store.find_idempotency(player_id, key)
         if stored is None:
             return None
@@ -181,7 +187,13 @@ class CardLedger:
             raise Unprocessable(
                 f"Idempotency-Key {key!r} was already used with a different request", "idempotency_key_reused"
             )
-        return dict(stored.response)
+        response = dict(stored.response)
+        shown = [dict(event) for event in response.get("events") or [] if isinstance(event, Mapping)]
+        positions = self.store.global_positions(table_id, [int(event["position"]) for event in shown])
+        for event in shown:
+            event["global_position"] = positions.get(int(event["position"]))
+        response["events"] = shown
+        return response
 
     def _write(
         self,
@@ -197,7 +209,9 @@ class CardLedger:
         """
         for attempt in range(MAX_WRITE_ATTEMPTS):
             try:
-                with self.pool.connection() as conn, conn.transaction():
+                # No transaction: the append below is one guarded statement (events and idempotency record
+                # together), and a seed made before it is only stored, not yet published.
+                with self.pool.connection() as conn:
                     known = self.states.current(conn, table_id)
                     if known is None:
                         raise NotFound(f"table {table_id} does not exist", "table_not_found")
@@ -213,15 +227,13 @@ class CardLedger:
                     except DomainError as error:
                         raise domain_error(error) from error
                     new_events = self._annotate(state, events, caller)
-                    recorded = self.store.append_in(
-                        conn, table_id, state.version, new_events, head_hash=known.last_hash
-                    )
-                    response = self._response(after, recorded, caller)
+                    pending = self.store.prepare(table_id, state.version, new_events, known.last_hash)
+                    record = None
                     if idempotency is not None:
                         player_id, key, fingerprint = idempotency
-                        self.store.record_idempotency(
-                            conn, table_id, IdempotencyRecord(player_id, key, fingerprint, response)
-                        )
+                        record = IdempotencyRecord(player_id, key, fingerprint, self._response(after, pending, caller))
+                    recorded = self.store.append_prepared(conn, pending, record)
+                    response = self._response(after, recorded, caller)
                 # Committed: only now may this process trust the new state and the seeds.
                 self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
                 self.seeds.remember(table_id, seeds)
@@ -258,7 +270,7 @@ class CardLedger:
         return {
             "version": state.version,
             "events": [event_json(e, viewer, deal_is_over(state, e.deal_no)) for e in recorded],
-        }
+        }  # events not appended yet (global_position 0) are stored in an idempotency record and shown by _replay
 
     @staticmethod
     def _require_player(caller: Caller, what: str) -> str:

@@ -1,0 +1,757 @@
+"""The per-process caches of the application service, against the real database.
+
+`TableStates` (table states caught up from the store before each use), `KnownSeeds` (server seeds seen
+committed), `KnownPlayers` (tokens seen accepted) and the idempotency replay that is looked up only when
+a write fails, each through `CardLedger` as the API uses it, and several `CardLedger`s on one database as
+several API processes would be.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+import infra.players
+import infra.seeds
+from domain import table as tables
+from domain.events import Event
+from domain.games import game_named
+from domain.shuffle import commitment
+from domain.table import TableState
+from infra import table_states
+from infra.db import open_pool
+from infra.event_store import EventStore
+from infra.seeds import KnownSeeds, seeds_for
+from infra.table_loader import evolve_recorded, load_events_after, load_table
+from infra.table_states import KnownTable, TableStates
+from services.application import Caller, CardLedger
+from services.errors import Conflict, ServiceError, Unprocessable
+
+Pool = ConnectionPool[Any]
+Conn = psycopg.Connection[dict[str, Any]]
+
+GAME = "cha-kau-tsz"
+SEATS = 3
+MAX_STEPS = 3_000
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@pytest.fixture
+def other_pool(db_url: str) -> Iterator[Pool]:
+    """A second pool on the same database: what a second API process would have."""
+    pool = open_pool(db_url, min_size=1, max_size=5)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def closed_conn(db_url: str) -> Conn:
+    """A connection that fails any statement: a cache that answers with it asked the store nothing."""
+    connection: Conn = psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row)
+    connection.close()
+    return connection
+
+
+def ledger_on(pool: Pool) -> CardLedger:
+    """A CardLedger with caches of its own, as one API process has."""
+    return CardLedger(pool, EventStore(pool), None)
+
+
+def register(ledger: CardLedger, name: str) -> tuple[Caller, str]:
+    player = ledger.register_player(name)
+    return Caller(str(player["id"]), str(player["name"])), str(player["token"])
+
+
+def seated_table(ledger: CardLedger, players: list[Caller]) -> str:
+    """A table opened and filled by `players` (in seat order): its first deal is running."""
+    table_id = str(ledger.open_table(players[0], GAME, len(players), {})["id"])
+    for seat, player in enumerate(players):
+        ledger.sit(player, table_id, seat, f"client-{seat}")
+    return table_id
+
+
+def truth(conn: Conn, table_id: str) -> TableState:
+    """The table's state folded from the store, bypassing every cache."""
+    state = load_table(conn, table_id)
+    assert state is not None, f"table {table_id} is not in the store"
+    return state
+
+
+def stream_head(conn: Conn, table_id: str) -> tuple[int, str]:
+    row = conn.execute("SELECT version, last_hash FROM streams WHERE stream_id = %s", (table_id,)).fetchone()
+    assert row is not None
+    return int(row["version"]), str(row["last_hash"])
+
+
+def known_at(conn: Conn, table_id: str, version: int) -> KnownTable:
+    """The table as it was at `version`, with the hash of that event: a cache entry that old."""
+    state = load_table(conn, table_id, up_to_version=version)
+    row = conn.execute("SELECT hash FROM events WHERE stream_id = %s AND version = %s", (table_id, version)).fetchone()
+    assert state is not None and row is not None
+    return KnownTable(state, str(row["hash"]))
+
+
+def stored_seeds(conn: Conn, table_id: str) -> dict[int, bytes]:
+    rows = conn.execute("SELECT deal_no, server_seed FROM deal_seeds WHERE stream_id = %s", (table_id,)).fetchall()
+    return {int(r["deal_no"]): bytes(r["server_seed"]) for r in rows}
+
+
+def next_move(state: TableState, rng: random.Random) -> tuple[int, dict[str, Any]]:
+    """A seat that may act now and a random legal action of it."""
+    if state.status == tables.BETWEEN_DEALS:
+        seat = min(set(range(state.seats)) - set(state.ready))
+        return seat, {"type": "ready", "client_seed": f"ready-{seat}-{state.deal_no}"}
+    assert state.status == tables.PLAYING, f"table {state.table_id} is {state.status}"
+    to_act = tables.to_act(state)
+    assert to_act is not None
+    action = dict(rng.choice(tables.legal_actions(state, to_act)))
+    if action.get("type") == "play" and "count" in action:
+        hand = game_named(state.game).hand(state.deal, to_act)
+        action = {"type": "play", "cards": rng.sample(hand, int(action["count"]))}
+    return to_act, action
+
+
+def play_until(
+    ledger: CardLedger,
+    conn: Conn,
+    table_id: str,
+    players: list[Caller],
+    rng: random.Random,
+    done: Callable[[TableState], bool],
+) -> list[dict[str, Any]]:
+    """Random legal actions through `ledger` until `done(state)`; returns every event of the responses."""
+    events: list[dict[str, Any]] = []
+    for _ in range(MAX_STEPS):
+        state = truth(conn, table_id)
+        if done(state):
+            return events
+        seat, action = next_move(state, rng)
+        events += ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)["events"]
+    raise AssertionError(f"table {table_id} did not get there in {MAX_STEPS} actions")
+
+
+def deal_ended(deal_no: int) -> Callable[[TableState], bool]:
+    return lambda state: state.deal_no == deal_no and state.status == tables.BETWEEN_DEALS
+
+
+def version_at_least(version: int) -> Callable[[TableState], bool]:
+    return lambda state: state.version >= version
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple[Any, ...]]:
+    """Record the calls of `owner.name` (a module's function or an object's method), still calling it."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(owner, name)
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recording)
+    return calls
+
+
+def without_names(view: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in view.items() if key != "players"}
+
+
+# --------------------------------------------------------------------------- two processes, one table
+
+
+@pytest.mark.parametrize("catch_up_limit", [table_states.CATCH_UP_LIMIT, 2], ids=["default-limit", "limit-2"])
+def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
+    pool: Pool, other_pool: Pool, conn: Conn, monkeypatch: pytest.MonkeyPatch, catch_up_limit: int
+) -> None:
+    """Two API processes play one table, one action each in turn, each action pinned with If-Match.
+
+    A write by one ledger finds its cache behind by the other's writes; a read of either shows the
+    latest version. Reads of the ledger that did not act happen only every other pair of steps, so
+    half of the writes start from a cache the other ledger has moved past, and half of those reads
+    from a cache one write behind. With a catch-up limit of 2, a deal's start (many events) is
+    further behind than that, and the state is reloaded instead of folded on.
+    """
+    monkeypatch.setattr(table_states, "CATCH_UP_LIMIT", catch_up_limit)
+    ledgers = (ledger_on(pool), ledger_on(other_pool))
+    players = [register(ledgers[n % 2], f"player-{n}")[0] for n in range(SEATS)]
+    opened = ledgers[0].open_table(players[0], GAME, SEATS, {})
+    table_id = str(opened["id"])
+    version = int(opened["version"])
+    assert version == 1
+
+    for seat, player in enumerate(players):
+        answer = ledgers[(seat + 1) % 2].sit(player, table_id, seat, f"client-{seat}")
+        assert answer["seat"] == seat
+        assert isinstance(answer["version"], int) and answer["version"] > version
+        version = answer["version"]
+        assert stream_head(conn, table_id)[0] == version
+        for ledger in ledgers:
+            assert ledger.table_view(players[0], table_id)["version"] == version
+
+    rng = random.Random(20261129)
+    step = 0
+    while not deal_ended(2)(state := truth(conn, table_id)):
+        assert step < MAX_STEPS
+        assert state.version == version
+        acting = ledgers[step % 2]
+        seat, action = next_move(state, rng)
+        answer = acting.act(players[seat], table_id, action, uuid.uuid4().hex, if_match=version)
+        positions = [event["position"] for event in answer["events"]]
+        assert positions == list(range(version + 1, version + 1 + len(positions)))
+        assert answer["version"] == version + len(positions)
+        version = int(answer["version"])
+        assert stream_head(conn, table_id)[0] == version
+
+        readers = ledgers if step % 4 in (0, 1) else (acting,)
+        expected = tables.public_view(truth(conn, table_id))
+        for ledger in readers:
+            public = ledger.table_view(players[0], table_id)
+            assert public["version"] == version
+            assert without_names(public) == without_names(expected)
+            assert public["players"] == [{"id": p.player_id, "name": p.name} for p in players]
+            for n, player in enumerate(players):
+                mine = ledger.seat_view(player, table_id)
+                assert (mine["version"], mine["seat"]) == (version, n)
+        step += 1
+
+    assert step > 50  # two whole deals were played
+    final = truth(conn, table_id)
+    assert final.version == version
+    for ledger in ledgers:
+        assert ledger.load_state(table_id) == final
+
+
+def test_a_write_from_a_stale_cache_is_not_lost(pool: Pool, other_pool: Pool, conn: Conn) -> None:
+    """Without If-Match, a write starting from a cache the other process moved past is decided on the
+    current state (not refused, not appended after a stale version)."""
+    first, second = ledger_on(pool), ledger_on(other_pool)
+    players = [register(first, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(first, players)
+    assert second.load_state(table_id) == truth(conn, table_id)  # the second ledger caches it now
+    rng = random.Random(3)
+    for _ in range(6):
+        state = truth(conn, table_id)
+        seat, action = next_move(state, rng)
+        answer = first.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+        assert answer["version"] > state.version
+    state = truth(conn, table_id)
+    seat, action = next_move(state, rng)
+    answer = second.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+    first_position = answer["events"][0]["position"]
+    assert first_position == state.version + 1
+    assert second.load_state(table_id) == first.load_state(table_id) == truth(conn, table_id)
+
+
+def test_threads_of_two_ledgers_racing_at_one_table_keep_every_cache_consistent(
+    pool: Pool, other_pool: Pool, store: EventStore, db_url: str
+) -> None:
+    """Eight threads, four per ledger, act at one table at once without If-Match. Races are refused (a
+    ServiceError: not your turn, a card already played, a lost race retried too often) but never
+    corrupt: the stream is gapless and chained, and both ledgers' caches agree with a fresh fold."""
+    ledgers = (ledger_on(pool), ledger_on(other_pool))
+    players = [register(ledgers[0], f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledgers[0], players)
+    applied: list[int] = []
+    refused: list[str] = []
+    failures: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        ledger = ledgers[worker % 2]
+        rng = random.Random(worker)
+        try:
+            with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as own:
+                for _ in range(25):
+                    state = ledger.load_state(table_id) if worker % 3 else truth(own, table_id)
+                    if deal_ended(2)(state):
+                        return
+                    seat, action = next_move(state, rng)
+                    try:
+                        answer = ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+                    except ServiceError as error:
+                        refused.append(error.code)
+                        continue
+                    applied.append(int(answer["version"]))
+        except BaseException as error:  # reported by the test's thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert failures == []
+    assert len(applied) > 20
+    assert len(set(applied)) == len(applied)  # no two writes claimed the same version
+    events = store.read_stream(table_id)
+    assert [e.version for e in events] == list(range(1, len(events) + 1))
+    assert all(e.recomputed_hash() == e.hash for e in events)
+    assert all(later.prev_hash == earlier.hash for earlier, later in itertools.pairwise(events))
+    with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as own:
+        final = truth(own, table_id)
+    assert final.version == len(events) == max(applied)
+    for ledger in ledgers:
+        assert ledger.load_state(table_id) == final
+        assert ledger.table_view(players[0], table_id)["version"] == final.version
+
+
+# --------------------------------------------------------------------------- TableStates
+
+
+@pytest.fixture
+def long_table(pool: Pool, conn: Conn) -> str:
+    """A table well into its first deal (at least 30 events)."""
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    play_until(ledger, conn, table_id, players, random.Random(11), version_at_least(30))
+    return table_id
+
+
+@pytest.mark.parametrize("behind", [0, 1, 2, 3, 4, 5, 12, 29])
+def test_current_folds_a_state_a_little_behind_and_reloads_one_far_behind(
+    long_table: str, conn: Conn, monkeypatch: pytest.MonkeyPatch, behind: int
+) -> None:
+    monkeypatch.setattr(table_states, "CATCH_UP_LIMIT", 3)
+    head, last_hash = stream_head(conn, long_table)
+    assert head - behind >= 1
+    cache = TableStates()
+    cache.remember(long_table, known_at(conn, long_table, head - behind))
+    loads = spy(monkeypatch, table_states, "load_table_events")
+    folds = spy(monkeypatch, table_states, "evolve_recorded")
+
+    current = cache.current(conn, long_table)
+
+    assert current is not None
+    assert current.state == truth(conn, long_table)
+    assert current.state.version == head
+    assert current.last_hash == last_hash
+    assert len(loads) == (1 if behind > 3 else 0), "a state more than CATCH_UP_LIMIT behind is reloaded"
+    assert len(folds) == (1 if 0 < behind <= 3 else 0), "a state a few events behind is folded on"
+    # The cache keeps what it caught up to: asked again, it has nothing to fold or load.
+    loads.clear()
+    folds.clear()
+    assert cache.current(conn, long_table) is current
+    assert (loads, folds) == ([], [])
+
+
+def test_current_loads_a_table_it_does_not_know_and_keeps_it(long_table: str, conn: Conn) -> None:
+    cache = TableStates()
+    assert not cache.is_known(long_table)
+    current = cache.current(conn, long_table)
+    assert current is not None
+    assert (current.state.version, current.last_hash) == stream_head(conn, long_table)
+    assert current.state == truth(conn, long_table)
+    assert cache.is_known(long_table)
+
+
+def test_current_of_an_unknown_table_is_none(conn: Conn) -> None:
+    cache = TableStates()
+    table_id = str(uuid.uuid4())
+    assert cache.current(conn, table_id) is None
+    assert not cache.is_known(table_id)
+    assert cache.current(conn, table_id) is None
+
+
+def test_an_older_state_never_replaces_a_newer_one(pool: Pool, conn: Conn) -> None:
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    rng = random.Random(5)
+    play_until(ledger, conn, table_id, players, rng, version_at_least(20))
+    cache = TableStates()
+    newer = cache.current(conn, table_id)
+    assert newer is not None
+    head = newer.state.version
+
+    for version in (head - 1, head - 5, 1):
+        cache.remember(table_id, known_at(conn, table_id, version))
+        # Still the newer entry: nothing after it to fold, so the very same object comes back.
+        assert cache.current(conn, table_id) is newer
+
+    play_until(ledger, conn, table_id, players, rng, lambda state: state.version > head)
+    newest = known_at(conn, table_id, stream_head(conn, table_id)[0])
+    cache.remember(table_id, newest)  # a newer state does replace
+    assert cache.current(conn, table_id) is newest
+    cache.remember(table_id, newer)
+    assert cache.current(conn, table_id) is newest
+
+
+def test_a_ledger_serves_its_cached_table_without_a_reload(
+    pool: Pool, conn: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each write and read of a table the ledger knows costs one query for the events after its version."""
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    loads = spy(monkeypatch, table_states, "load_table_events")
+    play_until(ledger, conn, table_id, players, random.Random(8), version_at_least(25))
+    assert ledger.table_view(players[1], table_id)["version"] == truth(conn, table_id).version
+    assert loads == []
+
+
+def test_bounded_loads_equal_a_fold_of_the_whole_stream_at_every_version(
+    pool: Pool, store: EventStore, conn: Conn
+) -> None:
+    """`load_table_events` (both statements: the latest state, and the state at a version) against a fold of
+    every event, at every version of a table three deals long, next to another table being played."""
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    other_id = seated_table(ledger, players)
+    rng = random.Random(37)
+    for deal_no in (1, 2):
+        half = truth(conn, table_id).version // 2 + 1  # the other table's events interleave with this one's
+        play_until(ledger, conn, other_id, players, rng, version_at_least(half))
+        play_until(ledger, conn, table_id, players, rng, deal_ended(deal_no))
+    play_until(ledger, conn, table_id, players, rng, lambda s: s.deal_no == 3 and s.status == tables.PLAYING)
+    play_until(ledger, conn, table_id, players, rng, version_at_least(truth(conn, table_id).version + 4))
+
+    events = store.read_stream(table_id)
+    assert [e.version for e in events] == list(range(1, len(events) + 1))
+    assert {e.deal_no for e in events} == {0, 1, 2, 3}
+    state: TableState | None = None
+    for event in events:
+        state = tables.evolve(state, Event(event.type, event.data))
+        assert load_table(conn, table_id, up_to_version=event.version) == state, f"at version {event.version}"
+    assert state is not None and state.version == len(events)
+    assert load_table(conn, table_id) == state
+    assert load_table(conn, table_id, up_to_version=len(events) + 10) == state
+    assert load_table(conn, table_id, up_to_version=0) is None
+    assert load_table(conn, str(uuid.uuid4())) is None
+
+
+def test_load_events_after_and_evolve_recorded(long_table: str, conn: Conn) -> None:
+    head = stream_head(conn, long_table)[0]
+    after = load_events_after(conn, long_table, 10, 5)
+    assert [e.version for e in after] == [11, 12, 13, 14, 15]
+    assert [e.version for e in load_events_after(conn, long_table, head - 2, 5)] == [head - 1, head]
+    assert load_events_after(conn, long_table, head, 5) == []
+    at_10 = known_at(conn, long_table, 10).state
+    assert evolve_recorded(at_10, after) == load_table(conn, long_table, up_to_version=15)
+    assert evolve_recorded(at_10, []) is at_10
+    with pytest.raises(ValueError, match="event version 12 does not follow state version 10"):
+        evolve_recorded(at_10, after[1:])  # a gap
+    with pytest.raises(ValueError, match="does not follow"):
+        evolve_recorded(known_at(conn, long_table, 11).state, after)  # already folded
+
+
+# --------------------------------------------------------------------------- KnownSeeds
+
+
+def test_known_seeds_remember_nothing_by_themselves(conn: Conn, closed_conn: Conn) -> None:
+    """A seed made in a transaction that rolls back is gone, and a later call makes (and stores) another."""
+    seeds = KnownSeeds()
+    table_id = f"seed-test-{uuid.uuid4()}"
+    with conn.transaction():
+        made = seeds.seeds_for(conn, table_id, [0, 1, 2])
+        assert sorted(made) == [1, 2]
+        raise psycopg.Rollback()
+    assert stored_seeds(conn, table_id) == {}
+    with pytest.raises(psycopg.OperationalError):
+        seeds.seeds_for(closed_conn, table_id, [1])  # not known: it asks the store
+
+    later = seeds.seeds_for(conn, table_id, [1, 2])
+    assert later == stored_seeds(conn, table_id)
+    assert later[1] != made[1] and later[2] != made[2]
+
+
+def test_known_seeds_are_served_without_a_query(conn: Conn, closed_conn: Conn) -> None:
+    seeds = KnownSeeds()
+    table_id = f"seed-test-{uuid.uuid4()}"
+    stored = seeds_for(conn, table_id, [1, 2])  # committed (autocommit)
+    seeds.remember(table_id, stored)
+
+    assert seeds.seeds_for(closed_conn, table_id, [0, 1, 2]) == stored
+    assert seeds.seeds_for(closed_conn, table_id, [2]) == {2: stored[2]}
+    with pytest.raises(psycopg.OperationalError):
+        seeds.seeds_for(closed_conn, table_id, [2, 3])  # one not known: the store is asked
+    with pytest.raises(psycopg.OperationalError):
+        seeds.seeds_for(closed_conn, f"seed-test-{uuid.uuid4()}", [1])  # known seeds are per table
+    both = seeds.seeds_for(conn, table_id, [2, 3])
+    assert both[2] == stored[2] and both == {2: stored[2], 3: stored_seeds(conn, table_id)[3]}
+
+
+def known_seed(seeds: KnownSeeds, closed_conn: Conn, table_id: str, deal_no: int) -> bytes | None:
+    """The seed `seeds` knows without asking the store, or None."""
+    try:
+        return seeds.seeds_for(closed_conn, table_id, [deal_no])[deal_no]
+    except psycopg.OperationalError:
+        return None
+
+
+def test_a_seed_made_in_a_refused_write_is_never_used(
+    pool: Pool, other_pool: Pool, conn: Conn, closed_conn: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first write of a deal makes the next deal's seed. When that write is refused, its seed is not
+    remembered, and the seed the table commits to and later reveals is the one stored.
+
+    With the seed made inside the write's transaction (as `CardLedger._write` does), the refusal rolls it
+    back: the next write makes and stores another one, and that is the one used. (Were the seed stored
+    before a write outside a transaction, the stored one would be kept and used: the test allows that.)
+    """
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    assert sorted(stored_seeds(conn, table_id)) == [1]
+
+    made: list[bytes] = []
+
+    def token_bytes(size: int) -> bytes:
+        made.append(bytes([len(made) + 1]) * size)
+        return made[-1]
+
+    monkeypatch.setattr(infra.seeds, "secrets", SimpleNamespace(token_bytes=token_bytes))
+
+    state = truth(conn, table_id)
+    to_act = tables.to_act(state)
+    assert to_act is not None
+    wrong_seat = (to_act + 1) % SEATS
+    with pytest.raises(Conflict) as refused:
+        ledger.act(players[wrong_seat], table_id, {"type": "play", "cards": []}, uuid.uuid4().hex, None)
+    assert refused.value.code == "not_your_turn"
+    assert len(made) == 1  # the refused write made a seed for deal 2
+    stored_then = stored_seeds(conn, table_id).get(2)
+    rolled_back = stored_then is None
+    assert stored_then in (None, made[0])
+    assert known_seed(ledger.seeds, closed_conn, table_id, 2) in (None, stored_then)  # never one not stored
+    assert known_seed(ledger.seeds, closed_conn, table_id, 2) is None  # nor one from a refused write
+
+    rng = random.Random(17)
+    seat, action = next_move(state, rng)
+    ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+    used = made[1] if rolled_back else made[0]
+    assert len(made) == (2 if rolled_back else 1)
+    stored = stored_seeds(conn, table_id)
+    assert stored[2] == used
+    assert ledger.seeds.seeds_for(closed_conn, table_id, [1, 2]) == {1: stored[1], 2: used}
+
+    events = play_until(ledger, conn, table_id, players, rng, deal_ended(1))
+    ended = [e for e in events if e["type"] == tables.DEAL_ENDED]
+    assert [e["data"]["next_commitment"] for e in ended] == [commitment(used)]
+    assert truth(conn, table_id).next_commitment == commitment(used)
+
+    # Deal 2 is started by another process (it reads the stored seed) and played to its end, which reveals it.
+    events = play_until(ledger_on(other_pool), conn, table_id, players, rng, lambda s: s.status == tables.PLAYING)
+    started = [e for e in events if e["type"] == tables.DEAL_STARTED]
+    assert [e["data"]["commitment"] for e in started] == [commitment(used)]
+    events = play_until(ledger, conn, table_id, players, rng, deal_ended(2))
+    ended = [e for e in events if e["type"] == tables.DEAL_ENDED]
+    assert [e["data"]["server_seed"] for e in ended] == [used.hex()]
+    assert stored_seeds(conn, table_id)[2] == used
+
+
+def test_a_ledger_reads_each_seed_once(pool: Pool, conn: Conn, monkeypatch: pytest.MonkeyPatch) -> None:
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    reads = spy(monkeypatch, infra.seeds, "seeds_for")
+    play_until(ledger, conn, table_id, players, random.Random(2), version_at_least(25))
+    state = truth(conn, table_id)
+    assert (state.deal_no, state.status) == (1, tables.PLAYING)
+    assert len(reads) == 1  # the first action of deal 1 made deal 2's seed; every later one knew both
+
+
+# --------------------------------------------------------------------------- KnownPlayers / authenticate
+
+
+def test_authenticate_caches_a_valid_token_and_still_refuses_wrong_ones(
+    pool: Pool, other_pool: Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registering = ledger_on(pool)
+    caller, token = register(registering, "alice")
+    player_id, _, secret = token.partition(".")
+    assert player_id == caller.player_id and secret
+
+    cold = ledger_on(other_pool)
+    lookups = spy(monkeypatch, infra.players, "player_for_token")
+
+    assert cold.authenticate(token) == caller
+    assert len(lookups) == 1
+    assert cold.authenticate(token) == caller  # from the cache
+    assert len(lookups) == 1
+    assert registering.authenticate(token) == caller  # registering it was seeing it accepted
+    assert len(lookups) == 1
+
+    wrong_secret = f"{player_id}.{secret[::-1]}"
+    assert wrong_secret != token
+    for wrong in (wrong_secret, f"{player_id}.", f"{player_id}.{secret}x", player_id, f"{player_id}.{secret[:-1]}"):
+        assert cold.authenticate(wrong) is None, wrong
+        assert registering.authenticate(wrong) is None, wrong
+    unknown = f"{uuid.uuid4()}.{secret}"
+    assert cold.authenticate(unknown) is None
+    assert cold.authenticate(unknown) is None  # a refusal is not cached as an acceptance
+    assert cold.authenticate(f"{uuid.uuid4()}") is None
+
+    # The refusals left the right token cached, and nothing else.
+    lookups.clear()
+    assert cold.authenticate(token) == caller
+    assert lookups == []
+    other, other_token = register(registering, "bob")
+    assert cold.authenticate(other_token) == other
+    assert len(lookups) == 1
+    bob_with_alices_secret = f"{other.player_id}.{secret}"
+    assert cold.authenticate(bob_with_alices_secret) is None
+
+
+def test_known_players_need_the_whole_token(pool: Pool) -> None:
+    players = infra.players.KnownPlayers()
+    with pool.connection() as conn:
+        player, token = infra.players.register(conn, "carol")
+    assert players.for_token(token) is None
+    players.remember_token(player, token)
+    assert players.for_token(token) == player
+    player_id, _, secret = token.partition(".")
+    assert players.for_token(f"{player_id}.{secret[:-1]}") is None
+    assert players.for_token(f"{player_id}.") is None
+    assert players.for_token(player_id) is None
+    assert players.for_token(f"{uuid.uuid4()}.{secret}") is None
+
+
+# --------------------------------------------------------------------------- idempotency
+
+
+def test_a_retried_action_replays_its_response_in_any_process(
+    pool: Pool, other_pool: Pool, conn: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    rng = random.Random(23)
+    finds = spy(monkeypatch, ledger.store, "find_idempotency")
+
+    state = truth(conn, table_id)
+    seat, action = next_move(state, rng)
+    key = uuid.uuid4().hex
+    first = ledger.act(players[seat], table_id, action, key, if_match=state.version)
+    assert finds == []  # a first attempt does not look the key up
+
+    # The table moves on: the next seat plays, and the action would now be refused.
+    later = truth(conn, table_id)
+    next_seat, next_action = next_move(later, rng)
+    assert next_seat != seat
+    ledger.act(players[next_seat], table_id, next_action, uuid.uuid4().hex, None)
+    head = stream_head(conn, table_id)
+    with pytest.raises(ServiceError):
+        ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+
+    assert ledger.act(players[seat], table_id, action, key, if_match=state.version) == first
+    assert ledger.act(players[seat], table_id, dict(action), key, None) == first
+    assert stream_head(conn, table_id) == head  # a replay appends nothing
+
+    cold = ledger_on(other_pool)
+    assert cold.act(players[seat], table_id, action, key, None) == first
+    assert cold.act(players[seat], table_id, action, key, if_match=state.version) == first
+    assert stream_head(conn, table_id) == head
+
+    for reuser in (ledger, cold):
+        with pytest.raises(Unprocessable) as reused:
+            reuser.act(players[seat], table_id, {"type": "ready"}, key, None)
+        assert reused.value.code == "idempotency_key_reused"
+        with pytest.raises(Unprocessable) as elsewhere:
+            reuser.act(players[seat], str(uuid.uuid4()), action, key, None)
+        assert elsewhere.value.code == "idempotency_key_reused"
+    # The key is the player's own: another player may use the same key.
+    after = truth(conn, table_id)
+    other_seat, other_action = next_move(after, rng)
+    assert other_seat != seat
+    answer = cold.act(players[other_seat], table_id, other_action, key, None)
+    assert answer != first and answer["version"] > after.version
+
+
+def test_a_key_reused_for_a_legal_action_is_refused_and_changes_nothing(
+    pool: Pool, other_pool: Pool, conn: Conn
+) -> None:
+    """The reused key is noticed only when its record is written: that write must roll back entirely, and
+    neither the table's cached state nor the seeds may keep anything of it."""
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    rng = random.Random(29)
+    state = truth(conn, table_id)
+    seat, action = next_move(state, rng)
+    key = uuid.uuid4().hex
+    first = ledger.act(players[seat], table_id, action, key, None)
+    # Play on until the same seat may act again.
+    after_first = int(first["version"])
+    play_until(ledger, conn, table_id, players, rng, lambda s: s.version > after_first and tables.to_act(s) == seat)
+    before = truth(conn, table_id)
+    head = stream_head(conn, table_id)
+    legal = next(a for a in (next_move(before, rng)[1] for _ in range(100)) if a != action)
+
+    for reuser in (ledger, ledger_on(other_pool)):
+        with pytest.raises(Unprocessable) as reused:
+            reuser.act(players[seat], table_id, legal, key, None)
+        assert reused.value.code == "idempotency_key_reused"
+        assert stream_head(conn, table_id) == head
+        assert reuser.load_state(table_id) == before
+        assert reuser.act(players[seat], table_id, action, key, None) == first
+
+    answer = ledger.act(players[seat], table_id, legal, uuid.uuid4().hex, if_match=before.version)
+    assert answer["version"] > before.version
+    assert ledger.load_state(table_id) == truth(conn, table_id)
+
+
+# --------------------------------------------------------------------------- reads and the projections
+
+
+def project(conn: Conn, table_id: str, version: int, players: list[Caller]) -> None:
+    """Write projected rows for the table at `version`, each marked so a test can tell them from a fold."""
+    state = load_table(conn, table_id, up_to_version=version)
+    assert state is not None
+    public = {**tables.public_view(state), "projected": True}
+    conn.execute(
+        """INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view)
+           VALUES (%s, %s, %s, %s, %s, 1, %s)
+           ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, view = EXCLUDED.view""",
+        (table_id, state.game, state.status, state.seats, version, Jsonb(public)),
+    )
+    for seat, player in enumerate(players):
+        mine = {**tables.seat_view(state, seat), "projected": True}
+        conn.execute(
+            """INSERT INTO seat_views (table_id, seat, player_id, version, view) VALUES (%s, %s, %s, %s, %s)
+               ON CONFLICT (table_id, seat) DO UPDATE SET version = EXCLUDED.version, view = EXCLUDED.view""",
+            (table_id, seat, player.player_id, version, Jsonb(mine)),
+        )
+
+
+def test_reads_use_a_projection_only_when_current_and_the_table_is_not_cached(
+    pool: Pool, other_pool: Pool, conn: Conn
+) -> None:
+    writer = ledger_on(pool)
+    players = [register(writer, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(writer, players)
+    rng = random.Random(31)
+    play_until(writer, conn, table_id, players, rng, version_at_least(15))
+    head = stream_head(conn, table_id)[0]
+
+    project(conn, table_id, head, players)
+    current = ledger_on(other_pool)  # has never seen the table: the current projection is served
+    assert current.table_view(players[0], table_id).get("projected") is True
+    assert current.seat_view(players[1], table_id).get("projected") is True
+
+    play_until(writer, conn, table_id, players, rng, lambda state: state.version > head)
+    new_head = stream_head(conn, table_id)[0]
+    behind = ledger_on(other_pool)  # the projection is behind the stream: the state is folded instead
+    view = behind.table_view(players[0], table_id)
+    assert (view["version"], view.get("projected")) == (new_head, None)
+    mine = behind.seat_view(players[2], table_id)
+    assert (mine["version"], mine.get("projected")) == (new_head, None)
+
+    project(conn, table_id, new_head, players)
+    for ledger in (writer, behind):  # both cache the table: they fold on rather than read the projection
+        view = ledger.table_view(players[0], table_id)
+        assert (view["version"], view.get("projected")) == (new_head, None)
+        mine = ledger.seat_view(players[0], table_id)
+        assert (mine["version"], mine.get("projected")) == (new_head, None)
