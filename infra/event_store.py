@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -201,14 +201,22 @@ class EventStore:
             "version": pending[-1].version,
             "last_hash": pending[-1].hash,
             "occurred_at": first.occurred_at,
-            "versions": [e.version for e in pending],
-            "types": [e.type for e in pending],
-            "schema_versions": [e.schema_version for e in pending],
-            "deal_nos": [e.deal_no for e in pending],
-            "data": [Jsonb(dict(e.data)) for e in pending],
-            "metadata": [Jsonb(dict(e.metadata)) for e in pending],
-            "prev_hashes": [e.prev_hash for e in pending],
-            "hashes": [e.hash for e in pending],
+            # One jsonb document rather than eight arrays: psycopg dumps it with one json.dumps.
+            "events": Jsonb(
+                [
+                    {
+                        "version": e.version,
+                        "type": e.type,
+                        "schema_version": e.schema_version,
+                        "deal_no": e.deal_no,
+                        "data": e.data,
+                        "metadata": e.metadata,
+                        "prev_hash": e.prev_hash,
+                        "hash": e.hash,
+                    }
+                    for e in pending
+                ]
+            ),
         }
         if idempotency is not None:
             remember = """,
@@ -232,13 +240,11 @@ class EventStore:
                                             occurred_at, prev_hash, hash)
                         SELECT head.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata,
                                %(occurred_at)s, e.prev_hash, e.hash
-                        FROM head, unnest(%(versions)s::int[], %(types)s::text[], %(schema_versions)s::smallint[],
-                                          %(deal_nos)s::int[], %(data)s::jsonb[], %(metadata)s::jsonb[],
-                                          %(prev_hashes)s::text[], %(hashes)s::text[])
-                             AS e(version, type, schema_version, deal_no, data, metadata, prev_hash, hash)
+                        FROM head, jsonb_to_recordset(%(events)s) AS e(version int, type text, schema_version smallint,
+                                    deal_no int, data jsonb, metadata jsonb, prev_hash text, hash text)
                         ORDER BY e.version
-                        RETURNING {_COLUMNS}){remember}
-                    SELECT * FROM appended ORDER BY version""",
+                        RETURNING version, global_position, tx_id){remember}
+                    SELECT version, global_position, tx_id::text::bigint AS tx_id FROM appended""",
                 params,
             ).fetchall()
         except psycopg.errors.UniqueViolation as error:
@@ -248,7 +254,16 @@ class EventStore:
         if not rows:
             actual = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (first.stream_id,)).fetchone()
             raise VersionConflict(first.stream_id, expected_version, None if actual is None else int(actual["version"]))
-        return [_recorded(row) for row in rows]
+        # The database only numbers the events; the rest is what was sent (not read back and parsed again).
+        numbered = {int(row["version"]): row for row in rows}
+        return [
+            replace(
+                e,
+                global_position=int(numbered[e.version]["global_position"]),
+                tx_id=int(numbered[e.version]["tx_id"]),
+            )
+            for e in pending
+        ]
 
     def _head_hash(self, conn: Conn, stream_id: str, expected_version: int) -> str:
         """The last hash of the stream at `expected_version` (creating the stream at 0), or VersionConflict."""
