@@ -150,8 +150,9 @@ class EventStore:
         if not events:
             raise ValueError("append needs at least one event")
         for new in events:
-            _refuse_floats(new.data, f"{new.type}.data")
-            _refuse_floats(new.metadata, f"{new.type}.metadata")
+            if _holds_float(new.data) or _holds_float(new.metadata):
+                _refuse_floats(new.data, f"{new.type}.data")
+                _refuse_floats(new.metadata, f"{new.type}.metadata")
         now = datetime.now(UTC)
         pending: list[RecordedEvent] = []
         prev_hash = head_hash
@@ -320,6 +321,20 @@ class EventStore:
                 return
             yield batch
             after = batch[-1].log_position
+
+
+def _holds_float(value: object) -> bool:
+    """Whether a float is anywhere in `value` (the quick check; `_refuse_floats` then names where)."""
+    kind = type(value)
+    if kind is float:
+        return True
+    if kind is str or kind is int or kind is bool or value is None:
+        return False
+    if isinstance(value, Mapping):
+        value = value.values()
+    elif not isinstance(value, list | tuple):
+        return False
+    return any(_holds_float(item) for item in value)
 
 
 def _refuse_floats(value: JSON, path: str) -> None:
