@@ -42,6 +42,29 @@ def lock_position(conn: Conn, name: str) -> LogPosition:
     return read_position(conn, name, for_update=True)
 
 
+def ensure_positions(conn: Conn, names: list[str]) -> None:
+    conn.execute("INSERT INTO log_positions (name) SELECT unnest(%s::text[]) ON CONFLICT (name) DO NOTHING", (names,))
+
+
+def read_positions(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
+    rows = conn.execute(
+        "SELECT name, tx_id::text::bigint AS tx_id, global_position FROM log_positions WHERE name = ANY(%s)",
+        (names,),
+    ).fetchall()
+    return {str(row["name"]): LogPosition(int(row["tx_id"]), int(row["global_position"])) for row in rows}
+
+
+def lock_free_positions(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
+    """Lock the rows of `names` that no other transaction holds (inside the caller's transaction), in name
+    order; a missing row is left out, like a locked one."""
+    rows = conn.execute(
+        """SELECT name, tx_id::text::bigint AS tx_id, global_position FROM log_positions
+           WHERE name = ANY(%s) ORDER BY name FOR UPDATE SKIP LOCKED""",
+        (names,),
+    ).fetchall()
+    return {str(row["name"]): LogPosition(int(row["tx_id"]), int(row["global_position"])) for row in rows}
+
+
 def store_position(conn: Conn, name: str, position: LogPosition) -> None:
     conn.execute(
         """UPDATE log_positions

@@ -19,9 +19,17 @@ from typing import Any
 
 import psycopg
 
-from infra.event_store import RecordedEvent, read_log_in
+from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections.base import Projection
-from infra.projections.checkpoint import checkpoint_name, ensure_position, lock_position, store_position
+from infra.projections.checkpoint import (
+    checkpoint_name,
+    ensure_position,
+    ensure_positions,
+    lock_free_positions,
+    lock_position,
+    read_positions,
+    store_position,
+)
 from infra.projections.ledger import LEDGER, SETTLEMENTS
 from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
 
@@ -86,8 +94,54 @@ def catch_up(
             return applied
 
 
-def catch_up_all(conn: Conn, batch_size: int = BATCH_SIZE) -> dict[str, int]:
-    return {name: catch_up(conn, name, batch_size) for name in NAMES}
+def catch_up_all(
+    conn: Conn,
+    batch_size: int = BATCH_SIZE,
+    on_batch: Callable[[dict[str, int]], None] | None = None,
+) -> dict[str, int]:
+    """Catch every projection up; returns the events applied per projection.
+
+    Projections at the same checkpoint (the usual case) share one read of the
+    log per batch. Each then applies it in its own transaction, which locks
+    its checkpoint and goes on only if it is still where the batch was read
+    from, so the first projections (the table views players wait for) commit
+    without waiting for the others, and each event still changes each model
+    exactly once. A checkpoint locked elsewhere (another worker's job, a
+    rebuild) is skipped, not waited for: whoever holds it is catching it up.
+    `on_batch` gets the events applied per projection after each round.
+    """
+    if not conn.autocommit or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        raise RuntimeError("catch_up_all needs an autocommit connection outside a transaction")
+    names = {checkpoint_name(name): name for name in NAMES}
+    ensure_positions(conn, list(names))
+    delay = _batch_delay()
+    applied = dict.fromkeys(NAMES, 0)
+    while True:
+        counts: dict[str, int] = {}
+        full = False
+        groups: dict[LogPosition, list[str]] = {}
+        for checkpoint, position in read_positions(conn, list(names)).items():
+            groups.setdefault(position, []).append(checkpoint)
+        for position, group in sorted(groups.items()):
+            events = read_log_in(conn, position, batch_size)
+            if not events:
+                continue
+            for checkpoint in sorted(group, key=lambda c: NAMES.index(names[c])):
+                with conn.transaction():
+                    if lock_free_positions(conn, [checkpoint]).get(checkpoint) != position:
+                        continue  # another worker holds it or has moved it on
+                    apply_batch(conn, PROJECTIONS[names[checkpoint]], events)
+                    if delay:
+                        time.sleep(delay)
+                    store_position(conn, checkpoint, events[-1].log_position)
+                counts[names[checkpoint]] = len(events)
+                full = full or len(events) == batch_size
+        for name, count in counts.items():
+            applied[name] += count
+        if on_batch is not None and counts:
+            on_batch(counts)
+        if not full:
+            return applied
 
 
 def digest(conn: Conn, name: str) -> tuple[str, int]:

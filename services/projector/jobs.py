@@ -115,5 +115,50 @@ def _job_meta() -> dict[str, Any]:
 
 
 def catch_up_all() -> dict[str, int]:
-    """RQ job: catch every projection up; returns the events applied per projection."""
-    return {name: catch_up(name) for name in projections.NAMES}
+    """RQ job: catch every projection up, sharing each batch between the projections at the same
+    checkpoint; returns the events applied per projection.
+
+    If that fails, each projection is caught up on its own, so that one failing projection does not hold
+    the others back; the first failure is raised after all have had their turn.
+    """
+    if _stop is not None and _stop.is_set():
+        return {}
+    meta = _job_meta()
+    request_ids = meta.get("request_ids") or []
+    bound = request_ids[0] if isinstance(request_ids, list) and len(request_ids) == 1 else None
+    with request_id_bound(bound):
+
+        def on_batch(counts: dict[str, int]) -> None:
+            for name, count in counts.items():
+                PROJECTION_APPLIED.labels(name).inc(count)
+            if _stop is not None and _stop.is_set():
+                raise _Stopping
+
+        try:
+            applied = projections.catch_up_all(connection(), on_batch=on_batch)
+        except _Stopping:
+            log.info("projections: stopping after a committed batch")
+            return {}
+        except psycopg.OperationalError:
+            count_error("worker", "postgres_unavailable")
+            close_connection()
+            raise
+        except Exception:
+            log.exception("catching all projections up together failed; catching each up on its own")
+            return _catch_up_each()
+        if meta:
+            log.debug("catch-up job done", extra={"applied": applied, **meta})
+        return applied
+
+
+def _catch_up_each() -> dict[str, int]:
+    applied: dict[str, int] = {}
+    failure: Exception | None = None
+    for name in projections.NAMES:
+        try:
+            applied[name] = catch_up(name)
+        except Exception as error:
+            failure = failure or error
+    if failure is not None:
+        raise failure
+    return applied

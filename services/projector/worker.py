@@ -19,7 +19,6 @@ from rq.exceptions import DequeueTimeout
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from infra import projections
 from services.metrics import count_error
 from services.projector import jobs
 
@@ -67,8 +66,7 @@ def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -
     """Catch every projection up every `interval` seconds until `stop` is set."""
     while not stop.is_set():
         try:
-            for name in projections.NAMES:
-                jobs.catch_up(name)
+            jobs.catch_up_all()
         except Exception:
             log.exception("projection polling fallback failed; retrying in %.1f s", interval)
             count_error("worker", "catch_up_failed")

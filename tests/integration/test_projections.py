@@ -176,3 +176,46 @@ def test_non_table_streams_are_ignored(store: EventStore, conn: Conn) -> None:
     store.append("audit-1", 1, [NewEvent("something_else", {"transfers": []})])
     projections.catch_up_all(conn)
     assert [r["table_id"] for r in conn.execute("SELECT table_id FROM table_views")] == ["solo"]
+
+
+def test_catch_up_all_run_twice_at_once_applies_each_batch_once(store: EventStore, conn: Conn, db_url: str) -> None:
+    play_tables(store, count=4, deals=2, seed=31)
+    total = scalar(conn, "SELECT count(*) FROM events")
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as other:
+        results: list[dict[str, int]] = []
+        worker = threading.Thread(target=lambda: results.append(projections.catch_up_all(other, batch_size=40)))
+        worker.start()
+        results.append(projections.catch_up_all(conn, batch_size=40))
+        worker.join()
+    for name in projections.NAMES:
+        assert sum(r[name] for r in results) == total, (name, results)
+    once = digests(conn)
+    assert projections.catch_up_all(conn) == dict.fromkeys(projections.NAMES, 0)
+    assert digests(conn) == once
+
+
+def test_a_checkpoint_held_elsewhere_is_skipped_and_caught_up_later(store: EventStore, conn: Conn, db_url: str) -> None:
+    play_tables(store, count=3, deals=1, seed=32)
+    total = scalar(conn, "SELECT count(*) FROM events")
+    projections.catch_up_all(conn, batch_size=1)  # creates the checkpoints
+    play_tables(store, count=2, deals=1, seed=33)
+    grown = scalar(conn, "SELECT count(*) FROM events")
+    with psycopg.connect(db_url, row_factory=dict_row) as holder:  # a rebuild, say, holds the ledger's checkpoint
+        holder.execute("SELECT 1 FROM log_positions WHERE name = %s FOR UPDATE", (checkpoint_name("ledger"),))
+        conn.execute("SET lock_timeout = '2s'")  # waiting for the lock would fail, not hang
+        applied = projections.catch_up_all(conn)  # does not wait for it
+        conn.execute("RESET lock_timeout")
+        holder.rollback()
+    assert applied["ledger"] == 0
+    assert all(applied[name] == grown - total for name in projections.NAMES if name != "ledger"), applied
+    # The ledger is now behind the others: it catches up alone, in its own batches, and then matches a rebuild.
+    behind = projections.catch_up_all(conn, batch_size=7)
+    assert behind == {name: (grown - total if name == "ledger" else 0) for name in projections.NAMES}
+    live = projections.digest(conn, "ledger")
+    (report,) = rebuild(db_url, ["ledger"], progress=False)
+    assert report.equal and projections.digest(conn, "ledger") == live
+
+
+def test_catch_up_all_needs_an_autocommit_connection(db_url: str) -> None:
+    with psycopg.connect(db_url, row_factory=dict_row) as plain, pytest.raises(RuntimeError, match="autocommit"):
+        projections.catch_up_all(plain)
