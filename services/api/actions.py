@@ -16,8 +16,8 @@ blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actio
 
 @blp.route("/<uuid:table_id>/actions", methods=["POST"])
 @secured(blp, 400, 403, 404, 409, 412, 422)
-@blp.arguments(ActionHeadersSchema, location="headers", error_status_code=400)
-@blp.arguments(ActionSchema)
+@blp.arguments(ActionHeadersSchema(), location="headers", error_status_code=400)
+@blp.arguments(ActionSchema())
 @blp.response(201, ActionResultSchema)
 def act(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """Act at the table. `Idempotency-Key` is required: a retry with the same key and body returns the first

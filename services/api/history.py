@@ -16,7 +16,7 @@ blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="Histo
 
 @blp.route("/<uuid:table_id>/events", methods=["GET"])
 @secured(blp, 404)
-@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsPageSchema)
 def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """The table's events after position `after`, redacted for the caller: a hand's cards are shown only to

@@ -13,7 +13,7 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Regi
 
 @blp.route("", methods=["POST"])
 @errors(blp, 400, 429)
-@blp.arguments(PlayerCreateSchema)
+@blp.arguments(PlayerCreateSchema())
 @blp.response(201, PlayerSchema)
 def register(body: dict[str, Any]) -> dict[str, Any]:
     """Register a player; the bearer token in the answer is shown only this once."""

@@ -20,7 +20,7 @@ _TEXT = {"schema": {"type": "string"}}
 
 @blp.route("/settlement", methods=["GET"])
 @secured(blp, 403, 404)
-@blp.arguments(SettlementQuerySchema, location="query")
+@blp.arguments(SettlementQuerySchema(), location="query")
 @blp.response(200, SettlementSchema)
 @blp.doc(responses={200: {"content": {"text/csv": _TEXT}}})
 def settlement(query: dict[str, Any]) -> dict[str, Any] | Response:
@@ -49,7 +49,7 @@ def _wants_html(explicit: str | None) -> bool:
 
 @blp.route("/dispute", methods=["GET"])
 @secured(blp, 403, 404)
-@blp.arguments(DisputeQuerySchema, location="query")
+@blp.arguments(DisputeQuerySchema(), location="query")
 @blp.response(200, DisputeSchema)
 @blp.doc(responses={200: {"content": {"text/html": _TEXT}}})
 def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:

@@ -107,8 +107,8 @@ def _events(
 
 @blp.route("/<uuid:table_id>/stream", methods=["GET"])
 @secured(blp, 400, 404, 503)
-@blp.arguments(StreamHeadersSchema, location="headers", error_status_code=400)
-@blp.arguments(StreamQuerySchema, location="query")
+@blp.arguments(StreamHeadersSchema(), location="headers", error_status_code=400)
+@blp.arguments(StreamQuerySchema(), location="query")
 @blp.response(200, {"type": "string"}, content_type="text/event-stream", description="Server-Sent Events")
 def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> Response:
     """Live public events of the table (public forms only: a hand never appears here; read it from /view)."""

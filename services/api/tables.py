@@ -30,7 +30,7 @@ TableReply = tuple[dict[str, Any], int, dict[str, str]] | Response
 
 @blp.route("", methods=["POST"])
 @secured(blp, 400, 403, 422)
-@blp.arguments(TableCreateSchema)
+@blp.arguments(TableCreateSchema())
 @blp.response(201, TableSchema)
 def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. Options are the per-table settings of RULES.md; unknown or out-of-range ones are a 422."""
@@ -40,7 +40,7 @@ def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
 
 @blp.route("", methods=["GET"])
 @secured(blp)
-@blp.arguments(LobbyQuerySchema, location="query")
+@blp.arguments(LobbyQuerySchema(), location="query")
 @blp.response(200, LobbySchema)
 def lobby(query: dict[str, Any]) -> dict[str, Any]:
     """The lobby, oldest first, cursor paginated (`after` = the previous page's `next_after`).
@@ -52,7 +52,7 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 
 @blp.route("/<uuid:table_id>", methods=["GET"])
 @secured(blp, 404)
-@blp.arguments(MinVersionQuerySchema, location="query")
+@blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(200, TableSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 @blp.doc(parameters=[IF_NONE_MATCH_PARAM])
@@ -64,7 +64,7 @@ def table(query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
 
 @blp.route("/<uuid:table_id>/seats", methods=["POST"])
 @secured(blp, 400, 403, 404, 409, 422)
-@blp.arguments(SeatRequestSchema)
+@blp.arguments(SeatRequestSchema())
 @blp.response(201, SeatSchema)
 def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """Sit down (at `seat`, or the first free one). When the last seat is filled, deal 1 starts."""
@@ -73,7 +73,7 @@ def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 
 @blp.route("/<uuid:table_id>/view", methods=["GET"])
 @secured(blp, 403, 404)
-@blp.arguments(MinVersionQuerySchema, location="query")
+@blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(200, SeatViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 @blp.doc(parameters=[IF_NONE_MATCH_PARAM])
