@@ -289,8 +289,8 @@ class CardLedger:
         return known.state
 
     def table_view(self, caller: Caller, table_id: str, min_version: int | None = None) -> dict[str, JSON]:
-        """The public table state, never older than the last committed write (nor `min_version` when the
-        table has reached it)."""
+        """The public table state, never older than the last committed write, so `min_version` (the API's
+        read-your-writes parameter) holds whenever the table has reached it."""
         view = self._projected_view(
             table_id,
             """SELECT v.version, v.view, s.version AS head FROM table_views v

@@ -12,13 +12,6 @@ from services.api.problems import ApiError
 _IF_MATCH = re.compile(r'^\s*(?:"(\d{1,10})"|(\d{1,10}))\s*$')
 
 ETAG_HEADER = {"ETag": {"description": 'the table version, "<version>"', "schema": {"type": "string"}}}
-IF_NONE_MATCH_PARAM = {
-    "in": "header",
-    "name": "If-None-Match",
-    "required": False,
-    "schema": {"type": "string"},
-    "description": 'an ETag seen before ("<version>"): 304 when the table has not changed',
-}
 
 
 def etag(version: int) -> str:

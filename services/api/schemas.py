@@ -159,8 +159,8 @@ class MinVersionQuerySchema(Schema):
     min_version = fields.Integer(
         validate=validate.Range(min=0, max=INT32_MAX),
         metadata={
-            "description": "read at least this version (read your writes): when the read model is behind, "
-            "the state is folded from the event store"
+            "description": "read at least this version (read your writes). Every read is already at the "
+            "table's last committed version, so this holds whenever the table has reached it"
         },
     )
 
@@ -195,6 +195,17 @@ class ActionSchema(Schema):
     capture = fields.List(_CARD, allow_none=True, validate=validate.Length(max=16))
     cards = fields.List(_CARD, validate=validate.Length(max=32))
     client_seed = fields.String(allow_none=True, validate=[validate.Length(max=256), _PRINTABLE])
+
+
+class ConditionalReadHeadersSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    if_none_match = fields.String(
+        data_key="If-None-Match",
+        validate=validate.Length(max=256),
+        metadata={"description": 'an ETag seen before ("<version>"): 304 when the table has not changed'},
+    )
 
 
 class ActionHeadersSchema(Schema):

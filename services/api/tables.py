@@ -9,10 +9,11 @@ from flask import Response
 
 from services.api.auth import caller
 from services.api.deps import container
-from services.api.headers import ETAG_HEADER, IF_NONE_MATCH_PARAM, with_etag
+from services.api.headers import ETAG_HEADER, with_etag
 from services.api.lobby import lobby_page
 from services.api.routing import Blueprint, secured
 from services.api.schemas import (
+    ConditionalReadHeadersSchema,
     LobbyQuerySchema,
     LobbySchema,
     MinVersionQuerySchema,
@@ -51,12 +52,12 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>", methods=["GET"])
-@secured(blp, 404)
+@secured(blp, 400, 404)
+@blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(200, TableSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
-@blp.doc(parameters=[IF_NONE_MATCH_PARAM])
-def table(query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
+def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """The public state of a table; its `version` is also the ETag."""
     view = container().ledger.table_view(caller(), str(table_id), query.get("min_version"))
     return with_etag(view)
@@ -72,12 +73,12 @@ def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>/view", methods=["GET"])
-@secured(blp, 403, 404)
+@secured(blp, 400, 403, 404)
+@blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(200, SeatViewSchema, headers=ETAG_HEADER)
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
-@blp.doc(parameters=[IF_NONE_MATCH_PARAM])
-def seat_view(query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
+def seat_view(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a seat."""
     view = container().ledger.seat_view(caller(), str(table_id), query.get("min_version"))
     return with_etag(view)
