@@ -31,7 +31,7 @@ MODULES = (
 QUICK_ARGUMENTS: dict[str, dict[str, Any]] = {
     "bench.domain_cholek_tiga": {"seconds": 1.0},
     "bench.domain_cha_kau_tsz": {"hands": 300},
-    "bench.append": {"seconds": 1.0, "prototypes": False},
+    "bench.append": {"seconds": 1.0},
 }
 QUICK_ENVIRONMENT = {"BENCH_LAG_SECONDS": "3", "BENCH_REBUILD_EVENTS": "20000"}
 

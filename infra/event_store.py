@@ -114,12 +114,14 @@ class EventStore:
         trips (one statement is atomic by itself).
         """
         with self.pool.connection() as conn:
+            if head_hash is not None and conn.autocommit:
+                return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
             if head_hash is not None:
-                was_autocommit, conn.autocommit = conn.autocommit, True
+                conn.autocommit = True
                 try:
                     return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
                 finally:
-                    conn.autocommit = was_autocommit
+                    conn.autocommit = False
             with conn.transaction():
                 return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
 

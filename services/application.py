@@ -231,7 +231,10 @@ class CardLedger:
                     record = None
                     if idempotency is not None:
                         player_id, key, fingerprint = idempotency
-                        record = IdempotencyRecord(player_id, key, fingerprint, self._response(after, pending, caller))
+                        unnumbered = self._response(after, pending, caller)
+                        for shown in unnumbered["events"]:
+                            shown["global_position"] = None
+                        record = IdempotencyRecord(player_id, key, fingerprint, unnumbered)
                     recorded = self.store.append_prepared(conn, pending, record)
                     response = self._response(after, recorded, caller)
                 # Committed: only now may this process trust the new state and the seeds.
@@ -270,7 +273,7 @@ class CardLedger:
         return {
             "version": state.version,
             "events": [event_json(e, viewer, deal_is_over(state, e.deal_no)) for e in recorded],
-        }  # events not appended yet (global_position 0) are stored in an idempotency record and shown by _replay
+        }
 
     @staticmethod
     def _require_player(caller: Caller, what: str) -> str:

@@ -45,7 +45,7 @@ class TableHead:
 
 _heads: Lru[str, TableHead] = Lru(20_000)
 _states: Lru[str, tuple[TableState, ...]] = Lru(5_000)  # a few recent states per table, oldest first
-STATES_KEPT = 4
+STATES_KEPT = 2  # the state before a batch (for the next projection folding it) and after
 CATCH_UP_LIMIT = 200
 
 
