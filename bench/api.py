@@ -9,8 +9,8 @@ redis://127.0.0.1:6379/11), rate limits off.
 
 - cardledger: `cardledger up` (API, relay, 2 projection workers) and `cardledger simulate`'s random bots on
   CONCURRENCY tables at once (one thread each) for BENCH_API_SECONDS (default 20; the deals in progress then
-  finish). Every action is a read of the seat view at the last written version (read your writes from the
-  projections) and a conditional POST; "actions/s" counts the POSTs, the latencies are the POSTs'.
+  finish). Every action is a read of the seat view at the last written version (read your writes) and a
+  conditional POST; "actions/s" counts the POSTs, the latencies are the POSTs'.
 - baseline: a tiny Flask app (`create_baseline_app`, below) whose POST does one INSERT of the body into a
   plain table through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back
   for the same time, with the same HTTP client.
