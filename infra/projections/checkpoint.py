@@ -54,15 +54,15 @@ def read_positions(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
     return {str(row["name"]): LogPosition(int(row["tx_id"]), int(row["global_position"])) for row in rows}
 
 
-def lock_free_positions(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
-    """Lock the rows of `names` that no other transaction holds (inside the caller's transaction), in name
-    order; a missing row is left out, like a locked one."""
-    rows = conn.execute(
-        """SELECT name, tx_id::text::bigint AS tx_id, global_position FROM log_positions
-           WHERE name = ANY(%s) ORDER BY name FOR UPDATE SKIP LOCKED""",
-        (names,),
-    ).fetchall()
-    return {str(row["name"]): LogPosition(int(row["tx_id"]), int(row["global_position"])) for row in rows}
+def lock_position_if_free(conn: Conn, name: str) -> LogPosition | None:
+    """Lock the row `name` (inside the caller's transaction) unless another transaction holds it: None then,
+    and when there is no such row."""
+    row = conn.execute(
+        """SELECT tx_id::text::bigint AS tx_id, global_position FROM log_positions
+           WHERE name = %s FOR UPDATE SKIP LOCKED""",
+        (name,),
+    ).fetchone()
+    return None if row is None else LogPosition(int(row["tx_id"]), int(row["global_position"]))
 
 
 def store_position(conn: Conn, name: str, position: LogPosition) -> None:

@@ -25,8 +25,8 @@ from infra.projections.checkpoint import (
     checkpoint_name,
     ensure_position,
     ensure_positions,
-    lock_free_positions,
     lock_position,
+    lock_position_if_free,
     read_positions,
     store_position,
 )
@@ -128,7 +128,7 @@ def catch_up_all(
                 continue
             for checkpoint in sorted(group, key=lambda c: NAMES.index(names[c])):
                 with conn.transaction():
-                    if lock_free_positions(conn, [checkpoint]).get(checkpoint) != position:
+                    if lock_position_if_free(conn, checkpoint) != position:
                         continue  # another worker holds it or has moved it on
                     apply_batch(conn, PROJECTIONS[names[checkpoint]], events)
                     if delay:
