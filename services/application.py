@@ -3,8 +3,8 @@
 A write takes the table's committed state (`infra.table_states`: this process's
 cached state brought up to date by one indexed query, or a bounded load), asks
 the pure domain to decide, and appends the events with the expected version,
-the stream's head hash and the idempotency record in one transaction; a lost
-race is retried from the state that won. A read of one table's state or seat
+the stream's head hash and the idempotency record in one guarded statement; a
+lost race is retried from the state that won. A read of one table's state or seat
 view is served the same way, so it is never older than the last committed
 write and never waits for the projections; a table this process has not seen
 is read from the projected view when that is current.
