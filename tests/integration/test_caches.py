@@ -497,9 +497,9 @@ def test_a_seed_made_in_a_refused_write_is_never_used(
     """The first write of a deal makes the next deal's seed. When that write is refused, its seed is not
     remembered, and the seed the table commits to and later reveals is the one stored.
 
-    With the seed made inside the write's transaction (as `CardLedger._write` does), the refusal rolls it
-    back: the next write makes and stores another one, and that is the one used. (Were the seed stored
-    before a write outside a transaction, the stored one would be kept and used: the test allows that.)
+    `CardLedger._write` runs without a transaction, so the seed is stored before the refusal and kept, and
+    that stored seed is the one used. (Were the seed made inside the write's transaction, the refusal would
+    roll it back and the next write would make and use another: the test allows that too.)
     """
     ledger = ledger_on(pool)
     players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
