@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -167,3 +168,33 @@ def test_worker_survives_redis_absent_at_start(store: EventStore, db_url: str, c
     play_tables(store, count=2, deals=1, seed=71)
     wait_until(lambda: caught_up(conn), timeout=30, what="fallback caught up without Redis")
     assert isinstance(redis.Redis, type)
+
+
+def test_a_failing_projection_does_not_hold_the_others_back(
+    store: EventStore, db_url: str, conn: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catch-up-all job shares batches between projections; when that fails, each projection catches up on
+    its own, and the failure is raised once the others are done (so RQ records the job as failed)."""
+    jobs.configure(db_url)
+    play_tables(store, count=2, deals=1, seed=61)
+    total = conn.execute("SELECT count(*) AS n FROM events").fetchone()
+    assert total is not None
+    ledger = projections.PROJECTIONS["ledger"]
+
+    def broken(c: Conn, events: list[Any]) -> None:
+        raise RuntimeError("ledger projection bug")
+
+    monkeypatch.setitem(projections.PROJECTIONS, "ledger", dataclasses.replace(ledger, apply=broken))
+    with pytest.raises(RuntimeError, match="ledger projection bug"):
+        jobs.catch_up_all()
+    positions = {
+        row["name"]: row["global_position"]
+        for row in conn.execute("SELECT name, global_position FROM log_positions WHERE name LIKE 'projection:%%'")
+    }
+    behind = [name for name in projections.NAMES if positions[f"projection:{name}"] < max(positions.values())]
+    assert behind == ["ledger"], positions
+    assert conn.execute("SELECT count(*) AS n FROM ledger_lines").fetchone() == {"n": 0}
+    monkeypatch.undo()
+    assert jobs.catch_up_all()["ledger"] == total["n"]
+    assert caught_up(conn)
+    jobs.close_connection()
