@@ -110,18 +110,12 @@ class EventStore:
         """Append all `events` after `expected_version`, atomically, or raise VersionConflict.
 
         With the stream's `head_hash` known, the append (with its idempotency
-        record) is a single statement, so it runs without BEGIN/COMMIT round
-        trips (one statement is atomic by itself).
+        record) is a single statement, atomic by itself, so no BEGIN/COMMIT
+        round trips are needed on an autocommit connection.
         """
         with self.pool.connection() as conn:
-            if head_hash is not None and conn.autocommit:
-                return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
             if head_hash is not None:
-                conn.autocommit = True
-                try:
-                    return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
-                finally:
-                    conn.autocommit = False
+                return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
             with conn.transaction():
                 return self.append_in(conn, stream_id, expected_version, events, idempotency, head_hash)
 

@@ -31,9 +31,7 @@ def read_position(conn: Conn, name: str, for_update: bool = False) -> LogPositio
     row = conn.execute(
         "SELECT tx_id::text::bigint AS tx_id, global_position FROM log_positions WHERE name = %s" + lock, (name,)
     ).fetchone()
-    if row is None:
-        return LogPosition()
-    return LogPosition(int(row["tx_id"]), int(row["global_position"]))
+    return LogPosition() if row is None else _position(row)
 
 
 def lock_position(conn: Conn, name: str) -> LogPosition:
@@ -51,7 +49,7 @@ def read_positions(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
         "SELECT name, tx_id::text::bigint AS tx_id, global_position FROM log_positions WHERE name = ANY(%s)",
         (names,),
     ).fetchall()
-    return {str(row["name"]): LogPosition(int(row["tx_id"]), int(row["global_position"])) for row in rows}
+    return {str(row["name"]): _position(row) for row in rows}
 
 
 def lock_position_if_free(conn: Conn, name: str) -> LogPosition | None:
@@ -62,7 +60,11 @@ def lock_position_if_free(conn: Conn, name: str) -> LogPosition | None:
            WHERE name = %s FOR UPDATE SKIP LOCKED""",
         (name,),
     ).fetchone()
-    return None if row is None else LogPosition(int(row["tx_id"]), int(row["global_position"]))
+    return None if row is None else _position(row)
+
+
+def _position(row: dict[str, Any]) -> LogPosition:
+    return LogPosition(int(row["tx_id"]), int(row["global_position"]))
 
 
 def store_position(conn: Conn, name: str, position: LogPosition) -> None:

@@ -113,14 +113,17 @@ def catch_up_all(
     if not conn.autocommit or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         raise RuntimeError("catch_up_all needs an autocommit connection outside a transaction")
     names = {checkpoint_name(name): name for name in NAMES}
-    ensure_positions(conn, list(names))
     delay = _batch_delay()
     applied = dict.fromkeys(NAMES, 0)
     while True:
         counts: dict[str, int] = {}
         full = False
         groups: dict[LogPosition, list[str]] = {}
-        for checkpoint, position in read_positions(conn, list(names)).items():
+        positions = read_positions(conn, list(names))
+        if len(positions) < len(names):  # the first catch-up on this database
+            ensure_positions(conn, list(names))
+            positions = read_positions(conn, list(names))
+        for checkpoint, position in positions.items():
             groups.setdefault(position, []).append(checkpoint)
         for position, group in sorted(groups.items()):
             events = read_log_in(conn, position, batch_size)
