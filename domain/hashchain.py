@@ -12,8 +12,17 @@ from domain.events import JSON
 GENESIS_HASH = "0" * 64
 
 
+# One encoder for every call: json.dumps with options builds a new encoder each time, which costs more
+# than encoding a small event.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_text(value: JSON) -> str:
+    return _CANONICAL.encode(value)
+
+
 def canonical_json(value: JSON) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return canonical_text(value).encode("utf-8")
 
 
 def canonical_timestamp(moment: datetime) -> str:
@@ -22,6 +31,31 @@ def canonical_timestamp(moment: datetime) -> str:
 
 def event_hash(prev_hash: str, hashed_fields: Mapping[str, JSON]) -> str:
     return hashlib.sha256(prev_hash.encode("ascii") + canonical_json(dict(hashed_fields))).hexdigest()
+
+
+def chained_hash(
+    prev_hash: str,
+    stream_id: str,
+    version: int,
+    type_: str,
+    schema_version: int,
+    deal_no: int,
+    data_text: str,
+    metadata_text: str,
+    occurred_at_text: str,
+) -> str:
+    """`event_hash(prev_hash, hashed_fields(...))` from the canonical texts of data and metadata.
+
+    The event store needs those texts anyway (they are what it sends to the database), so encoding
+    them once here instead of again inside the whole event saves a JSON encoding per appended event.
+    The keys are written in sorted order, so the bytes are those `canonical_json` gives.
+    """
+    text = (
+        f'{{"data":{data_text},"deal_no":{int(deal_no)},"metadata":{metadata_text},'
+        f'"occurred_at":{canonical_text(occurred_at_text)},"schema_version":{int(schema_version)},'
+        f'"stream_id":{canonical_text(stream_id)},"type":{canonical_text(type_)},"version":{int(version)}}}'
+    )
+    return hashlib.sha256(prev_hash.encode("ascii") + text.encode("utf-8")).hexdigest()
 
 
 def hashed_fields(

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+from psycopg.rows import tuple_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from domain.events import JSON
-from domain.hashchain import GENESIS_HASH, event_hash, hashed_fields
+from domain.hashchain import GENESIS_HASH, canonical_text, canonical_timestamp, chained_hash, event_hash, hashed_fields
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -71,6 +73,15 @@ class LogPosition:
 
 
 START = LogPosition()
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAppend:
+    """Events numbered and chained by `EventStore.prepare`, with the jsonb document that carries them."""
+
+    events: list[RecordedEvent]
+    document: str
+    occurred_at: str  # the events' time as the hash chain writes it (ISO 8601, UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,26 +149,39 @@ class EventStore:
         return self.append_prepared(conn, pending, idempotency)
 
     @staticmethod
-    def prepare(
-        stream_id: str, expected_version: int, events: Sequence[NewEvent], head_hash: str
-    ) -> list[RecordedEvent]:
+    def prepare(stream_id: str, expected_version: int, events: Sequence[NewEvent], head_hash: str) -> PendingAppend:
         """The events as they will be recorded after the stream's head (`expected_version`, `head_hash`):
         versions, time and hash chain; only `global_position` and `tx_id` (0 here) are the database's."""
         if not events:
             raise ValueError("append needs at least one event")
-        for new in events:
-            if _holds_float(new.data) or _holds_float(new.metadata):
-                _refuse_floats(new.data, f"{new.type}.data")
-                _refuse_floats(new.metadata, f"{new.type}.metadata")
         now = datetime.now(UTC)
+        stamp = canonical_timestamp(now)
         pending: list[RecordedEvent] = []
+        rows: list[str] = []
         prev_hash = head_hash
         for offset, new in enumerate(events):
             version = expected_version + offset + 1
-            fields = hashed_fields(
-                stream_id, version, new.type, new.schema_version, new.deal_no, new.data, new.metadata, now
+            # Encoded once: the same texts go into the hash and, as one jsonb document, to the database.
+            data_text, metadata_text = canonical_text(dict(new.data)), canonical_text(dict(new.metadata))
+            if _FLOAT_SHAPED.search(data_text) or _FLOAT_SHAPED.search(metadata_text):
+                _refuse_floats(new.data, f"{new.type}.data")
+                _refuse_floats(new.metadata, f"{new.type}.metadata")
+            digest = chained_hash(
+                prev_hash,
+                stream_id,
+                version,
+                new.type,
+                new.schema_version,
+                new.deal_no,
+                data_text,
+                metadata_text,
+                stamp,
             )
-            digest = event_hash(prev_hash, fields)
+            rows.append(
+                f'{{"version":{version},"type":{canonical_text(new.type)},"schema_version":{int(new.schema_version)},'
+                f'"deal_no":{int(new.deal_no)},"data":{data_text},"metadata":{metadata_text},'
+                f'"prev_hash":{canonical_text(prev_hash)},"hash":"{digest}"}}'
+            )
             pending.append(
                 RecordedEvent(
                     global_position=0,
@@ -175,10 +199,10 @@ class EventStore:
                 )
             )
             prev_hash = digest
-        return pending
+        return PendingAppend(pending, "[" + ",".join(rows) + "]", stamp)
 
     def append_prepared(
-        self, conn: Conn, pending: Sequence[RecordedEvent], idempotency: IdempotencyRecord | None = None
+        self, conn: Conn, pending: PendingAppend, idempotency: IdempotencyRecord | None = None
     ) -> list[RecordedEvent]:
         """Record `pending` (from `prepare`), and the idempotency record with them, in one statement.
 
@@ -188,32 +212,18 @@ class EventStore:
         whole statement (IdempotencyKeyTaken). One statement is atomic by
         itself, so no transaction is needed around it.
         """
-        first = pending[0]
+        events = pending.events
+        first = events[0]
         expected_version = first.version - 1
         remember = ""
         params: dict[str, Any] = {
             "stream": first.stream_id,
             "expected": expected_version,
             "head_hash": first.prev_hash,
-            "version": pending[-1].version,
-            "last_hash": pending[-1].hash,
-            "occurred_at": first.occurred_at,
-            # One jsonb document rather than eight arrays: psycopg dumps it with one json.dumps.
-            "events": Jsonb(
-                [
-                    {
-                        "version": e.version,
-                        "type": e.type,
-                        "schema_version": e.schema_version,
-                        "deal_no": e.deal_no,
-                        "data": e.data,
-                        "metadata": e.metadata,
-                        "prev_hash": e.prev_hash,
-                        "hash": e.hash,
-                    }
-                    for e in pending
-                ]
-            ),
+            "version": events[-1].version,
+            "last_hash": events[-1].hash,
+            "occurred_at": pending.occurred_at,
+            "events": pending.document,
         }
         if idempotency is not None:
             remember = """,
@@ -227,8 +237,11 @@ class EventStore:
                 "response": Jsonb(dict(idempotency.response)),
             }
         try:
-            rows = conn.execute(
-                f"""WITH head AS (
+            # Plain tuples back: three numbers per event, no need for dict rows.
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(
+                    f"""WITH head AS (
                         UPDATE streams SET version = %(version)s, last_hash = %(last_hash)s
                         WHERE stream_id = %(stream)s AND version = %(expected)s AND last_hash = %(head_hash)s
                         RETURNING stream_id),
@@ -236,14 +249,17 @@ class EventStore:
                         INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata,
                                             occurred_at, prev_hash, hash)
                         SELECT head.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata,
-                               %(occurred_at)s, e.prev_hash, e.hash
-                        FROM head, jsonb_to_recordset(%(events)s) AS e(version int, type text, schema_version smallint,
-                                    deal_no int, data jsonb, metadata jsonb, prev_hash text, hash text)
+                               %(occurred_at)s::timestamptz, e.prev_hash, e.hash
+                        FROM head, jsonb_to_recordset(%(events)s::jsonb) AS e(version int, type text,
+                                    schema_version smallint, deal_no int, data jsonb, metadata jsonb, prev_hash text,
+                                    hash text)
                         ORDER BY e.version
                         RETURNING version, global_position, tx_id){remember}
-                    SELECT version, global_position, tx_id::text::bigint AS tx_id FROM appended""",
-                params,
-            ).fetchall()
+                    SELECT version, global_position, tx_id::text::bigint FROM appended""",
+                    params,
+                )
+                .fetchall()
+            )
         except psycopg.errors.UniqueViolation as error:
             if idempotency is not None and error.diag.constraint_name == "idempotency_keys_pkey":
                 raise IdempotencyKeyTaken(idempotency.scope, idempotency.key) from error
@@ -252,15 +268,8 @@ class EventStore:
             actual = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (first.stream_id,)).fetchone()
             raise VersionConflict(first.stream_id, expected_version, None if actual is None else int(actual["version"]))
         # The database only numbers the events; the rest is what was sent (not read back and parsed again).
-        numbered = {int(row["version"]): row for row in rows}
-        return [
-            replace(
-                e,
-                global_position=int(numbered[e.version]["global_position"]),
-                tx_id=int(numbered[e.version]["tx_id"]),
-            )
-            for e in pending
-        ]
+        numbered = {version: (global_position, tx_id) for version, global_position, tx_id in rows}
+        return [replace(e, global_position=numbered[e.version][0], tx_id=numbered[e.version][1]) for e in events]
 
     def _head_hash(self, conn: Conn, stream_id: str, expected_version: int) -> str:
         """The last hash of the stream at `expected_version` (creating the stream at 0), or VersionConflict."""
@@ -319,18 +328,10 @@ class EventStore:
             after = batch[-1].log_position
 
 
-def _holds_float(value: object) -> bool:
-    """Whether a float is anywhere in `value` (the quick check; `_refuse_floats` then names where)."""
-    kind = type(value)
-    if kind is float:
-        return True
-    if kind is str or kind is int or kind is bool or value is None:
-        return False
-    if isinstance(value, Mapping):
-        value = value.values()
-    elif not isinstance(value, list | tuple):
-        return False
-    return any(_holds_float(item) for item in value)
+# In canonical JSON (no spaces) a float is a value right after ":", "," or "[", written with a fraction or an
+# exponent, or as Infinity or NaN. Text with no such match holds no float, so the walk through the value
+# (`_refuse_floats`) is needed only after a match (a string such as "a:1.5" makes it walk and find nothing).
+_FLOAT_SHAPED = re.compile(r"[:,\[]-?(?:[0-9]+(?:\.|[eE][-+]?[0-9])|Infinity|NaN)")
 
 
 def _refuse_floats(value: JSON, path: str) -> None:

@@ -231,7 +231,7 @@ class CardLedger:
                     record = None
                     if idempotency is not None:
                         player_id, key, fingerprint = idempotency
-                        unnumbered = self._response(after, pending, caller)
+                        unnumbered = self._response(after, pending.events, caller)
                         for shown in unnumbered["events"]:
                             shown["global_position"] = None
                         record = IdempotencyRecord(player_id, key, fingerprint, unnumbered)

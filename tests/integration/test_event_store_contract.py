@@ -683,11 +683,17 @@ def test_jsonb_payload_is_stored_as_an_object(store: EventStore, db_url: str) ->
     assert row == ("object", "AS")
 
 
-@pytest.mark.parametrize("value", [1e16, -0.0, 0.5])
+@pytest.mark.parametrize("value", [1e16, -0.0, 0.5, 1e-7, float("inf"), float("nan")])
 def test_floats_are_refused_before_anything_is_written(store: EventStore, value: float) -> None:
     """jsonb rewrites some floats (1e16 as 10000000000000000, -0.0 as 0.0), which would break the hash chain."""
     with pytest.raises(ValueError, match=r"event field note_added\.data\.x\[1\] is the float"):
         store.append("table-1", 0, [NewEvent("note_added", {"x": [1, value]})])
+    assert store.stream_version("table-1") is None
+
+
+def test_a_float_in_metadata_is_refused_too(store: EventStore) -> None:
+    with pytest.raises(ValueError, match=r"event field note_added\.metadata\.client\.lag is the float 0\.25"):
+        store.append("table-1", 0, [NewEvent("note_added", {"x": 1}, metadata={"client": {"lag": 0.25}})])
     assert store.stream_version("table-1") is None
 
 

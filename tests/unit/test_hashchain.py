@@ -1,0 +1,121 @@
+"""The hash chain's fast form and the event store's float check, against their plain definitions."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.hashchain import (
+    GENESIS_HASH,
+    canonical_json,
+    canonical_text,
+    canonical_timestamp,
+    chained_hash,
+    event_hash,
+    hashed_fields,
+)
+from infra.event_store import _FLOAT_SHAPED, EventStore, NewEvent
+
+text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)  # no lone surrogates: not UTF-8
+whole = st.integers(-(2**53), 2**53)
+json_without_floats = st.recursive(
+    st.none() | st.booleans() | whole | text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text, inner, max_size=4),
+    max_leaves=12,
+)
+objects = st.dictionaries(text, json_without_floats, max_size=5)
+moments = st.datetimes(timezones=st.just(UTC))
+
+
+@given(
+    st.text(min_size=1, max_size=20),
+    st.integers(1, 10**6),
+    text,
+    st.integers(1, 9),
+    st.integers(0, 500),
+    objects,
+    objects,
+    moments,
+)
+def test_chained_hash_equals_the_hash_of_the_whole_canonical_event(
+    stream_id: str,
+    version: int,
+    type_: str,
+    schema_version: int,
+    deal_no: int,
+    data: dict[str, object],
+    metadata: dict[str, object],
+    moment: datetime,
+) -> None:
+    fields = hashed_fields(stream_id, version, type_, schema_version, deal_no, data, metadata, moment)  # type: ignore[arg-type]
+    fast = chained_hash(
+        GENESIS_HASH,
+        stream_id,
+        version,
+        type_,
+        schema_version,
+        deal_no,
+        canonical_text(data),  # type: ignore[arg-type]
+        canonical_text(metadata),  # type: ignore[arg-type]
+        canonical_timestamp(moment),
+    )
+    assert fast == event_hash(GENESIS_HASH, fields)
+
+
+def test_canonical_text_is_sorted_compact_and_keeps_non_ascii() -> None:
+    assert canonical_text({"b": [1, "é"], "a": {"d": None, "c": True}}) == '{"a":{"c":true,"d":null},"b":[1,"é"]}'
+    assert canonical_json({"b": 1, "a": "é"}) == '{"a":"é","b":1}'.encode()
+
+
+floats = st.floats(allow_nan=True, allow_infinity=True)
+json_with_a_float = st.recursive(
+    floats,
+    lambda inner: (
+        st.tuples(st.lists(json_without_floats, max_size=3), inner).map(lambda t: [*t[0], t[1]])
+        | st.tuples(text, inner, objects).map(lambda t: {**t[2], t[0]: t[1]})
+    ),
+    max_leaves=6,
+)
+
+
+@given(objects, text, json_with_a_float)
+def test_any_float_in_an_object_is_seen_in_its_canonical_text(base: dict[str, object], key: str, value: object) -> None:
+    assert _FLOAT_SHAPED.search(canonical_text({**base, key: value}))  # type: ignore[dict-item]
+
+
+def test_every_kind_of_float_is_seen() -> None:
+    for value in (0.5, -0.0, 1e16, 1e-7, -2.5e300, float("inf"), float("-inf"), float("nan")):
+        for holder in ({"x": value}, {"x": [1, value]}, {"x": [{"y": value}]}):
+            assert _FLOAT_SHAPED.search(canonical_text(holder)), holder  # type: ignore[arg-type]
+
+
+def test_ids_and_card_codes_are_not_taken_for_floats() -> None:
+    for value in ({"request_id": "req_5f1c2a9e7b3d"}, {"cards": ["9E", "1e5", "7.5"]}, {"n": [1, -2, (3e0).__int__()]}):
+        assert not _FLOAT_SHAPED.search(canonical_text(value))  # type: ignore[arg-type]
+
+
+@given(st.lists(st.tuples(text, st.integers(0, 50), objects, objects), min_size=1, max_size=4))
+def test_the_prepared_document_carries_each_event_as_recorded(events: list[tuple[str, int, dict, dict]]) -> None:  # type: ignore[type-arg]
+    new = [NewEvent(type_, data, deal_no, metadata) for type_, deal_no, data, metadata in events]
+    pending = EventStore.prepare("table-1", 3, new, GENESIS_HASH)
+    assert json.loads(pending.document) == [
+        {
+            "version": e.version,
+            "type": e.type,
+            "schema_version": e.schema_version,
+            "deal_no": e.deal_no,
+            "data": e.data,
+            "metadata": e.metadata,
+            "prev_hash": e.prev_hash,
+            "hash": e.hash,
+        }
+        for e in pending.events
+    ]
+    assert [e.version for e in pending.events] == list(range(4, 4 + len(events)))
+    assert pending.events[0].prev_hash == GENESIS_HASH
+    assert all(e.recomputed_hash() == e.hash for e in pending.events)
+    assert all(a.hash == b.prev_hash for a, b in zip(pending.events, pending.events[1:], strict=False))
+    assert pending.occurred_at == canonical_timestamp(pending.events[0].occurred_at)
