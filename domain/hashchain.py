@@ -6,19 +6,34 @@ import hashlib
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 
 from domain.events import JSON
 
 GENESIS_HASH = "0" * 64
 
 
-# One encoder for every call: json.dumps with options builds a new encoder each time, which costs more
-# than encoding a small event.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _refuse(value: object) -> object:
+    raise TypeError(f"{type(value).__name__} {value!r} is not JSON")
+
+
+# Every append encodes its events here, and json.dumps (even JSONEncoder.encode) builds a new C encoder per
+# call, which costs more than encoding a small event. So one C encoder, made once with the same options, is
+# called directly; without the circular-reference check (no `markers`), as event data is a tree of plain values.
+_C_CANONICAL = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(None, _refuse, encode_basestring, None, ":", ",", True, False, True)
+)
+
+
 def canonical_text(value: JSON) -> str:
-    return _CANONICAL.encode(value)
+    if _C_CANONICAL is None:
+        return _CANONICAL.encode(value)
+    return "".join(_C_CANONICAL(value, 0))
 
 
 def canonical_json(value: JSON) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,11 +77,48 @@ START = LogPosition()
 
 @dataclass(frozen=True, slots=True)
 class PendingAppend:
-    """Events numbered and chained by `EventStore.prepare`, with the jsonb document that carries them."""
+    """Events numbered and chained by `EventStore.prepare`, with the jsonb document that carries them.
 
-    events: list[RecordedEvent]
+    The RecordedEvents are made only once the database has numbered them (`recorded`), or on request
+    (`events`, with positions 0): making them twice per append was a measurable part of its cost.
+    """
+
+    stream_id: str
+    expected_version: int
+    new: Sequence[NewEvent]
+    hashes: list[str]  # the chain from the stream's head: the head's hash, then one per event
+    occurred_at: datetime
+    occurred_at_text: str  # as the hash chain writes it (ISO 8601, UTC)
     document: str
-    occurred_at: str  # the events' time as the hash chain writes it (ISO 8601, UTC)
+
+    @property
+    def events(self) -> list[RecordedEvent]:
+        """The events as they will be recorded, before the database numbers them (positions 0)."""
+        return self.recorded({})
+
+    def recorded(self, numbers: Mapping[int, tuple[int, int]]) -> list[RecordedEvent]:
+        """The events with the (global position, tx id) the database gave each version (0, 0 if none)."""
+        events = []
+        for offset, new in enumerate(self.new):
+            version = self.expected_version + offset + 1
+            global_position, tx_id = numbers.get(version, (0, 0))
+            events.append(
+                RecordedEvent(
+                    global_position,
+                    self.stream_id,
+                    version,
+                    new.type,
+                    new.schema_version,
+                    new.deal_no,
+                    new.data,
+                    new.metadata,
+                    self.occurred_at,
+                    self.hashes[offset],
+                    self.hashes[offset + 1],
+                    tx_id,
+                )
+            )
+        return events
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,16 +193,16 @@ class EventStore:
             raise ValueError("append needs at least one event")
         now = datetime.now(UTC)
         stamp = canonical_timestamp(now)
-        pending: list[RecordedEvent] = []
         rows: list[str] = []
-        prev_hash = head_hash
+        hashes = [head_hash]
         for offset, new in enumerate(events):
             version = expected_version + offset + 1
             # Encoded once: the same texts go into the hash and, as one jsonb document, to the database.
             data_text, metadata_text = canonical_text(dict(new.data)), canonical_text(dict(new.metadata))
-            if _FLOAT_SHAPED.search(data_text) or _FLOAT_SHAPED.search(metadata_text):
+            if _may_hold_float(data_text) or _may_hold_float(metadata_text):
                 _refuse_floats(new.data, f"{new.type}.data")
                 _refuse_floats(new.metadata, f"{new.type}.metadata")
+            prev_hash = hashes[-1]
             digest = chained_hash(
                 prev_hash,
                 stream_id,
@@ -182,24 +219,8 @@ class EventStore:
                 f'"deal_no":{int(new.deal_no)},"data":{data_text},"metadata":{metadata_text},'
                 f'"prev_hash":{canonical_text(prev_hash)},"hash":"{digest}"}}'
             )
-            pending.append(
-                RecordedEvent(
-                    global_position=0,
-                    stream_id=stream_id,
-                    version=version,
-                    type=new.type,
-                    schema_version=new.schema_version,
-                    deal_no=new.deal_no,
-                    data=new.data,
-                    metadata=new.metadata,
-                    occurred_at=now,
-                    prev_hash=prev_hash,
-                    hash=digest,
-                    tx_id=0,
-                )
-            )
-            prev_hash = digest
-        return PendingAppend(pending, "[" + ",".join(rows) + "]", stamp)
+            hashes.append(digest)
+        return PendingAppend(stream_id, expected_version, tuple(events), hashes, now, stamp, "[" + ",".join(rows) + "]")
 
     def append_prepared(
         self, conn: Conn, pending: PendingAppend, idempotency: IdempotencyRecord | None = None
@@ -212,17 +233,15 @@ class EventStore:
         whole statement (IdempotencyKeyTaken). One statement is atomic by
         itself, so no transaction is needed around it.
         """
-        events = pending.events
-        first = events[0]
-        expected_version = first.version - 1
+        stream_id, expected_version = pending.stream_id, pending.expected_version
         remember = ""
         params: dict[str, Any] = {
-            "stream": first.stream_id,
+            "stream": stream_id,
             "expected": expected_version,
-            "head_hash": first.prev_hash,
-            "version": events[-1].version,
-            "last_hash": events[-1].hash,
-            "occurred_at": pending.occurred_at,
+            "head_hash": pending.hashes[0],
+            "version": expected_version + len(pending.new),
+            "last_hash": pending.hashes[-1],
+            "occurred_at": pending.occurred_at_text,
             "events": pending.document,
         }
         if idempotency is not None:
@@ -265,11 +284,10 @@ class EventStore:
                 raise IdempotencyKeyTaken(idempotency.scope, idempotency.key) from error
             raise
         if not rows:
-            actual = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (first.stream_id,)).fetchone()
-            raise VersionConflict(first.stream_id, expected_version, None if actual is None else int(actual["version"]))
+            actual = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
+            raise VersionConflict(stream_id, expected_version, None if actual is None else int(actual["version"]))
         # The database only numbers the events; the rest is what was sent (not read back and parsed again).
-        numbered = {version: (global_position, tx_id) for version, global_position, tx_id in rows}
-        return [replace(e, global_position=numbered[e.version][0], tx_id=numbered[e.version][1]) for e in events]
+        return pending.recorded({version: (global_position, tx_id) for version, global_position, tx_id in rows})
 
     def _head_hash(self, conn: Conn, stream_id: str, expected_version: int) -> str:
         """The last hash of the stream at `expected_version` (creating the stream at 0), or VersionConflict."""
@@ -329,9 +347,18 @@ class EventStore:
 
 
 # In canonical JSON (no spaces) a float is a value right after ":", "," or "[", written with a fraction or an
-# exponent, or as Infinity or NaN. Text with no such match holds no float, so the walk through the value
-# (`_refuse_floats`) is needed only after a match (a string such as "a:1.5" makes it walk and find nothing).
-_FLOAT_SHAPED = re.compile(r"[:,\[]-?(?:[0-9]+(?:\.|[eE][-+]?[0-9])|Infinity|NaN)")
+# exponent, or as Infinity or NaN.
+_FLOAT_TOKEN = re.compile(r"[:,\[]-?(?:[0-9]+(?:\.|e[-+])|Infinity|NaN)")
+
+
+def _may_hold_float(text: str) -> bool:
+    """Whether canonical JSON `text` may hold a float; when it may, the walk through the value
+    (`_refuse_floats`) decides. Python writes every float with a ".", an exponent ("e+" or "e-") or as
+    Infinity or NaN: substring searches rule most text out at little cost, and the regular expression
+    most of the rest (dots in strings such as "1.4" or "203.0.113.7" are not after ":", "," or "[")."""
+    if "." in text or "e+" in text or "e-" in text or "Infinity" in text or "NaN" in text:
+        return _FLOAT_TOKEN.search(text) is not None
+    return False
 
 
 def _refuse_floats(value: JSON, path: str) -> None:
