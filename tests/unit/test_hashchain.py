@@ -76,6 +76,11 @@ def test_canonical_text_refuses_what_is_not_json() -> None:
         canonical_text({"a": {1, 2}})  # type: ignore[dict-item]
 
 
+@given(st.datetimes(timezones=st.timezones()))
+def test_canonical_timestamp_is_what_strftime_writes_in_utc(moment: datetime) -> None:
+    assert canonical_timestamp(moment) == moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def test_canonical_text_is_sorted_compact_and_keeps_non_ascii() -> None:
     assert canonical_text({"b": [1, "é"], "a": {"d": None, "c": True}}) == '{"a":{"c":true,"d":null},"b":[1,"é"]}'
     assert canonical_json({"b": 1, "a": "é"}) == '{"a":"é","b":1}'.encode()
