@@ -195,8 +195,8 @@ class Relay:
         return False
 
     def _store(self, conn: Conn, position: LogPosition) -> None:
-        with conn.transaction():
-            store_position(conn, RELAY_POSITION, position)
+        # One UPDATE on an autocommit connection: atomic by itself, one round trip instead of three.
+        store_position(conn, RELAY_POSITION, position)
 
 
 def run_relay(
