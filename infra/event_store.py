@@ -94,14 +94,15 @@ class PendingAppend:
     @property
     def events(self) -> list[RecordedEvent]:
         """The events as they will be recorded, before the database numbers them (positions 0)."""
-        return self.recorded({})
+        return self.recorded(None)
 
-    def recorded(self, numbers: Mapping[int, tuple[int, int]]) -> list[RecordedEvent]:
-        """The events with the (global position, tx id) the database gave each version (0, 0 if none)."""
+    def recorded(self, numbers: Mapping[int, tuple[int, int]] | None) -> list[RecordedEvent]:
+        """The events with the (global position, tx id) the database gave each version; (0, 0) when `numbers`
+        is None. A version missing from `numbers` is a KeyError: the database numbers every event it takes."""
         events = []
         for offset, new in enumerate(self.new):
             version = self.expected_version + offset + 1
-            global_position, tx_id = numbers.get(version, (0, 0))
+            global_position, tx_id = (0, 0) if numbers is None else numbers[version]
             events.append(
                 RecordedEvent(
                     global_position,
