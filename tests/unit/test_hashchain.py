@@ -123,20 +123,15 @@ def test_ids_and_card_codes_are_not_taken_for_floats() -> None:
 
 
 @given(st.lists(st.tuples(text, st.integers(0, 50), objects, objects), min_size=1, max_size=4))
-def test_the_prepared_document_carries_each_event_as_recorded(events: list[tuple[str, int, dict, dict]]) -> None:  # type: ignore[type-arg]
+def test_the_prepared_rows_carry_each_event_as_recorded(events: list[tuple[str, int, dict, dict]]) -> None:  # type: ignore[type-arg]
     new = [NewEvent(type_, data, deal_no, metadata) for type_, deal_no, data, metadata in events]
     pending = EventStore.prepare("table-1", 3, new, GENESIS_HASH)
-    assert json.loads(pending.document) == [
-        {
-            "version": e.version,
-            "type": e.type,
-            "schema_version": e.schema_version,
-            "deal_no": e.deal_no,
-            "data": e.data,
-            "metadata": e.metadata,
-            "prev_hash": e.prev_hash,
-            "hash": e.hash,
-        }
+    sent = [
+        (version, type_, schema_version, deal_no, json.loads(data), json.loads(metadata), prev_hash, hash_)
+        for version, type_, schema_version, deal_no, data, metadata, prev_hash, hash_ in pending.rows
+    ]
+    assert sent == [
+        (e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata, e.prev_hash, e.hash)
         for e in pending.events
     ]
     assert [e.version for e in pending.events] == list(range(4, 4 + len(events)))
