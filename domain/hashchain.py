@@ -41,12 +41,13 @@ def canonical_json(value: JSON) -> bytes:
 
 
 def canonical_timestamp(moment: datetime) -> str:
-    """ISO 8601 in UTC with microseconds, as strftime("%Y-%m-%dT%H:%M:%S.%fZ") writes it (formatted by hand:
-    strftime is a large part of an append's cost; it stays for years before 1000, which it does not pad)."""
-    t = moment.astimezone(UTC)
+    """ISO 8601 in UTC with microseconds, as strftime("%Y-%m-%dT%H:%M:%S.%fZ") writes it. isoformat, in C,
+    writes the same but for the "+00:00" it ends with (strftime is a large part of an append's cost); strftime
+    stays for years before 1000, which it does not pad to four digits as isoformat does."""
+    t = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
     if t.year < 1000:
         return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return f"{t.year}-{t.month:02}-{t.day:02}T{t.hour:02}:{t.minute:02}:{t.second:02}.{t.microsecond:06}Z"
+    return t.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def event_hash(prev_hash: str, hashed_fields: Mapping[str, JSON]) -> str:
@@ -70,10 +71,11 @@ def chained_hash(
     them once here instead of again inside the whole event saves a JSON encoding per appended event.
     The keys are written in sorted order, so the bytes are those `canonical_json` gives.
     """
+    # A string's canonical JSON is what the encoder's own string function writes (one C call).
     text = (
         f'{{"data":{data_text},"deal_no":{int(deal_no)},"metadata":{metadata_text},'
-        f'"occurred_at":{canonical_text(occurred_at_text)},"schema_version":{int(schema_version)},'
-        f'"stream_id":{canonical_text(stream_id)},"type":{canonical_text(type_)},"version":{int(version)}}}'
+        f'"occurred_at":{encode_basestring(occurred_at_text)},"schema_version":{int(schema_version)},'
+        f'"stream_id":{encode_basestring(stream_id)},"type":{encode_basestring(type_)},"version":{int(version)}}}'
     )
     return hashlib.sha256(prev_hash.encode("ascii") + text.encode("utf-8")).hexdigest()
 

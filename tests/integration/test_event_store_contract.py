@@ -171,6 +171,18 @@ def test_a_known_head_on_a_stream_without_a_head_row_conflicts(store: EventStore
     assert count_events(db_url) == 0
 
 
+def test_appends_go_on_when_the_pool_replaces_a_connection(store: EventStore) -> None:
+    (first,) = store.append("table-1", 0, [ev(1)])
+    with store.pool.connection() as held:  # the connection the first append used
+        held.close()  # broken while in use: the pool discards it when it comes back
+    second = store.append("table-1", 1, [ev(2)], head_hash=first.hash)
+    third = store.append("table-1", 2, [ev(3)], head_hash=second[-1].hash)
+    assert [e.version for e in store.read_stream("table-1")] == [1, 2, 3]
+    assert third[-1].prev_hash == second[-1].hash
+    # The store keeps a cursor per connection; the closed connection's is let go.
+    assert not any(conn.closed for conn in store._cursors)
+
+
 def test_multi_event_append_is_one_transaction(store: EventStore) -> None:
     recorded = store.append("table-1", 0, evs(4))
     assert [e.version for e in recorded] == [1, 2, 3, 4]
