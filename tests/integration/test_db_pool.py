@@ -1,0 +1,127 @@
+"""FastPool: connections used again and again skip psycopg_pool's bookkeeping, and nothing else changes."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from psycopg.pq import TransactionStatus
+from psycopg_pool import PoolTimeout
+
+import infra.db
+from infra.db import FastPool, open_pool
+
+
+@pytest.fixture
+def pool(db_url: str) -> Iterator[FastPool]:
+    pool = open_pool(db_url, min_size=1, max_size=2)
+    yield pool
+    pool.close()
+
+
+def test_a_connection_given_back_clean_is_handed_out_again_without_psycopg_pool(pool: FastPool) -> None:
+    first = pool.getconn()
+    pool.putconn(first)
+    requests = pool.get_stats()["requests_num"]
+    again = pool.getconn()
+    assert again is first
+    assert pool.get_stats()["requests_num"] == requests
+    assert again.execute("SELECT 1 AS one").fetchone() == {"one": 1}
+    pool.putconn(again)
+
+
+def test_a_connection_given_back_inside_a_transaction_is_rolled_back_by_psycopg_pool(pool: FastPool) -> None:
+    conn = pool.getconn()
+    conn.execute("BEGIN")
+    conn.execute("CREATE TEMPORARY TABLE scratch (n int)")
+    assert conn.pgconn.transaction_status == TransactionStatus.INTRANS
+    pool.putconn(conn)
+    for _ in range(2):  # whichever connection comes out, it is not inside that transaction
+        with pool.connection() as again:
+            assert again.pgconn.transaction_status == TransactionStatus.IDLE
+            assert again.execute("SELECT to_regclass('pg_temp.scratch') AS t").fetchone() == {"t": None}
+
+
+def test_a_closed_connection_is_replaced(pool: FastPool) -> None:
+    with pool.connection() as conn:
+        conn.close()
+    for _ in range(3):
+        with pool.connection() as again:
+            assert not again.closed
+            assert again.execute("SELECT 2 AS two").fetchone() == {"two": 2}
+
+
+def test_a_waiting_caller_gets_a_connection_given_back_meanwhile(db_url: str) -> None:
+    pool = open_pool(db_url, min_size=1, max_size=1)
+    try:
+        held = pool.getconn()
+        got: list[object] = []
+
+        def wait_for_it() -> None:
+            got.append(pool.getconn(timeout=5))
+
+        waiter = threading.Thread(target=wait_for_it)
+        waiter.start()
+        threading.Event().wait(0.3)  # the waiter is inside psycopg_pool's getconn by now
+        pool.putconn(held)  # into the idle queue, which psycopg_pool does not watch
+        # Long before its own timeout (5 s): the waiter looks at the idle queue every 50 ms, and would otherwise
+        # sit in psycopg_pool's queue until then.
+        waiter.join(timeout=3)
+        assert got == [held]
+        waiter.join()
+        pool.putconn(held)
+    finally:
+        pool.close()
+
+
+def test_an_exhausted_pool_still_times_out(db_url: str) -> None:
+    pool = open_pool(db_url, min_size=1, max_size=1)
+    try:
+        held = pool.getconn()
+        with pytest.raises(PoolTimeout, match=r"0\.20 sec"):
+            pool.getconn(timeout=0.2)
+        pool.putconn(held)
+        pool.putconn(pool.getconn(timeout=1))
+    finally:
+        pool.close()
+
+
+def test_connections_go_back_through_psycopg_pool_after_their_rounds(
+    pool: FastPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(infra.db, "_ROUNDS_SECONDS", -1.0)  # every give-back is past the rounds
+    for _ in range(3):
+        before = pool.get_stats().get("requests_num", 0)
+        with pool.connection() as conn:
+            conn.execute("SELECT 1")
+        assert pool.get_stats()["requests_num"] == before + 1
+
+
+def test_many_threads_share_the_pool_without_losing_a_connection(db_url: str) -> None:
+    pool = open_pool(db_url, min_size=1, max_size=3)
+    seen: set[int] = set()
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(200):
+                with pool.connection() as conn:
+                    seen.add(id(conn))
+                    assert conn.execute("SELECT %s::int AS n", (n * 1000 + i,)).fetchone() == {"n": n * 1000 + i}
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert errors == []
+        assert 1 <= len(seen) <= 3
+        held = [pool.getconn(timeout=5) for _ in range(3)]  # all three are still there to be had
+        for conn in held:
+            pool.putconn(conn)
+    finally:
+        pool.close()
