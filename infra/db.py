@@ -49,7 +49,7 @@ class FastPool(ConnectionPool[Conn]):
         self._rounds_since: dict[Conn, float] = {}
 
     def getconn(self, timeout: float | None = None) -> Conn:
-        conn = self._take_idle()
+        conn = None if self.closed else self._take_idle()
         if conn is not None:
             return conn
         timeout = self.timeout if timeout is None else timeout
@@ -85,9 +85,11 @@ class FastPool(ConnectionPool[Conn]):
             self.putconn(conn)
 
     def close(self, timeout: float = 5.0) -> None:
+        # Closed first, so that a connection given back meanwhile goes to psycopg_pool (which closes it), not
+        # into the idle queue; then the idle ones are handed to it to close.
+        super().close(timeout)
         while (conn := self._take_idle(check=False)) is not None:
             self._give_back(conn)
-        super().close(timeout)
 
     def _take_idle(self, check: bool = True) -> Conn | None:
         while True:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from psycopg.pq import TransactionStatus
-from psycopg_pool import PoolTimeout
+from psycopg_pool import PoolClosed, PoolTimeout
 
 import infra.db
 from infra.db import FastPool, open_pool
@@ -125,3 +125,15 @@ def test_many_threads_share_the_pool_without_losing_a_connection(db_url: str) ->
             pool.putconn(conn)
     finally:
         pool.close()
+
+
+def test_closing_closes_the_idle_connections_and_hands_out_no_more(db_url: str) -> None:
+    pool = open_pool(db_url, min_size=1, max_size=2)
+    idle, busy = pool.getconn(), pool.getconn()
+    pool.putconn(idle)
+    pool.close()
+    assert idle.closed
+    pool.putconn(busy)  # given back after the close: closed too
+    assert busy.closed
+    with pytest.raises(PoolClosed):
+        pool.getconn(timeout=0.2)
