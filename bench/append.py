@@ -1,6 +1,7 @@
 """Append throughput of cardledger's event store beside a raw INSERT and the `eventsourcing` library.
 
 Run: python -m bench.append            (the table of rows; about 1 minute)
+     python -m bench.append --processes (each writer a process instead of a thread)
 
 Every point runs `writers` threads for about `seconds`, each writer with its own
 connection and its own stream, one ~300-byte JSON event per append (one
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import threading
 import time
@@ -142,7 +144,10 @@ def eventsourcing_writers(url: str, writers: int) -> tuple[list[Appender], Calla
         pool_size=writers,
     )
     recorder = PostgresApplicationRecorder(datastore, events_table_name="es_stored_events")
-    recorder.create_table()
+    with psycopg.connect(url) as conn:  # once: writer processes creating it at the same time collide
+        created = conn.execute("SELECT to_regclass('es_stored_events') IS NOT NULL").fetchone()
+    if not (created and created[0]):
+        recorder.create_table()
     state = json.dumps({"data": PAYLOAD, "metadata": dict(EVENT.metadata)}).encode()
     topic = "cardledger.bench:CardPlayed"
 
@@ -219,6 +224,66 @@ def measure(kinds: dict[str, Kind], url: str, writers: int, seconds: float, slic
     return {name: count / elapsed for name, (count, elapsed) in totals.items()}
 
 
+def _process_writer(kind: Kind, url: str, ready: Any, stop: Any, counts: Any) -> None:
+    """One writer process: its own kind's writer (connection, stream), warmed up, then appends until `stop`."""
+    try:
+        appenders, close = kind(url, 1)
+    except BaseException as exc:
+        ready.abort()
+        counts.put(f"{type(exc).__name__}: {exc}")
+        return
+    try:
+        append, count = appenders[0], 0
+        for _ in range(20):  # the stream exists and the statements are prepared before the clock starts
+            append()
+        ready.wait()
+        while not stop.is_set():
+            append()
+            count += 1
+        counts.put(count)
+    except BaseException as exc:
+        ready.abort()
+        counts.put(f"{type(exc).__name__}: {exc}")
+    finally:
+        close()
+
+
+def measure_processes(
+    kinds: dict[str, Kind], url: str, writers: int, seconds: float, slices: int = 3
+) -> dict[str, float]:
+    """As `measure`, with each writer a process of its own (no GIL shared between writers)."""
+    context = multiprocessing.get_context("fork")
+    for kind in kinds.values():  # once here, so that the writers do not all create the same tables at once
+        kind(url, 1)[1]()
+    totals = dict.fromkeys(kinds, (0, 0.0))
+    for _ in range(slices):
+        for name, kind in kinds.items():
+            ready, stop, counts = context.Barrier(writers + 1), context.Event(), context.Queue()
+            processes = [
+                context.Process(target=_process_writer, args=(kind, url, ready, stop, counts), daemon=True)
+                for _ in range(writers)
+            ]
+            for process in processes:
+                process.start()
+            try:
+                ready.wait(timeout=60)
+            except threading.BrokenBarrierError:
+                stop.set()
+                raise RuntimeError(f"a {name} writer process failed: {counts.get(timeout=10)}") from None
+            began = time.perf_counter()
+            time.sleep(seconds / slices)
+            stop.set()
+            elapsed = time.perf_counter() - began
+            results = [counts.get(timeout=60) for _ in processes]
+            for process in processes:
+                process.join(timeout=60)
+            failed = [r for r in results if isinstance(r, str)]
+            if failed:
+                raise RuntimeError(f"a {name} writer process failed: {failed[0]}")
+            totals[name] = (totals[name][0] + sum(results), totals[name][1] + elapsed)
+    return {name: count / elapsed for name, (count, elapsed) in totals.items()}
+
+
 def eventsourcing_available() -> str | None:
     """None when eventsourcing's PostgreSQL recorder can be imported, else the reason it cannot."""
     try:
@@ -229,7 +294,7 @@ def eventsourcing_available() -> str | None:
 
 
 def run(
-    seconds: float = 3.0, writers: Sequence[int] = WRITERS, synchronous_commit: bool = True
+    seconds: float = 3.0, writers: Sequence[int] = WRITERS, synchronous_commit: bool = True, processes: bool = False
 ) -> list[dict[str, Any]]:
     server_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
     es_missing = eventsourcing_available()
@@ -240,7 +305,7 @@ def run(
     with fresh_database(server_url, prefix="cardledger_bench") as url:
         prepare(url, synchronous_commit)
         for n in writers:
-            rate = measure(kinds, url, n, seconds)
+            rate = (measure_processes if processes else measure)(kinds, url, n, seconds)
             cardledger, raw = rate["cardledger"], rate["raw"]
             rows += [
                 row(f"cardledger EventStore.append, {n} writers", cardledger, None, "events/s"),
@@ -293,16 +358,23 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per point")
     parser.add_argument("--writers", type=int, nargs="*", default=list(WRITERS))
     parser.add_argument(
+        "--processes",
+        action="store_true",
+        help="each writer a process of its own instead of a thread (diagnostic: no GIL shared between writers)",
+    )
+    parser.add_argument(
         "--sync-off",
         action="store_true",
         help="synchronous_commit=off for every side (diagnostic: statement cost without the WAL flush wait)",
     )
     args = parser.parse_args()
     print(
-        f"payload {PAYLOAD_BYTES} bytes of JSON, {args.seconds:g} s per point, threads with one connection each"
+        f"payload {PAYLOAD_BYTES} bytes of JSON, {args.seconds:g} s per point, "
+        + ("processes" if args.processes else "threads")
+        + " with one connection each"
         + (", synchronous_commit=off" if args.sync_off else "")
     )
-    print_table(run(args.seconds, args.writers, synchronous_commit=not args.sync_off))
+    print_table(run(args.seconds, args.writers, synchronous_commit=not args.sync_off, processes=args.processes))
 
 
 if __name__ == "__main__":
