@@ -225,14 +225,11 @@ def measure(kinds: dict[str, Kind], url: str, writers: int, seconds: float, slic
 
 
 def _process_writer(kind: Kind, url: str, ready: Any, stop: Any, counts: Any) -> None:
-    """One writer process: its own kind's writer (connection, stream), warmed up, then appends until `stop`."""
+    """One writer process: its own kind's writer (connection, stream), warmed up, then appends until `stop`.
+    Puts its count of appends on `counts`, or the error that stopped it."""
+    close: Callable[[], None] | None = None
     try:
         appenders, close = kind(url, 1)
-    except BaseException as exc:
-        ready.abort()
-        counts.put(f"{type(exc).__name__}: {exc}")
-        return
-    try:
         append, count = appenders[0], 0
         for _ in range(20):  # the stream exists and the statements are prepared before the clock starts
             append()
@@ -245,7 +242,8 @@ def _process_writer(kind: Kind, url: str, ready: Any, stop: Any, counts: Any) ->
         ready.abort()
         counts.put(f"{type(exc).__name__}: {exc}")
     finally:
-        close()
+        if close is not None:
+            close()
 
 
 def measure_processes(
