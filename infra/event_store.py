@@ -180,8 +180,11 @@ _COLUMNS = (
 )
 
 
-def _recorded(row: Mapping[str, Any]) -> RecordedEvent:
-    return RecordedEvent(**row)
+def fetch_events(conn: Conn, query: str, params: Sequence[Any] | Mapping[str, Any]) -> list[RecordedEvent]:
+    """The events a SELECT of `_COLUMNS` (in that order) returns. Rows come as tuples, passed to RecordedEvent by
+    position: dict rows and keyword arguments cost a fifth of reading the log for a projection."""
+    with conn.cursor(row_factory=tuple_row) as cursor:
+        return [RecordedEvent(*row) for row in cursor.execute(query, params).fetchall()]
 
 
 class EventStore:
@@ -414,12 +417,12 @@ def read_stream_in(
     conn: Conn, stream_id: str, from_version: int = 1, to_version: int | None = None, limit: int | None = None
 ) -> list[RecordedEvent]:
     upper = "" if to_version is None else " AND version <= %(to)s"
-    rows = conn.execute(
+    return fetch_events(
+        conn,
         f"""SELECT {_COLUMNS} FROM events WHERE stream_id = %(stream)s AND version >= %(from)s{upper}
             ORDER BY version LIMIT %(limit)s""",
         {"stream": stream_id, "from": from_version, "to": to_version, "limit": limit},
-    ).fetchall()
-    return [_recorded(row) for row in rows]
+    )
 
 
 def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEvent]:
@@ -430,8 +433,7 @@ def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEven
     global_position). Every transaction that could still commit has a larger
     tx_id than anything returned, so it lands after the reader's position.
     """
-    rows = conn.execute(READ_LOG_SQL, (str(after.tx_id), after.global_position, limit)).fetchall()
-    return [_recorded(row) for row in rows]
+    return fetch_events(conn, READ_LOG_SQL, (str(after.tx_id), after.global_position, limit))
 
 
 READ_LOG_SQL = f"""SELECT {_COLUMNS} FROM events

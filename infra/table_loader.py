@@ -15,7 +15,7 @@ import psycopg
 
 from domain.events import Event
 from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, evolve, fold
-from infra.event_store import _COLUMNS, RecordedEvent
+from infra.event_store import _COLUMNS, RecordedEvent, fetch_events
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -40,8 +40,7 @@ EVENTS_AFTER_SQL = f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND vers
 def load_table_events(conn: Conn, table_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
     """The events whose fold gives the table's state (at `up_to_version`, default the latest)."""
     sql = TABLE_EVENTS_SQL if up_to_version is None else TABLE_EVENTS_UP_TO_SQL
-    rows = conn.execute(sql, {"table": table_id, "upto": up_to_version}).fetchall()
-    events = [RecordedEvent(**row) for row in rows]
+    events = fetch_events(conn, sql, {"table": table_id, "upto": up_to_version})
     head = [e for e in events if e.deal_no == 0]
     recent = [e for e in events if e.deal_no != 0]
     return head + _from_last_finished_deal(recent)
@@ -49,8 +48,7 @@ def load_table_events(conn: Conn, table_id: str, up_to_version: int | None = Non
 
 def load_events_after(conn: Conn, table_id: str, version: int, limit: int) -> list[RecordedEvent]:
     """The table's first `limit` events after `version`, in order (what a state at `version` has not seen)."""
-    rows = conn.execute(EVENTS_AFTER_SQL, (table_id, version, limit)).fetchall()
-    return [RecordedEvent(**row) for row in rows]
+    return fetch_events(conn, EVENTS_AFTER_SQL, (table_id, version, limit))
 
 
 def _from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import psycopg
 
-from infra.event_store import LogPosition, RecordedEvent
+from infra.event_store import LogPosition, RecordedEvent, fetch_events
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -82,15 +82,15 @@ def read_log_between(conn: Conn, after: LogPosition, until: LogPosition, limit: 
     `until` must be a position some reader has already reached (every
     transaction that wrote at or below it has ended), so no horizon is needed.
     """
-    rows = conn.execute(
+    return fetch_events(
+        conn,
         f"""SELECT {_COLUMNS} FROM events
             WHERE (tx_id, global_position) > (%s::text::xid8, %s)
               AND (tx_id, global_position) <= (%s::text::xid8, %s)
             ORDER BY events.tx_id, events.global_position
             LIMIT %s""",
         (str(after.tx_id), after.global_position, str(until.tx_id), until.global_position, limit),
-    ).fetchall()
-    return [RecordedEvent(**row) for row in rows]
+    )
 
 
 def count_between(conn: Conn, after: LogPosition, until: LogPosition) -> int:

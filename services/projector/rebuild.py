@@ -39,6 +39,10 @@ from infra.projections.heads import clear_caches
 
 Conn = psycopg.Connection[dict[str, Any]]
 
+# Events per batch of a rebuild. The table projections write each table they meet once per batch, so
+# larger batches write less: 5,000 rebuilt seat_views two fifths faster than 1,000, and 20,000 no faster.
+REBUILD_BATCH = 5000
+
 
 @dataclass(frozen=True)
 class RebuildReport:
@@ -134,7 +138,7 @@ def wait_for_writes_in_flight(conn: Conn, timeout: float = 10.0) -> bool:
         time.sleep(0.05)
 
 
-def rebuild_one(conn: Conn, name: str, progress: bool = True, batch_size: int = 1000) -> RebuildReport:
+def rebuild_one(conn: Conn, name: str, progress: bool = True, batch_size: int = REBUILD_BATCH) -> RebuildReport:
     projection = projections.projection_named(name)
     if not wait_for_writes_in_flight(conn):
         print(f"{name}: a transaction is still open after 10 s; rebuilding up to it", file=sys.stderr)
