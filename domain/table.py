@@ -357,8 +357,10 @@ def public_view(state: TableState) -> dict[str, JSON]:
     return view
 
 
-def seat_view(state: TableState, seat: int) -> dict[str, JSON]:
-    view = public_view(state)
+def seat_view(state: TableState, seat: int, public: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
+    """What `seat` sees: the public view with its hand and legal actions. `public` is the state's
+    `public_view` when the caller has made it already (copied, not changed), as for every seat of a table."""
+    view = public_view(state) if public is None else dict(public)
     view["seat"] = seat
     view["hand"] = game_named(state.game).hand(state.deal, seat) if state.deal is not None else []
     view["legal_actions"] = legal_actions(state, seat)

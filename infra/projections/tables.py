@@ -7,6 +7,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from domain.events import JSON
 from domain.table import public_view, seat_view
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
@@ -16,9 +17,13 @@ Conn = psycopg.Connection[dict[str, Any]]
 
 CHA_KAU_TSZ = "cha-kau-tsz"
 
-_UPSERT_TABLE_VIEW = """
+# Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement and one JSON
+# encoding per batch. executemany sent a statement per row, and that cost a live catch-up a fifth of its time.
+_UPSERT_TABLE_VIEWS = """
 INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, updated_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, now())
+SELECT table_id, game, status, seats, version, created_seq, view, now()
+FROM jsonb_to_recordset(%s::jsonb)
+     AS row (table_id text, game text, status text, seats integer, version integer, created_seq bigint, view jsonb)
 ON CONFLICT (table_id) DO UPDATE
 SET status = EXCLUDED.status,
     version = EXCLUDED.version,
@@ -26,9 +31,10 @@ SET status = EXCLUDED.status,
     updated_at = now()
 """
 
-_UPSERT_SEAT_VIEW = """
+_UPSERT_SEAT_VIEWS = """
 INSERT INTO seat_views (table_id, seat, player_id, version, view)
-VALUES (%s, %s, %s, %s, %s)
+SELECT table_id, seat, player_id, version, view
+FROM jsonb_to_recordset(%s::jsonb) AS row (table_id text, seat integer, player_id text, version integer, view jsonb)
 ON CONFLICT (table_id, seat) DO UPDATE
 SET player_id = EXCLUDED.player_id,
     version = EXCLUDED.version,
@@ -37,7 +43,8 @@ SET player_id = EXCLUDED.player_id,
 
 _UPSERT_HAND_TRICKS = """
 INSERT INTO hand_tricks (table_id, deal_no, seat, tricks)
-VALUES (%s, %s, %s, %s)
+SELECT table_id, deal_no, seat, tricks
+FROM jsonb_to_recordset(%s::jsonb) AS row (table_id text, deal_no integer, seat integer, tricks integer)
 ON CONFLICT (table_id, deal_no, seat) DO UPDATE
 SET tricks = EXCLUDED.tricks
 """
@@ -48,27 +55,37 @@ def apply_table_views(conn: Conn, events: list[RecordedEvent]) -> None:
     if not folded:
         return
     heads = table_heads(conn, folded)
-    rows = []
+    rows: list[JSON] = []
     for table_id, states in sorted(folded.items()):
         state = states[-1]
-        head = heads[table_id]
-        view = Jsonb(public_view(state))
-        rows.append((table_id, state.game, state.status, state.seats, state.version, head.created_seq, view))
-    with conn.cursor() as cur:
-        cur.executemany(_UPSERT_TABLE_VIEW, rows)
+        rows.append(
+            {
+                "table_id": table_id,
+                "game": state.game,
+                "status": state.status,
+                "seats": state.seats,
+                "version": state.version,
+                "created_seq": heads[table_id].created_seq,
+                "view": public_view(state),
+            }
+        )
+    conn.execute(_UPSERT_TABLE_VIEWS, (Jsonb(rows),))
 
 
 def apply_seat_views(conn: Conn, events: list[RecordedEvent]) -> None:
     folded = fold_tables(conn, events)
-    rows = []
+    rows: list[JSON] = []
     for table_id, states in sorted(folded.items()):
         state = states[-1]
+        public = public_view(state)
         for seat, player_id in enumerate(state.players):
             if player_id is not None:
-                rows.append((table_id, seat, player_id, state.version, Jsonb(seat_view(state, seat))))
+                view = seat_view(state, seat, public)
+                rows.append(
+                    {"table_id": table_id, "seat": seat, "player_id": player_id, "version": state.version, "view": view}
+                )
     if rows:
-        with conn.cursor() as cur:
-            cur.executemany(_UPSERT_SEAT_VIEW, rows)
+        conn.execute(_UPSERT_SEAT_VIEWS, (Jsonb(rows),))
 
 
 def apply_hand_tricks(conn: Conn, events: list[RecordedEvent]) -> None:
@@ -79,7 +96,7 @@ def apply_hand_tricks(conn: Conn, events: list[RecordedEvent]) -> None:
     heads = table_heads(conn, tables)
     ours = {table_id for table_id, head in heads.items() if head.game == CHA_KAU_TSZ}
     folded = fold_tables(conn, [event for event in events if event.stream_id in ours])
-    rows: list[tuple[str, int, int, int]] = []
+    rows: dict[tuple[str, int, int], JSON] = {}  # by key: the statement may change each row only once
     for table_id, states in sorted(folded.items()):
         for state in states:
             if state.deal_no < 1 or state.deal is None:
@@ -87,10 +104,15 @@ def apply_hand_tricks(conn: Conn, events: list[RecordedEvent]) -> None:
             tricks = public_view(state).get("tricks")
             if not isinstance(tricks, list):
                 continue
-            rows.extend((table_id, state.deal_no, seat, int(count)) for seat, count in enumerate(tricks))
+            for seat, count in enumerate(tricks):
+                rows[(table_id, state.deal_no, seat)] = {
+                    "table_id": table_id,
+                    "deal_no": state.deal_no,
+                    "seat": seat,
+                    "tricks": int(count),
+                }
     if rows:
-        with conn.cursor() as cur:
-            cur.executemany(_UPSERT_HAND_TRICKS, rows)
+        conn.execute(_UPSERT_HAND_TRICKS, (Jsonb(list(rows.values())),))
 
 
 TABLE_VIEWS = Projection(

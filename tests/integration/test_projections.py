@@ -9,9 +9,11 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from domain.table import public_view, seat_view
+from domain.events import Event
+from domain.table import TableState, public_view, seat_view
 from infra import projections
 from infra.event_store import EventStore, NewEvent
+from infra.projections import heads
 from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.table_loader import load_table
 from services.projector.rebuild import rebuild
@@ -65,6 +67,25 @@ def test_models_match_the_folded_tables(store: EventStore, conn: Conn) -> None:
     for name in projections.NAMES:
         position = read_position(conn, checkpoint_name(name))
         assert position.global_position > 0
+
+
+def test_the_table_projections_fold_each_event_once(
+    store: EventStore, conn: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play_tables(store, count=4, deals=2, seed=12)
+    heads.clear_caches()
+    folded: list[str] = []
+    real_evolve = heads.evolve
+
+    def counting_evolve(state: TableState | None, event: Event) -> TableState:
+        folded.append(event.type)
+        return real_evolve(state, event)
+
+    monkeypatch.setattr(heads, "evolve", counting_evolve)
+    projections.catch_up_all(conn, batch_size=29)
+    # table_views folds each batch; seat_views and hand_tricks take its states.
+    assert len(folded) == scalar(conn, "SELECT count(*) FROM events")
+    assert scalar(conn, "SELECT count(*) FROM hand_tricks") > 0
 
 
 def test_ledger_balances_per_deal_and_settlements_add_up(store: EventStore, conn: Conn) -> None:
