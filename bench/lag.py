@@ -13,8 +13,8 @@ BENCH_REBUILD_EVENTS (200000).
 
 Lag: writer threads play random Cha Kau Tsz games, one command per
 transaction, while a relay and two projection workers run as subprocesses; a
-sampler polls table_views every 10 ms and records, for each append, the time
-from its commit to the first sample showing that table at that version.
+sampler process polls table_views every 5 ms and records, for each append, the
+time from its commit to the first sample showing that table at that version.
 
 Rebuild: N events of interleaved games are written, projected live, and then
 every projection is rebuilt in a subprocess (`services.projector.rebuild`),
@@ -24,6 +24,7 @@ whose peak RSS is reported.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -33,6 +34,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +92,6 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
     pool = open_pool(database_url, min_size=2, max_size=writers + 2)
     store = EventStore(pool)
     commits: dict[tuple[str, int], float] = {}
-    seen: dict[tuple[str, int], float] = {}
     lock = threading.Lock()
     stop = threading.Event()
     appended = [0]
@@ -112,38 +113,33 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
                 commits[(game.table_id, game.state.version)] = now
                 appended[0] += len(new)
 
-    def sample() -> None:
-        with psycopg.connect(database_url, autocommit=True) as conn:
-            while not (stop.is_set() and len(seen) >= len(commits)):
-                rows = conn.execute("SELECT table_id, version FROM table_views").fetchall()
-                now = time.monotonic()
-                current = {str(r[0]): int(r[1]) for r in rows}
-                with lock:
-                    for key in commits.keys() - seen.keys():
-                        if current.get(key[0], 0) >= key[1]:
-                            seen[key] = now
-                if stop.is_set() and time.monotonic() > deadline + 30:
-                    return
-                time.sleep(0.01)
-
     services = [spawn("services.relay", database_url, redis_url)]
     services += [spawn("services.projector", database_url, redis_url) for _ in range(2)]
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    sampler = context.Process(target=sample_versions, args=(database_url, theirs), daemon=True)
+    sampler.start()
     try:
+        ours.recv()  # the sampler is connected and sampling
         time.sleep(2.0)  # let the services start
         threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
-        sampler = threading.Thread(target=sample)
         started = time.monotonic()
-        deadline = started + seconds
         for t in threads:
             t.start()
-        sampler.start()
         time.sleep(seconds)
         stop.set()
         for t in threads:
             t.join()
         elapsed = time.monotonic() - started
+        finals: dict[str, int] = {}
+        for table_id, version in commits:
+            finals[table_id] = max(version, finals.get(table_id, 0))
+        ours.send(finals)
+        seen = first_seen(commits, ours.recv())
         sampler.join()
     finally:
+        if sampler.is_alive():
+            sampler.kill()
         for process in services:
             terminate(process)
         pool.close()
@@ -175,6 +171,48 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
             "unit": "appends (max)",
         },
     ]
+
+
+def sample_versions(database_url: str, pipe: Connection, interval: float = 0.005, grace: float = 30.0) -> None:
+    """In a process of its own (the writers' threads would hold up its clock readings): read every table's
+    version from table_views every `interval` s, recording (version, time) whenever a table's version moves,
+    until it is sent the final version of each table and has seen them all (or `grace` s have passed);
+    then send back the records. Times are time.monotonic(), which every process of the machine shares."""
+    records: dict[str, list[tuple[int, float]]] = {}
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        pipe.send("sampling")
+        finals: dict[str, int] | None = None
+        deadline = 0.0
+        while True:
+            rows = conn.execute("SELECT table_id, version FROM table_views").fetchall()
+            now = time.monotonic()
+            for table_id, version in rows:
+                seen = records.setdefault(table_id, [(0, 0.0)])
+                if version > seen[-1][0]:
+                    seen.append((version, now))
+            if finals is None and pipe.poll():
+                finals = pipe.recv()
+                deadline = now + grace
+            if finals is not None and (
+                now > deadline or all(records.get(t, [(0, 0.0)])[-1][0] >= v for t, v in finals.items())
+            ):
+                break
+            time.sleep(interval)
+    pipe.send(records)
+
+
+def first_seen(
+    commits: dict[tuple[str, int], float], records: dict[str, list[tuple[int, float]]]
+) -> dict[tuple[str, int], float]:
+    """For each committed (table, version), the first sample time at which the table showed that version or
+    a later one."""
+    seen = {}
+    for (table_id, version), _ in commits.items():
+        for shown, at in records.get(table_id, ()):
+            if shown >= version:
+                seen[(table_id, version)] = at
+                break
+    return seen
 
 
 # Rebuild -------------------------------------------------------------------

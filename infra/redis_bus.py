@@ -18,6 +18,7 @@ consumer reading both streams can also dedupe by `global_position`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -68,8 +69,31 @@ def encode(event: RecordedEvent) -> str:
     return json.dumps(message_body(event), separators=(",", ":"), sort_keys=True)
 
 
-def _is_duplicate_id(error: Exception) -> bool:
-    return isinstance(error, redis.ResponseError) and "equal or smaller" in str(error)
+# Publishes a batch in one command, run by Redis as a whole: KEYS are the global stream, then each event's
+# table stream; ARGV the two MAXLENs, the notification channel and message, then each event's entry id,
+# global position and body. An id Redis refuses as not above the stream's top was published before and is
+# skipped; any other error ends the script with it. Returns the entries added.
+_PUBLISH_SCRIPT = """
+local added = 0
+for i = 2, #KEYS do
+  local at = 4 + (i - 2) * 3
+  local id, position, body = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+  for _, stream in ipairs({{KEYS[1], ARGV[1]}, {KEYS[i], ARGV[2]}}) do
+    local reply = redis.pcall('XADD', stream[1], 'MAXLEN', '~', stream[2], id,
+                              'global_position', position, 'event', body)
+    if type(reply) == 'table' and reply.err then
+      if not string.find(reply.err, 'equal or smaller', 1, true) then
+        return redis.error_reply(reply.err)
+      end
+    else
+      added = added + 1
+    end
+  end
+end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return added
+"""
+_PUBLISH_SHA = hashlib.sha1(_PUBLISH_SCRIPT.encode()).hexdigest()
 
 
 def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
@@ -79,33 +103,30 @@ def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
     batch again is harmless. Raises redis.ConnectionError (and friends) when
     Redis cannot be reached; then nothing can be assumed about the batch and
     it must be published again.
+
+    The batch goes as one script call (EVALSHA), not a pipeline of two XADDs per event: building and
+    parsing the commands one by one took half the relay's time per event. (A script's keys must live on
+    one Redis node: no Redis Cluster.)
     """
     if not events:
         return 0
-    pipe = client.pipeline(transaction=False)
+    keys = [GLOBAL_STREAM]
+    args: list[str | int] = [GLOBAL_MAXLEN, TABLE_MAXLEN, NOTIFY_CHANNEL, ""]
     for event in events:
-        fields: dict[Any, Any] = {
-            "global_position": event.global_position,
-            "event": encode(event),
-        }
-        pipe.xadd(GLOBAL_STREAM, fields, id=entry_id(event), maxlen=GLOBAL_MAXLEN, approximate=True)
-        pipe.xadd(table_stream(event.stream_id), fields, id=entry_id(event), maxlen=TABLE_MAXLEN, approximate=True)
+        keys.append(table_stream(event.stream_id))
+        args += [entry_id(event), event.global_position, encode(event)]
     last = events[-1]
     notice = {
         "global_position": last.global_position,
         "tx_id": last.tx_id,
         "tables": sorted({event.stream_id for event in events}),
     }
-    pipe.publish(NOTIFY_CHANNEL, json.dumps(notice, separators=(",", ":")))
-    added = 0
-    for reply in pipe.execute(raise_on_error=False):
-        if isinstance(reply, Exception):
-            if _is_duplicate_id(reply):
-                continue
-            raise reply
-        if isinstance(reply, bytes | str):
-            added += 1
-    return added
+    args[3] = json.dumps(notice, separators=(",", ":"))
+    try:
+        added = client.evalsha(_PUBLISH_SHA, len(keys), *keys, *args)
+    except redis.exceptions.NoScriptError:  # a server that has not seen it yet (or was restarted): send it whole
+        added = client.eval(_PUBLISH_SCRIPT, len(keys), *keys, *args)
+    return int(added)
 
 
 def _decode(value: bytes | str) -> str:

@@ -52,15 +52,15 @@ def read_positions(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
     return {str(row["name"]): _position(row) for row in rows}
 
 
-def lock_position_if_free(conn: Conn, name: str) -> LogPosition | None:
-    """Lock the row `name` (inside the caller's transaction) unless another transaction holds it: None then,
-    and when there is no such row."""
-    row = conn.execute(
-        """SELECT tx_id::text::bigint AS tx_id, global_position FROM log_positions
-           WHERE name = %s FOR UPDATE SKIP LOCKED""",
-        (name,),
-    ).fetchone()
-    return None if row is None else _position(row)
+def lock_positions_if_free(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
+    """Lock the rows `names` (inside the caller's transaction) but those another transaction holds; the
+    positions of the rows locked."""
+    rows = conn.execute(
+        """SELECT name, tx_id::text::bigint AS tx_id, global_position FROM log_positions
+           WHERE name = ANY(%s) FOR UPDATE SKIP LOCKED""",
+        (names,),
+    ).fetchall()
+    return {str(row["name"]): _position(row) for row in rows}
 
 
 def _position(row: dict[str, Any]) -> LogPosition:
@@ -73,6 +73,15 @@ def store_position(conn: Conn, name: str, position: LogPosition) -> None:
            SET tx_id = %s::text::xid8, global_position = %s, updated_at = now()
            WHERE name = %s""",
         (str(position.tx_id), position.global_position, name),
+    )
+
+
+def store_positions(conn: Conn, names: list[str], position: LogPosition) -> None:
+    conn.execute(
+        """UPDATE log_positions
+           SET tx_id = %s::text::xid8, global_position = %s, updated_at = now()
+           WHERE name = ANY(%s)""",
+        (str(position.tx_id), position.global_position, names),
     )
 
 

@@ -26,9 +26,10 @@ from infra.projections.checkpoint import (
     ensure_position,
     ensure_positions,
     lock_position,
-    lock_position_if_free,
+    lock_positions_if_free,
     read_positions,
     store_position,
+    store_positions,
 )
 from infra.projections.ledger import LEDGER, SETTLEMENTS
 from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
@@ -38,6 +39,13 @@ Conn = psycopg.Connection[dict[str, Any]]
 PROJECTIONS: dict[str, Projection] = {p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS)}
 NAMES: tuple[str, ...] = tuple(PROJECTIONS)
 BATCH_SIZE = 500
+# How catch_up_all commits a batch: the table views on their own and first (players wait for them), then
+# the rest in one transaction (each transaction's locks, position update and commit cost more than most
+# projections' own work on the few events a live batch holds).
+COMMITTED_TOGETHER: tuple[tuple[str, ...], ...] = (
+    (TABLE_VIEWS.name,),
+    (SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name),
+)
 
 # Fault injection for tests: seconds to sleep after applying a batch, before its commit.
 DELAY_VARIABLE = "CARDLEDGER_PROJECTION_BATCH_DELAY"
@@ -102,13 +110,14 @@ def catch_up_all(
     """Catch every projection up; returns the events applied per projection.
 
     Projections at the same checkpoint (the usual case) share one read of the
-    log per batch. Each then applies it in its own transaction, which locks
-    its checkpoint and goes on only if it is still where the batch was read
-    from, so the first projections (the table views players wait for) commit
-    without waiting for the others, and each event still changes each model
-    exactly once. A checkpoint locked elsewhere (another worker's job, a
-    rebuild) is skipped, not waited for: whoever holds it is catching it up.
-    `on_batch` gets the events applied per projection after each round.
+    log per batch, and apply it in two transactions: the table views, which
+    players wait for, commit first and on their own; the other projections
+    then commit together. Each transaction locks the checkpoints of its
+    projections and applies the batch only to those still where the batch was
+    read from, so each event changes each model exactly once. A checkpoint
+    locked elsewhere (another worker's job, a rebuild) is skipped, not waited
+    for: whoever holds it is catching it up. `on_batch` gets the events
+    applied per projection after each round.
     """
     if not conn.autocommit or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         raise RuntimeError("catch_up_all needs an autocommit connection outside a transaction")
@@ -129,15 +138,22 @@ def catch_up_all(
             events = read_log_in(conn, position, batch_size)
             if not events:
                 continue
-            for checkpoint in sorted(group, key=lambda c: NAMES.index(names[c])):
+            for together in COMMITTED_TOGETHER:
+                checkpoints = [checkpoint_name(name) for name in together if checkpoint_name(name) in group]
+                if not checkpoints:
+                    continue
                 with conn.transaction():
-                    if lock_position_if_free(conn, checkpoint) != position:
-                        continue  # another worker holds it or has moved it on
-                    apply_batch(conn, PROJECTIONS[names[checkpoint]], events)
+                    locked = lock_positions_if_free(conn, checkpoints)
+                    ours = [checkpoint for checkpoint in checkpoints if locked.get(checkpoint) == position]
+                    if not ours:
+                        continue  # other workers hold them or have moved them on
+                    for checkpoint in ours:
+                        apply_batch(conn, PROJECTIONS[names[checkpoint]], events)
                     if delay:
                         time.sleep(delay)
-                    store_position(conn, checkpoint, events[-1].log_position)
-                counts[names[checkpoint]] = len(events)
+                    store_positions(conn, ours, events[-1].log_position)
+                for checkpoint in ours:
+                    counts[names[checkpoint]] = len(events)
                 full = full or len(events) == batch_size
         for name, count in counts.items():
             applied[name] += count

@@ -3,9 +3,9 @@
 For each batch of committed events after its stored position (row 'relay' of
 `log_positions`), in commit-safe order, the relay
 
-1. publishes the events' public forms to the global and per-table Redis
+1. enqueues a projection catch-up job on the RQ queue "projections";
+2. publishes the events' public forms to the global and per-table Redis
    Streams and notifies `cardledger:notify` (`infra.redis_bus.publish`);
-2. enqueues projection catch-up jobs on the RQ queue "projections";
 3. stores its new position.
 
 A position is stored only after its events were published, so a relay that
@@ -177,8 +177,10 @@ class Relay:
         }
         while not self.stop.is_set():
             try:
-                redis_bus.publish(client, events)
+                # The job first: the projection workers read the log from PostgreSQL, not from these streams,
+                # so they can start while the streams are written.
                 enqueue_projections(client, meta=meta)
+                redis_bus.publish(client, events)
                 log.debug("relay published %d events", len(events), extra=meta)
                 return True
             except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError) as error:

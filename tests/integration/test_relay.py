@@ -166,6 +166,27 @@ def test_republishing_a_batch_adds_nothing(store: EventStore, rclient: redis.Red
     assert rclient.xlen(redis_bus.GLOBAL_STREAM) == len(events)
 
 
+def test_publishing_loads_its_script_into_a_server_that_forgot_it(store: EventStore, rclient: redis.Redis) -> None:
+    append_many(store, streams=1, per_stream=4)
+    events = store.read_log(limit=100)
+    assert redis_bus.publish(rclient, events[:2]) == 4
+    rclient.script_flush()
+    assert redis_bus.publish(rclient, events) == 2 * (len(events) - 2)
+    assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
+
+
+def test_publishing_stops_at_an_error_other_than_a_published_entry(store: EventStore, rclient: redis.Redis) -> None:
+    append_many(store, streams=2, per_stream=2)
+    events = store.read_log(limit=100)
+    broken = events[-1]
+    rclient.set(redis_bus.table_stream(broken.stream_id), "not a stream")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        redis_bus.publish(rclient, events)
+    rclient.delete(redis_bus.table_stream(broken.stream_id))
+    assert redis_bus.publish(rclient, events) > 0  # published again, the entries that got through are skipped
+    assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
+
+
 @pytest.mark.slow
 def test_redis_outage_loses_nothing(store: EventStore, db_url: str, rclient: redis.Redis) -> None:
     server = RedisServer()
