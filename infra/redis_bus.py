@@ -34,6 +34,9 @@ TABLE_STREAM_PREFIX = "cardledger:table:"
 NOTIFY_CHANNEL = "cardledger:notify"
 GLOBAL_MAXLEN = 100_000
 TABLE_MAXLEN = 1_000
+# Set by a projection job that will read the log again before it ends: while it is there, the relay
+# enqueues no job of its own (services.projector.jobs.catch_up_all says why nothing is missed).
+PROJECTIONS_LOOKING_KEY = "cardledger:projections:looking"
 
 Redis = redis.Redis
 

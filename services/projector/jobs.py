@@ -14,18 +14,26 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
+from rq import get_current_job
+from rq.job import Job
 
-from infra import projections
+from infra import projections, redis_bus
 from services.logs import request_id_bound
 from services.metrics import PROJECTION_APPLIED, count_error
 
 log = logging.getLogger("cardledger.projector.jobs")
 
 Conn = psycopg.Connection[dict[str, Any]]
+
+# How long one job goes on catching up while events keep coming, and how long its "looking" key outlives a
+# job that died without letting it go (the relay enqueues again after that; the polling fallback meanwhile).
+LOOP_SECONDS = 5.0
+LOOKING_TTL_MS = 2000
 
 _configured_url: str | None = None
 _stop: threading.Event | None = None
@@ -103,14 +111,17 @@ def catch_up(name: str) -> int:
         return applied
 
 
+def _current_job() -> Job | None:
+    """The RQ job running this call (None outside a job)."""
+    try:
+        return get_current_job()
+    except Exception:  # no job context (polling fallback, a plain call)
+        return None
+
+
 def _job_meta() -> dict[str, Any]:
     """The meta of the RQ job running this call ({} outside a job)."""
-    from rq import get_current_job
-
-    try:
-        job = get_current_job()
-    except Exception:  # no job context (polling fallback, a plain call)
-        return {}
+    job = _current_job()
     return dict(job.meta) if job is not None else {}
 
 
@@ -118,12 +129,19 @@ def catch_up_all() -> dict[str, int]:
     """RQ job: catch every projection up, sharing each batch between the projections at the same
     checkpoint; returns the events applied per projection.
 
+    In an RQ job it goes on catching up for as long as new events keep coming (up to `LOOP_SECONDS`), so
+    that under load one job does the work of many (RQ's bookkeeping cost each job about as much as
+    catching up on the events it was enqueued for). Meanwhile it holds the "looking" key, and the relay
+    enqueues no jobs. It lets the key go only just before a last catch-up, so an event the relay saw while
+    the key was there is committed before that last look and is caught up by it.
+
     If that fails, each projection is caught up on its own, so that one failing projection does not hold
     the others back; the first failure is raised after all have had their turn.
     """
     if _stop is not None and _stop.is_set():
         return {}
-    meta = _job_meta()
+    job = _current_job()
+    meta = dict(job.meta) if job is not None else {}
     request_ids = meta.get("request_ids") or []
     bound = request_ids[0] if isinstance(request_ids, list) and len(request_ids) == 1 else None
     with request_id_bound(bound):
@@ -134,11 +152,26 @@ def catch_up_all() -> dict[str, int]:
             if _stop is not None and _stop.is_set():
                 raise _Stopping
 
+        looking = job.connection if job is not None else None
+        applied = dict.fromkeys(projections.NAMES, 0)
+        deadline = time.monotonic() + LOOP_SECONDS
         try:
-            applied = projections.catch_up_all(connection(), on_batch=on_batch)
+            while True:
+                if looking is not None:
+                    looking.set(redis_bus.PROJECTIONS_LOOKING_KEY, 1, px=LOOKING_TTL_MS)
+                counts = projections.catch_up_all(connection(), on_batch=on_batch)
+                _add(applied, counts)
+                stopping = _stop is not None and _stop.is_set()
+                if looking is None or stopping or not any(counts.values()) or time.monotonic() >= deadline:
+                    break
+            if looking is not None:
+                looking.delete(redis_bus.PROJECTIONS_LOOKING_KEY)
+                _add(applied, projections.catch_up_all(connection(), on_batch=on_batch))
         except _Stopping:
+            if looking is not None:
+                looking.delete(redis_bus.PROJECTIONS_LOOKING_KEY)
             log.info("projections: stopping after a committed batch")
-            return {}
+            return applied
         except psycopg.OperationalError:
             count_error("worker", "postgres_unavailable")
             close_connection()
@@ -149,6 +182,11 @@ def catch_up_all() -> dict[str, int]:
         if meta:
             log.debug("catch-up job done", extra={"applied": applied, **meta})
         return applied
+
+
+def _add(applied: dict[str, int], counts: dict[str, int]) -> None:
+    for name, count in counts.items():
+        applied[name] = applied.get(name, 0) + count
 
 
 def _catch_up_each() -> dict[str, int]:

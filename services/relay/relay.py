@@ -69,17 +69,22 @@ def batch_request_ids(events: list[RecordedEvent], limit: int = MAX_JOB_REQUEST_
 def enqueue_projections(
     client: redis.Redis, queue_name: str = PROJECTIONS_QUEUE, meta: dict[str, Any] | None = None
 ) -> int:
-    """Enqueue one job that catches every projection up, unless one is still waiting; returns the jobs enqueued.
+    """Enqueue one job that catches every projection up, unless one is still waiting or a running job will
+    read the log again; returns the jobs enqueued.
 
     A waiting job has not started, so it will see every event committed before
-    this call. One job per wake-up (not one per projection) keeps RQ's own work
-    small under load; a second worker taking the next job waits on each
-    projection's checkpoint lock in turn, so the two pipeline rather than
-    repeat each other. `meta` (the batch's request ids and positions) goes with
-    the job, for the worker's log.
+    this call; so will a running job that holds the "looking" key
+    (`redis_bus.PROJECTIONS_LOOKING_KEY`), as it reads the log once more after
+    it lets the key go. One job per wake-up (not one per projection), and none
+    while a job is looking, keeps RQ's own work small under load. `meta` (the
+    batch's request ids and positions) goes with the job, for the worker's log.
     """
     queue = Queue(queue_name, connection=client)
-    if queue.count >= 1:
+    pipe = client.pipeline(transaction=False)
+    pipe.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
+    pipe.llen(queue.key)
+    looking, waiting = pipe.execute()
+    if looking or waiting:
         return 0
     queue.enqueue(CATCH_UP_ALL_JOB, result_ttl=0, failure_ttl=86_400, job_timeout=600, meta=meta)
     return 1

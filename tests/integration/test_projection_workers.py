@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,14 +13,14 @@ import pytest
 import redis
 from rq import Queue
 
-from infra import projections
+from infra import projections, redis_bus
 from infra.event_store import EventStore
 from services.projector import jobs
 from services.projector.rebuild import rebuild
 from services.projector.worker import QUEUE, ThreadWorker, run_worker
-from services.relay import Relay
+from services.relay import Relay, enqueue_projections
 from tests.faults.servers import RedisServer, wait_until
-from tests.faults.workload import play_tables
+from tests.faults.workload import TableGame, play_tables
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -110,6 +111,38 @@ def test_every_rq_job_delivered_twice_changes_nothing_twice(
         "SELECT coalesce(sum(jsonb_array_length(data->'transfers')), 0) AS n FROM events WHERE data ? 'transfers'"
     ).fetchone()
     assert lines is not None and transfers is not None and lines["n"] == 2 * transfers["n"]
+    jobs.close_connection()
+    client.close()
+
+
+def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.1")  # each catch-up round takes 0.2 s or more
+    jobs.configure(db_url)
+    client = redis_server.client()
+    play_tables(store, count=1, deals=1, seed=45)
+    assert enqueue_projections(client) == 1
+    assert enqueue_projections(client) == 0  # one is waiting
+    worker = ThreadWorker([QUEUE], connection=redis_server.client())
+    thread = threading.Thread(target=worker.work, kwargs={"burst": True})
+    thread.start()
+    wait_until(lambda: bool(client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)), what="the job looking")
+    game = TableGame("while-looking", seats=3)
+    commands = game.play_into(store)
+    refused = []
+    for _ in range(30):  # a command every 0.05 s, while the job runs: each of its rounds finds some
+        next(commands)
+        assert client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
+        refused.append(enqueue_projections(client))
+        time.sleep(0.05)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert set(refused) == {0}
+    assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
+    assert Queue(QUEUE, connection=client).count == 0  # no job but the first ran
+    assert caught_up(conn) and table_views_current(conn)  # its last look took in every event
+    assert enqueue_projections(client) == 1
     jobs.close_connection()
     client.close()
 
