@@ -11,13 +11,13 @@ changes each read model exactly once, however often a job runs.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections.abc import Callable
 from typing import Any
 
 import psycopg
+from psycopg.rows import tuple_row
 
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections.base import Projection
@@ -164,18 +164,28 @@ def catch_up_all(
 
 
 def digest(conn: Conn, name: str) -> tuple[str, int]:
-    """SHA-256 of the canonical dump of projection `name`'s model (rows in key order), and the row count."""
+    """A SHA-256 of projection `name`'s model, and its row count: over each table's name, then the SHA-256
+    of each row's text, in key order.
+
+    PostgreSQL writes and hashes the rows (its row text quotes values that hold separators, and writes jsonb
+    in one normal form), so only 32 bytes a row come back; timestamps are written in UTC and ISO form
+    whatever the session's settings. Decoding and encoding each row again here took a tenth of a rebuild.
+    """
     projection = projection_named(name)
     sha = hashlib.sha256()
     rows = 0
     with conn.transaction():
+        conn.execute("SET LOCAL TimeZone = 'UTC'")
+        conn.execute("SET LOCAL DateStyle = 'ISO, YMD'")
         for table in projection.tables:
             sha.update(f"table {table.name}\n".encode())
-            with conn.cursor(name=f"digest_{table.name}") as cur:
-                cur.itersize = 2000
-                cur.execute(f"SELECT {table.columns} FROM {table.name} ORDER BY {table.order_by}")
-                for row in cur:
-                    sha.update(json.dumps(row, sort_keys=True, default=str, separators=(",", ":")).encode())
-                    sha.update(b"\n")
+            with conn.cursor(name=f"digest_{table.name}", row_factory=tuple_row) as cur:
+                cur.itersize = 5000
+                cur.execute(
+                    f"""SELECT sha256(convert_to(ROW({table.columns})::text, 'UTF8'))
+                        FROM {table.name} ORDER BY {table.order_by}"""
+                )
+                for (row_hash,) in cur:
+                    sha.update(row_hash)
                     rows += 1
     return sha.hexdigest(), rows

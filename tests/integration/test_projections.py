@@ -184,6 +184,26 @@ def test_rebuild_equals_live(store: EventStore, conn: Conn, db_url: str) -> None
     assert again.equal
 
 
+def test_digests_do_not_depend_on_session_settings_but_on_every_value(store: EventStore, conn: Conn) -> None:
+    play_tables(store, count=2, deals=1, seed=23)
+    projections.catch_up_all(conn)
+    before = digests(conn)
+    conn.execute("SET TimeZone = 'Asia/Singapore'")
+    conn.execute("SET DateStyle = 'SQL, DMY'")
+    assert digests(conn) == before
+    conn.execute("RESET TimeZone")
+    conn.execute("RESET DateStyle")
+    conn.execute(
+        """UPDATE seat_views SET view = view || '{"seat_note": 1}'
+           WHERE (table_id, seat) = (SELECT table_id, seat FROM seat_views ORDER BY table_id, seat LIMIT 1)"""
+    )
+    conn.execute("UPDATE ledger_lines SET occurred_at = occurred_at + interval '1 microsecond'")
+    after = digests(conn)
+    assert after["seat_views"] != before["seat_views"] and after["seat_views"][1] == before["seat_views"][1]
+    assert after["ledger"] != before["ledger"]
+    assert after["table_views"] == before["table_views"]
+
+
 def test_rebuild_names_unknown_projection(db_url: str) -> None:
     with pytest.raises(ValueError, match="unknown projection 'lobby'"):
         rebuild(db_url, ["lobby"], progress=False)
