@@ -282,8 +282,8 @@ def evolve(state: TableState | None, event: Event) -> TableState:
     raise ValueError(f"{event.type} is not a table event")  # pragma: no cover - TABLE_EVENT_TYPES lists them all
 
 
-def _with_deal(state: TableState, deal: Any) -> TableState:
-    """`replace(state, version=+1, deal=deal)`, spelled out: game events are most of every fold."""
+def _with_deal(state: TableState, deal: Any, steps: int = 1) -> TableState:
+    """`replace(state, version=+steps, deal=deal)`, spelled out: game events are most of every fold."""
     return TableState(
         state.table_id,
         state.game,
@@ -291,7 +291,7 @@ def _with_deal(state: TableState, deal: Any) -> TableState:
         state.options,
         state.status,
         state.players,
-        state.version + 1,
+        state.version + steps,
         state.deal_no,
         state.next_commitment,
         state.next_client_seeds,
@@ -304,11 +304,28 @@ def _with_deal(state: TableState, deal: Any) -> TableState:
 
 
 def fold(state: TableState | None, events: Iterable[Event]) -> TableState:
+    """`evolve` over `events`, in order.
+
+    A run of game events changes only the deal and the version, and the games' `evolve_deal` reads
+    nothing else of the table that such a run could change, so a run makes one TableState at its end
+    rather than one per event (a tenth of the time of the projections' folds).
+    """
+    deal: Any = None
+    run = 0  # game events folded into `deal`, not yet into `state`
     for event in events:
+        if state is not None and event.type not in TABLE_EVENT_TYPES:
+            if run == 0:
+                deal, rules = state.deal, game_named(state.game)
+            deal = rules.evolve_deal(state, deal, event)
+            run += 1
+            continue
+        if run:
+            assert state is not None
+            state, run = _with_deal(state, deal, run), 0
         state = evolve(state, event)
     if state is None:
         raise ValueError("no events to fold")
-    return state
+    return _with_deal(state, deal, run) if run else state
 
 
 def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

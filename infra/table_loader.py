@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 
 from domain.events import Event
-from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, evolve, fold
+from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, fold
 from infra.event_store import _COLUMNS, RecordedEvent, fetch_events
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -68,11 +68,10 @@ def fold_recorded(events: list[RecordedEvent]) -> TableState | None:
 
 def evolve_recorded(state: TableState, events: list[RecordedEvent]) -> TableState:
     """`state` moved on by `events`, the stream's next events after `state.version`."""
-    for event in events:
-        if event.version != state.version + 1:
-            raise ValueError(f"event version {event.version} does not follow state version {state.version}")
-        state = evolve(state, Event(event.type, event.data))
-    return state
+    for offset, event in enumerate(events):
+        if event.version != state.version + offset + 1:
+            raise ValueError(f"event version {event.version} does not follow state version {state.version + offset}")
+    return fold(state, [Event(event.type, event.data) for event in events]) if events else state
 
 
 def load_table(conn: Conn, table_id: str, up_to_version: int | None = None) -> TableState | None:

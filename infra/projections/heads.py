@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 
 from domain.events import JSON, Event
-from domain.table import PLAYER_SEATED, TABLE_OPENED, TableState, evolve
+from domain.table import PLAYER_SEATED, TABLE_OPENED, TableState, fold
 from infra.event_store import RecordedEvent
 from infra.lru import Lru
 from infra.table_loader import evolve_recorded, load_events_after, load_table
@@ -123,10 +123,12 @@ def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[Table
             if state is None:
                 continue
         states: list[TableState] = []
+        start = 0
         for index, event in enumerate(mine):
-            state = evolve(state, Event(event.type, event.data))
             if index == len(mine) - 1 or mine[index + 1].deal_no != event.deal_no:
+                state = fold(state, [Event(e.type, e.data) for e in mine[start : index + 1]])
                 states.append(state)
+                start = index + 1
         assert state is not None
         if state.version != mine[-1].version:
             raise RuntimeError(

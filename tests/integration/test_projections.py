@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 import psycopg
@@ -75,13 +76,14 @@ def test_the_table_projections_fold_each_event_once(
     play_tables(store, count=4, deals=2, seed=12)
     heads.clear_caches()
     folded: list[str] = []
-    real_evolve = heads.evolve
+    real_fold = heads.fold
 
-    def counting_evolve(state: TableState | None, event: Event) -> TableState:
-        folded.append(event.type)
-        return real_evolve(state, event)
+    def counting_fold(state: TableState | None, events: Iterable[Event]) -> TableState:
+        events = list(events)
+        folded.extend(event.type for event in events)
+        return real_fold(state, events)
 
-    monkeypatch.setattr(heads, "evolve", counting_evolve)
+    monkeypatch.setattr(heads, "fold", counting_fold)
     projections.catch_up_all(conn, batch_size=29)
     # table_views folds each batch; seat_views and hand_tricks take its states.
     assert len(folded) == scalar(conn, "SELECT count(*) FROM events")

@@ -7,6 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain import table as t
 from domain.errors import ConflictError, NotYourTurn, OptionError, RuleError
@@ -165,3 +167,35 @@ def test_a_table_folds_the_same_from_its_last_finished_deal_as_from_its_whole_hi
     full = t.fold(None, [opening, *stream])
     assert replace(short, version=full.version) == full
     assert t.public_view(replace(short, version=full.version)) == t.public_view(full)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.sampled_from([("cholek-tiga", 2), ("cholek-tiga", 3), ("cha-kau-tsz", 3), ("cha-kau-tsz", 4)]),
+    st.integers(0, 2**32),
+    st.data(),
+)
+def test_fold_equals_evolving_event_by_event_from_any_point(
+    table: tuple[str, int], seed: int, data: st.DataObject
+) -> None:
+    """`fold` makes one state per run of game events; every state it gives must be the one-by-one state."""
+    game, seats = table
+    state, stream = seated(game, seats)
+    rng = random.Random(seed)
+    for deal in range(2):
+        state, events = play_deal(state, rng)
+        stream += events
+        if deal == 0:
+            for seat in range(seats):
+                events, state = t.decide_and_evolve(state, t.Act(seat, {"type": "ready"}), SEEDS)
+                stream += events
+    events = [t.open_table("table-1", game, seats, {}, SEEDS[1]), *stream]
+    one_by_one: list[t.TableState] = []
+    step: t.TableState | None = None
+    for event in events:
+        step = t.evolve(step, event)
+        one_by_one.append(step)
+    assert t.fold(None, events) == one_by_one[-1]
+    cut = data.draw(st.integers(1, len(events) - 1))
+    end = data.draw(st.integers(cut, len(events)))
+    assert t.fold(one_by_one[cut - 1], events[cut:end]) == one_by_one[end - 1]
