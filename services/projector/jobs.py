@@ -11,13 +11,16 @@ stop finishes the batch in hand and returns.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import redis
 from psycopg.rows import dict_row
 from rq import get_current_job
 from rq.job import Job
@@ -34,6 +37,10 @@ Conn = psycopg.Connection[dict[str, Any]]
 # job that died without letting it go (the relay enqueues again after that; the polling fallback meanwhile).
 LOOP_SECONDS = 5.0
 LOOKING_TTL_MS = 2000
+# The least time between the starts of two catch-ups of a job that goes on (at most 100 a second): one that
+# finds a few events costs about as much as one that finds many, and back to back they would take the CPU
+# of the processes writing the events.
+ROUND_SECONDS = 0.01
 
 _configured_url: str | None = None
 _stop: threading.Event | None = None
@@ -80,7 +87,7 @@ def close_connection() -> None:
 
 def catch_up(name: str) -> int:
     """RQ job: catch projection `name` up with the log; returns the events applied."""
-    if _stop is not None and _stop.is_set():
+    if _stopping():
         return 0  # stopping: leave it to the other workers or the next start
     meta = _job_meta()
     request_ids = meta.get("request_ids") or []
@@ -92,7 +99,7 @@ def catch_up(name: str) -> int:
             nonlocal applied
             applied += count
             PROJECTION_APPLIED.labels(name).inc(count)
-            if _stop is not None and _stop.is_set():
+            if _stopping():
                 raise _Stopping
 
         try:
@@ -138,7 +145,7 @@ def catch_up_all() -> dict[str, int]:
     If that fails, each projection is caught up on its own, so that one failing projection does not hold
     the others back; the first failure is raised after all have had their turn.
     """
-    if _stop is not None and _stop.is_set():
+    if _stopping():
         return {}
     job = _current_job()
     meta = dict(job.meta) if job is not None else {}
@@ -149,29 +156,17 @@ def catch_up_all() -> dict[str, int]:
         def on_batch(counts: dict[str, int]) -> None:
             for name, count in counts.items():
                 PROJECTION_APPLIED.labels(name).inc(count)
-            if _stop is not None and _stop.is_set():
+            if _stopping():
                 raise _Stopping
 
-        looking = job.connection if job is not None else None
-        applied = dict.fromkeys(projections.NAMES, 0)
-        deadline = time.monotonic() + LOOP_SECONDS
         try:
-            while True:
-                if looking is not None:
-                    looking.set(redis_bus.PROJECTIONS_LOOKING_KEY, 1, px=LOOKING_TTL_MS)
-                counts = projections.catch_up_all(connection(), on_batch=on_batch)
-                _add(applied, counts)
-                stopping = _stop is not None and _stop.is_set()
-                if looking is None or stopping or not any(counts.values()) or time.monotonic() >= deadline:
-                    break
-            if looking is not None:
-                looking.delete(redis_bus.PROJECTIONS_LOOKING_KEY)
-                _add(applied, projections.catch_up_all(connection(), on_batch=on_batch))
+            if job is not None:
+                applied = _catch_up_while_events_come(job.connection, on_batch)
+            else:
+                applied = projections.catch_up_all(connection(), on_batch=on_batch)
         except _Stopping:
-            if looking is not None:
-                looking.delete(redis_bus.PROJECTIONS_LOOKING_KEY)
             log.info("projections: stopping after a committed batch")
-            return applied
+            return {}
         except psycopg.OperationalError:
             count_error("worker", "postgres_unavailable")
             close_connection()
@@ -182,6 +177,43 @@ def catch_up_all() -> dict[str, int]:
         if meta:
             log.debug("catch-up job done", extra={"applied": applied, **meta})
         return applied
+
+
+def _catch_up_while_events_come(client: redis.Redis, on_batch: Callable[[dict[str, int]], None]) -> dict[str, int]:
+    """Catch every projection up again and again, holding the "looking" key, until a catch-up finds nothing
+    new or `LOOP_SECONDS` have passed; then let the key go and catch up once more (see `catch_up_all`).
+
+    Redis errors on the key are ignored: a key not set only means more jobs, one not deleted expires."""
+    applied = dict.fromkeys(projections.NAMES, 0)
+    deadline = time.monotonic() + LOOP_SECONDS
+    try:
+        while True:
+            started = time.monotonic()
+            with contextlib.suppress(redis.RedisError):
+                client.set(redis_bus.PROJECTIONS_LOOKING_KEY, 1, px=LOOKING_TTL_MS)
+            counts = projections.catch_up_all(connection(), on_batch=on_batch)
+            _add(applied, counts)
+            if not any(counts.values()) or time.monotonic() >= deadline or _stopping():
+                break
+            _pause(started + ROUND_SECONDS - time.monotonic())
+    finally:
+        with contextlib.suppress(redis.RedisError):
+            client.delete(redis_bus.PROJECTIONS_LOOKING_KEY)
+    if not _stopping():
+        _add(applied, projections.catch_up_all(connection(), on_batch=on_batch))
+    return applied
+
+
+def _pause(seconds: float) -> None:
+    if seconds > 0:
+        if _stop is not None:
+            _stop.wait(seconds)
+        else:
+            time.sleep(seconds)
+
+
+def _stopping() -> bool:
+    return _stop is not None and _stop.is_set()
 
 
 def _add(applied: dict[str, int], counts: dict[str, int]) -> None:
