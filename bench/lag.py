@@ -207,7 +207,7 @@ def first_seen(
     """For each committed (table, version), the first sample time at which the table showed that version or
     a later one."""
     seen = {}
-    for (table_id, version), _ in commits.items():
+    for table_id, version in commits:
         for shown, at in records.get(table_id, ()):
             if shown >= version:
                 seen[(table_id, version)] = at

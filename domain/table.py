@@ -308,7 +308,7 @@ def fold(state: TableState | None, events: Iterable[Event]) -> TableState:
 
     A run of game events changes only the deal and the version, and the games' `evolve_deal` reads
     nothing else of the table that such a run could change, so a run makes one TableState at its end
-    rather than one per event (a tenth of the time of the projections' folds).
+    rather than one per event (in a seat_views rebuild, folding went from 18% to 12% of the samples).
     """
     deal: Any = None
     run = 0  # game events folded into `deal`, not yet into `state`

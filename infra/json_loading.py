@@ -2,10 +2,10 @@
 
 `json.loads` on bytes spends most of its time outside the parser (finding the encoding, decoding, two
 regular expressions for the whitespace around the value): on an event's small data document it took
-three times as long as the scan itself, and reading the log for a projection rebuild spent half its
-time there. PostgreSQL writes json and jsonb as UTF-8 JSON without surrounding whitespace, so the scan
-alone is enough; anything else (whitespace, invalid text) goes through the full decoder, which accepts
-or refuses it exactly as `json.loads` does.
+three times as long as the scan itself. Reading the log with json.loads went at 31,000 events/s, and
+at 72,000 to 82,000 with no JSON decoding at all. PostgreSQL writes json and jsonb as UTF-8 JSON
+without surrounding whitespace, so the scan alone is enough; anything else (whitespace, invalid text)
+goes through the full decoder, which accepts or refuses it exactly as `json.loads` does.
 """
 
 from __future__ import annotations

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from infra import json_loading
-from infra.event_store import _COLUMNS, RecordedEvent
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 values = st.recursive(
@@ -43,8 +40,3 @@ def test_loads_refuses_what_json_loads_refuses(broken: bytes) -> None:
         json.loads(broken)
     with pytest.raises(type(expected.value)):
         json_loading.loads(broken)
-
-
-def test_event_rows_are_read_in_the_order_of_recorded_events_fields() -> None:
-    names = [re.split(r"\s+AS\s+", column.strip())[-1].split("::")[0] for column in _COLUMNS.split(",")]
-    assert names == [field.name for field in dataclasses.fields(RecordedEvent)]
