@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -27,7 +28,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from infra import projections
-from infra.event_store import START
+from infra.event_store import START, LogPosition, RecordedEvent
 from infra.projections.checkpoint import (
     checkpoint_name,
     count_between,
@@ -36,6 +37,7 @@ from infra.projections.checkpoint import (
     store_position,
 )
 from infra.projections.heads import clear_caches
+from services.projector.read_ahead import read_ahead
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -138,7 +140,18 @@ def wait_for_writes_in_flight(conn: Conn, timeout: float = 10.0) -> bool:
         time.sleep(0.05)
 
 
-def rebuild_one(conn: Conn, name: str, progress: bool = True, batch_size: int = REBUILD_BATCH) -> RebuildReport:
+def log_batches(conn: Conn, after: LogPosition, until: LogPosition, batch_size: int) -> Iterator[list[RecordedEvent]]:
+    """The log after `after` up to `until`, in batches of at most `batch_size` events."""
+    while events := read_log_between(conn, after, until, batch_size):
+        yield events
+        after = events[-1].log_position
+
+
+def rebuild_one(
+    conn: Conn, name: str, progress: bool = True, batch_size: int = REBUILD_BATCH, reader: Conn | None = None
+) -> RebuildReport:
+    """Rebuild projection `name` on `conn`. With a `reader` (another connection, outside a transaction), the log
+    is read on it one batch ahead of the batch being applied."""
     projection = projections.projection_named(name)
     if not wait_for_writes_in_flight(conn):
         print(f"{name}: a transaction is still open after 10 s; rebuilding up to it", file=sys.stderr)
@@ -152,13 +165,10 @@ def rebuild_one(conn: Conn, name: str, progress: bool = True, batch_size: int = 
             conn.execute(f"DELETE FROM {table.name}")
         clear_caches()
         bar = Progress(name, count_between(conn, START, until), sys.stderr if progress else None)
-        after = START
-        while True:
-            events = read_log_between(conn, after, until, batch_size)
-            if not events:
-                break
+        # `until` is a position the projection has reached, so any connection reads the same events up to it.
+        batches = log_batches(conn if reader is None else reader, START, until, batch_size)
+        for events in batches if reader is None else read_ahead(batches):
             projection.apply(conn, events)
-            after = events[-1].log_position
             applied += len(events)
             bar.advance(len(events))
         bar.finish()
@@ -174,5 +184,5 @@ def rebuild(database_url: str, names: list[str] | None = None, progress: bool = 
     chosen = names or list(projections.NAMES)
     for name in chosen:
         projections.projection_named(name)  # unknown names fail before any work
-    with connect(database_url) as conn:
-        return [rebuild_one(conn, name, progress) for name in chosen]
+    with connect(database_url) as conn, connect(database_url) as reader:
+        return [rebuild_one(conn, name, progress, reader=reader) for name in chosen]

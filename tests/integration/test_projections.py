@@ -17,7 +17,7 @@ from infra.event_store import EventStore, NewEvent
 from infra.projections import heads
 from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.table_loader import load_table
-from services.projector.rebuild import rebuild
+from services.projector.rebuild import connect, rebuild, rebuild_one
 from tests.faults.workload import TableGame, play_tables
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -184,6 +184,17 @@ def test_rebuild_equals_live(store: EventStore, conn: Conn, db_url: str) -> None
     assert not report.equal
     (again,) = rebuild(db_url, ["settlements"], progress=False)
     assert again.equal
+
+
+@pytest.mark.parametrize("with_reader", [False, True], ids=["inline", "read-ahead"])
+def test_a_rebuild_in_small_batches_equals_live(store: EventStore, conn: Conn, db_url: str, with_reader: bool) -> None:
+    play_tables(store, count=4, deals=2, seed=24)
+    projections.catch_up_all(conn, batch_size=50)
+    total = scalar(conn, "SELECT count(*) FROM events")
+    with connect(db_url) as reader:
+        for name in projections.NAMES:
+            report = rebuild_one(conn, name, progress=False, batch_size=13, reader=reader if with_reader else None)
+            assert report.equal and report.events == total, report.summary()
 
 
 def test_digests_do_not_depend_on_session_settings_but_on_every_value(store: EventStore, conn: Conn) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import pytest
@@ -15,4 +14,4 @@ from infra.projections import checkpoint
 @pytest.mark.parametrize("columns", [event_store._COLUMNS, checkpoint._COLUMNS], ids=["store", "projections"])
 def test_event_rows_are_read_in_the_order_of_recorded_events_fields(columns: str) -> None:
     names = [re.split(r"\s+AS\s+", column.strip())[-1].split("::")[0] for column in columns.split(",")]
-    assert names == [field.name for field in dataclasses.fields(RecordedEvent)]
+    assert names == list(RecordedEvent._fields)
