@@ -34,8 +34,9 @@ TABLE_STREAM_PREFIX = "cardledger:table:"
 NOTIFY_CHANNEL = "cardledger:notify"
 GLOBAL_MAXLEN = 100_000
 TABLE_MAXLEN = 1_000
-# Set by a projection job that will read the log again before it ends: while it is there, the relay
-# enqueues no job of its own (services.projector.jobs.catch_up_all says why nothing is missed).
+# Held by the projection job that will read the log again before it ends (its value is the job's id): while
+# it is there, the relay enqueues no job of its own (services.projector.jobs.catch_up_all says why nothing is
+# missed), and another job that starts leaves the catching up to the holder.
 PROJECTIONS_LOOKING_KEY = "cardledger:projections:looking"
 
 Redis = redis.Redis
@@ -125,11 +126,46 @@ def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
         "tables": sorted({event.stream_id for event in events}),
     }
     args[3] = json.dumps(notice, separators=(",", ":"))
+    return int(_run_script(client, _PUBLISH_SCRIPT, _PUBLISH_SHA, keys, args))
+
+
+def _run_script(client: Redis, script: str, sha: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:
     try:
-        added = client.evalsha(_PUBLISH_SHA, len(keys), *keys, *args)
+        return client.evalsha(sha, len(keys), *keys, *args)
     except redis.exceptions.NoScriptError:  # a server that has not seen it yet (or was restarted): send it whole
-        added = client.eval(_PUBLISH_SCRIPT, len(keys), *keys, *args)
-    return int(added)
+        return client.eval(script, len(keys), *keys, *args)
+
+
+# The "looking" key's holder: ARGV[1] takes or keeps the key (for ARGV[3] ms) unless another holds it, and may
+# hand it to ARGV[2] at once (a successor job). 1 if done, 0 if another holds the key.
+_HOLD_LOOKING_SCRIPT = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+_HOLD_LOOKING_SHA = hashlib.sha1(_HOLD_LOOKING_SCRIPT.encode()).hexdigest()
+_RELEASE_LOOKING_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+_RELEASE_LOOKING_SHA = hashlib.sha1(_RELEASE_LOOKING_SCRIPT.encode()).hexdigest()
+
+
+def hold_looking(client: Redis, holder: str, ttl_ms: int, successor: str | None = None) -> bool:
+    """Take the projections' "looking" key for `holder`, or keep it, for `ttl_ms`; with a `successor`, hand
+    it to that job instead. False if another job holds it (nothing changed)."""
+    args: list[str | int] = [holder, successor or holder, ttl_ms]
+    return bool(_run_script(client, _HOLD_LOOKING_SCRIPT, _HOLD_LOOKING_SHA, [PROJECTIONS_LOOKING_KEY], args))
+
+
+def release_looking(client: Redis, holder: str) -> bool:
+    """Delete the "looking" key if `holder` holds it; False if it did not (gone, or another's)."""
+    return bool(_run_script(client, _RELEASE_LOOKING_SCRIPT, _RELEASE_LOOKING_SHA, [PROJECTIONS_LOOKING_KEY], [holder]))
 
 
 def _decode(value: bytes | str) -> str:

@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from rq.job import Job
 from infra import projections, redis_bus
 from services.logs import request_id_bound
 from services.metrics import PROJECTION_APPLIED, count_error
+from services.projector.queueing import enqueue_catch_up_all
 
 log = logging.getLogger("cardledger.projector.jobs")
 
@@ -41,6 +43,10 @@ LOOKING_TTL_MS = 2000
 # finds a few events costs about as much as one that finds many, and back to back they would take the CPU
 # of the processes writing the events.
 ROUND_SECONDS = 0.01
+# How long a job goes on finding nothing new before it stops: a round can find nothing while events are
+# being written (another catch-up holds the checkpoints, or a transaction still running holds back the log's
+# commit-safe horizon), and a job that stopped there left the next events to wait for a new job.
+IDLE_SECONDS = 0.05
 
 _configured_url: str | None = None
 _stop: threading.Event | None = None
@@ -136,11 +142,12 @@ def catch_up_all() -> dict[str, int]:
     """RQ job: catch every projection up, sharing each batch between the projections at the same
     checkpoint; returns the events applied per projection.
 
-    In an RQ job it goes on catching up for as long as new events keep coming (up to `LOOP_SECONDS`), so
-    that under load one job does the work of many (RQ's bookkeeping cost each job about as much as
-    catching up on the events it was enqueued for). Meanwhile it holds the "looking" key, and the relay
-    enqueues no jobs. It lets the key go only just before a last catch-up, so an event the relay saw while
-    the key was there is committed before that last look and is caught up by it.
+    In an RQ job it goes on catching up for as long as new events keep coming (up to `LOOP_SECONDS`, then
+    it hands on to a successor job), so that under load one job does the work of many (RQ's bookkeeping
+    cost each job about as much as catching up on the events it was enqueued for). Meanwhile it holds the
+    "looking" key, and the relay enqueues no jobs. It lets the key go only just before a last catch-up, so
+    an event the relay saw while the key was there is committed before that last look and is caught up by
+    it (or by the successor, which starts after it was seen).
 
     If that fails, each projection is caught up on its own, so that one failing projection does not hold
     the others back; the first failure is raised after all have had their turn.
@@ -161,7 +168,7 @@ def catch_up_all() -> dict[str, int]:
 
         try:
             if job is not None:
-                applied = _catch_up_while_events_come(job.connection, on_batch)
+                applied = _catch_up_while_events_come(job, on_batch)
             else:
                 applied = projections.catch_up_all(connection(), on_batch=on_batch)
         except _Stopping:
@@ -179,29 +186,72 @@ def catch_up_all() -> dict[str, int]:
         return applied
 
 
-def _catch_up_while_events_come(client: redis.Redis, on_batch: Callable[[dict[str, int]], None]) -> dict[str, int]:
-    """Catch every projection up again and again, holding the "looking" key, until a catch-up finds nothing
-    new or `LOOP_SECONDS` have passed; then let the key go and catch up once more (see `catch_up_all`).
+def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], None]) -> dict[str, int]:
+    """Catch every projection up again and again, holding the "looking" key, until catch-ups have found
+    nothing new for `IDLE_SECONDS`; then let the key go and catch up once more (see `catch_up_all`).
+
+    The key names the job that holds it. A job that finds it held by another does nothing: the holder has
+    still to look again, and one loop at a time is enough (two slowed each other down, and whichever ended
+    let the key go under the other, so the relay started yet another).
+
+    After `LOOP_SECONDS` of finding events, the job hands its work on instead: it passes the key to a
+    successor and puts that job at the front of its queue, so a worker free meanwhile goes on at once (waiting
+    for the relay's next wake-up held back the events committed in between: under load they were the slowest
+    to reach the read models). The key's time to live covers a successor that never runs: the relay enqueues
+    again once it has expired.
 
     Redis errors on the key are ignored: a key not set only means more jobs, one not deleted expires."""
+    client: redis.Redis = job.connection
     applied = dict.fromkeys(projections.NAMES, 0)
-    deadline = time.monotonic() + LOOP_SECONDS
+    last_found = time.monotonic()
+    deadline = last_found + LOOP_SECONDS
+    holding = handed_on = False
     try:
         while True:
             started = time.monotonic()
-            with contextlib.suppress(redis.RedisError):
-                client.set(redis_bus.PROJECTIONS_LOOKING_KEY, 1, px=LOOKING_TTL_MS)
+            if not _hold(client, job.id):
+                break  # another job holds the key: it looks again after this moment
+            holding = True
             counts = projections.catch_up_all(connection(), on_batch=on_batch)
             _add(applied, counts)
-            if not any(counts.values()) or time.monotonic() >= deadline or _stopping():
+            now = time.monotonic()
+            if any(counts.values()):
+                last_found = now
+            if now - last_found >= IDLE_SECONDS or _stopping():
+                break
+            if now >= deadline:
+                handed_on = _hand_on(job)
                 break
             _pause(started + ROUND_SECONDS - time.monotonic())
     finally:
-        with contextlib.suppress(redis.RedisError):
-            client.delete(redis_bus.PROJECTIONS_LOOKING_KEY)
-    if not _stopping():
+        if holding and not handed_on:
+            with contextlib.suppress(redis.RedisError):
+                redis_bus.release_looking(client, job.id)
+    if holding and not handed_on and not _stopping():
         _add(applied, projections.catch_up_all(connection(), on_batch=on_batch))
     return applied
+
+
+def _hold(client: redis.Redis, job_id: str) -> bool:
+    """Take or keep the "looking" key; True unless another job holds it (also when Redis failed)."""
+    try:
+        return redis_bus.hold_looking(client, job_id, LOOKING_TTL_MS)
+    except redis.RedisError:
+        return True
+
+
+def _hand_on(job: Job) -> bool:
+    """Pass the "looking" key to a successor of `job` and put that job at the front of `job`'s queue; False
+    (and a log line) if Redis refused either (a key passed to a job never enqueued expires)."""
+    successor = str(uuid.uuid4())
+    try:
+        if not redis_bus.hold_looking(job.connection, job.id, LOOKING_TTL_MS, successor=successor):
+            return False
+        enqueue_catch_up_all(job.connection, job.origin, meta={"successor_of": job.id}, at_front=True, job_id=successor)
+    except redis.RedisError:
+        log.warning("could not hand the catch-up on to a successor job", exc_info=True)
+        return False
+    return True
 
 
 def _pause(seconds: float) -> None:

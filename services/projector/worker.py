@@ -21,10 +21,11 @@ from rq.worker import WorkerStatus
 
 from services.metrics import count_error
 from services.projector import jobs
+from services.projector.queueing import PROJECTIONS_QUEUE
 
 log = logging.getLogger("cardledger.projector")
 
-QUEUE = "projections"
+QUEUE = PROJECTIONS_QUEUE
 FALLBACK_INTERVAL_S = 1.0
 
 

@@ -37,13 +37,12 @@ from infra import redis_bus
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections.checkpoint import ensure_position, read_position, store_position
 from services.metrics import RELAY_PUBLISHED, count_error
+from services.projector.queueing import PROJECTIONS_QUEUE, enqueue_catch_up_all
 
 log = logging.getLogger("cardledger.relay")
 
 RELAY_POSITION = "relay"
 RELAY_LOCK_KEY = 7_410_221_002  # advisory lock held by the active relay
-PROJECTIONS_QUEUE = "projections"
-CATCH_UP_ALL_JOB = "services.projector.jobs.catch_up_all"
 MAX_BACKOFF_S = 5.0
 MAX_JOB_REQUEST_IDS = 50
 
@@ -86,7 +85,7 @@ def enqueue_projections(
     looking, waiting = pipe.execute()
     if looking or waiting:
         return 0
-    queue.enqueue(CATCH_UP_ALL_JOB, result_ttl=0, failure_ttl=86_400, job_timeout=600, meta=meta)
+    enqueue_catch_up_all(client, queue_name, meta)
     return 1
 
 

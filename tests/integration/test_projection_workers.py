@@ -147,6 +147,65 @@ def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     client.close()
 
 
+def test_a_job_that_has_gone_on_long_enough_hands_on_to_a_successor_at_the_front_of_the_queue(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.05")  # each catch-up round takes 0.1 s or more
+    monkeypatch.setattr(jobs, "LOOP_SECONDS", 0.3)
+    runs: list[tuple[str, Any]] = []  # (id, what it succeeds) of the jobs run, in order
+    run_job = jobs._catch_up_while_events_come
+
+    def recorded(job: Any, on_batch: Any) -> dict[str, int]:
+        runs.append((job.id, job.meta.get("successor_of")))
+        return run_job(job, on_batch)
+
+    monkeypatch.setattr(jobs, "_catch_up_while_events_come", recorded)
+    jobs.configure(db_url)
+    client = redis_server.client()
+    play_tables(store, count=1, deals=1, seed=46)
+    assert enqueue_projections(client) == 1
+    worker = ThreadWorker([QUEUE], connection=redis_server.client())
+    thread = threading.Thread(target=worker.work, kwargs={"burst": True})
+    thread.start()
+    wait_until(lambda: bool(client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)), what="the job looking")
+    commands = TableGame("handed-on", seats=3).play_into(store)
+    refused = []
+    for _ in range(30):  # a command every 0.05 s for 1.5 s: five times the time one job goes on
+        next(commands)
+        refused.append(enqueue_projections(client))  # a job looking, or its successor waiting
+        time.sleep(0.05)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert set(refused) == {0}
+    assert len(runs) >= 3  # the first job and its successors, one after another
+    assert [succeeds for _, succeeds in runs[1:]] == [id for id, _ in runs[:-1]]
+    assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)  # the last one found nothing more and let go
+    assert Queue(QUEUE, connection=client).count == 0
+    assert caught_up(conn) and table_views_current(conn)
+    jobs.close_connection()
+    client.close()
+
+
+def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer
+) -> None:
+    jobs.configure(db_url)
+    client = redis_server.client()
+    play_tables(store, count=1, deals=1, seed=47)
+    assert redis_bus.hold_looking(client, "another-job", 10_000)
+    Queue(QUEUE, connection=client).enqueue("services.projector.jobs.catch_up_all", result_ttl=0)
+    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    assert not caught_up(conn)  # left to the holder
+    assert client.get(redis_bus.PROJECTIONS_LOOKING_KEY) == b"another-job"
+    assert redis_bus.release_looking(client, "another-job")
+    assert enqueue_projections(client) == 1
+    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    assert caught_up(conn) and table_views_current(conn)
+    assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
+    jobs.close_connection()
+    client.close()
+
+
 @pytest.mark.slow
 def test_polling_fallback_catches_up_through_a_redis_outage(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, running: Running

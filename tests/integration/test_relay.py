@@ -187,6 +187,28 @@ def test_publishing_stops_at_an_error_other_than_a_published_entry(store: EventS
     assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
 
 
+def test_the_looking_key_is_held_by_one_job_and_handed_on_only_by_its_holder(rclient: redis.Redis) -> None:
+    key = redis_bus.PROJECTIONS_LOOKING_KEY
+    assert redis_bus.hold_looking(rclient, "job-a", 2000)
+    assert redis_bus.hold_looking(rclient, "job-a", 2000)  # kept
+    assert 0 < rclient.pttl(key) <= 2000
+    assert not redis_bus.hold_looking(rclient, "job-b", 2000)
+    assert not redis_bus.hold_looking(rclient, "job-b", 2000, successor="job-c")
+    assert not redis_bus.release_looking(rclient, "job-b")
+    assert rclient.get(key) == b"job-a"
+    assert redis_bus.hold_looking(rclient, "job-a", 2000, successor="job-c")
+    assert rclient.get(key) == b"job-c"
+    assert not redis_bus.hold_looking(rclient, "job-a", 2000)  # passed on: no longer a's
+    rclient.script_flush()  # the scripts are sent again to a server that forgot them
+    assert redis_bus.hold_looking(rclient, "job-c", 2000)
+    assert redis_bus.release_looking(rclient, "job-c")
+    assert not rclient.exists(key)
+    assert not redis_bus.release_looking(rclient, "job-c")
+    assert redis_bus.hold_looking(rclient, "job-d", 50)  # a key nobody holds is free to take
+    wait_until(lambda: not rclient.exists(key), what="the key expired")
+    assert redis_bus.hold_looking(rclient, "job-e", 2000)
+
+
 @pytest.mark.slow
 def test_redis_outage_loses_nothing(store: EventStore, db_url: str, rclient: redis.Redis) -> None:
     server = RedisServer()
