@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -11,8 +12,8 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import psycopg
-from psycopg.rows import tuple_row
-from psycopg.types.json import Jsonb
+from psycopg.pq import ConnStatus, ExecStatus, TransactionStatus
+from psycopg.pq.abc import PGresult
 from psycopg_pool import ConnectionPool
 
 from domain.events import JSON
@@ -139,39 +140,56 @@ class IdempotencyRecord:
     response: Mapping[str, JSON]
 
 
-_EVENT_VALUES = "(%s::integer, %s::text, %s::smallint, %s::integer, %s::jsonb, %s::jsonb, %s::text, %s::text)"
+_EVENT_COLUMNS = 8  # version, type, schema_version, deal_no, data, metadata, prev_hash, hash
 
 
 @functools.cache
 def _append_sql(event_count: int, remember: bool) -> bytes:
-    """The guarded append of `event_count` events (with the idempotency record when `remember`).
+    """The guarded append of `event_count` events (with the idempotency record when `remember`), with numbered
+    parameters in the order `EventStore.append_prepared` sends them: the head (new version, new hash, stream,
+    expected version, expected hash), the idempotency record, the time, then each event's `_EVENT_COLUMNS`.
 
     The events travel as VALUES rows of plain parameters: PostgreSQL parses each data and metadata
     text once, straight into its column (a jsonb document taken apart by jsonb_to_recordset cost
     about a fifth more of the server's work per append). ORDER BY, which numbers several events in
-    version order, costs a sort even for one row, so a single event goes without it. Bytes, as psycopg
-    would otherwise encode the text again for every append.
+    version order, costs a sort even for one row, so a single event goes without it.
     """
     remembered = (
         """,
         remembered AS (
             INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response)
-            SELECT %s, %s, %s, head.stream_id, %s FROM head)"""
+            SELECT $6::text, $7::text, $8::text, head.stream_id, $9::jsonb FROM head)"""
         if remember
         else ""
     )
+    first = 10 if remember else 6  # the time's parameter; the events' follow it
+    rows = []
+    for event in range(event_count):
+        n = first + 1 + event * _EVENT_COLUMNS
+        rows.append(
+            f"(${n}::integer, ${n + 1}::text, ${n + 2}::smallint, ${n + 3}::integer, ${n + 4}::jsonb, "
+            f"${n + 5}::jsonb, ${n + 6}::text, ${n + 7}::text)"
+        )
     order = "\n        ORDER BY e.version" if event_count > 1 else ""
     return f"""WITH head AS (
-            UPDATE streams SET version = %s, last_hash = %s
-            WHERE stream_id = %s AND version = %s AND last_hash = %s
+            UPDATE streams SET version = $1::integer, last_hash = $2::text
+            WHERE stream_id = $3::text AND version = $4::integer AND last_hash = $5::text
             RETURNING stream_id){remembered}
         INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata, occurred_at,
                             prev_hash, hash)
         SELECT head.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata,
-               %s::timestamptz, e.prev_hash, e.hash
-        FROM head, (VALUES {", ".join([_EVENT_VALUES] * event_count)})
+               ${first}::timestamptz, e.prev_hash, e.hash
+        FROM head, (VALUES {", ".join(rows)})
              AS e (version, type, schema_version, deal_no, data, metadata, prev_hash, hash){order}
         RETURNING version, global_position, tx_id::text::bigint""".encode()
+
+
+def _statement_name(event_count: int, remember: bool) -> bytes:
+    return f"cardledger_append_{event_count}_{int(remember)}".encode()
+
+
+def _text_parameter(value: str | int) -> bytes:
+    return str(value).encode()
 
 
 # `tx_id` is read as a bigint under its own name, so ORDER BY must name the table's column
@@ -202,8 +220,8 @@ def fetch_events(conn: Conn, query: str, params: Sequence[Any] | Mapping[str, An
 class EventStore:
     def __init__(self, pool: ConnectionPool[Conn]) -> None:
         self.pool = pool
-        self._cursors: dict[Conn, psycopg.Cursor[tuple[Any, ...]]] = {}
-        self._cursors_lock = threading.Lock()
+        self._prepared: dict[Conn, set[bytes]] = {}
+        self._prepared_lock = threading.Lock()
 
     # Writing ----------------------------------------------------------------
 
@@ -300,8 +318,8 @@ class EventStore:
         itself, so no transaction is needed around it.
         """
         stream_id, expected_version = pending.stream_id, pending.expected_version
-        # In the order of the placeholders of _append_sql: the head, the idempotency record, the events.
-        params: list[Any] = [
+        # In the order of the parameters of _append_sql: the head, the idempotency record, the time, the events.
+        params: list[str | int] = [
             expected_version + len(pending.new),
             pending.hashes[-1],
             stream_id,
@@ -309,16 +327,13 @@ class EventStore:
             pending.hashes[0],
         ]
         if idempotency is not None:
-            params += [idempotency.scope, idempotency.key, idempotency.request_hash, Jsonb(dict(idempotency.response))]
+            response = json.dumps(dict(idempotency.response), separators=(",", ":"))
+            params += [idempotency.scope, idempotency.key, idempotency.request_hash, response]
         params.append(pending.occurred_at_text)
         for event_row in pending.rows:
             params.extend(event_row)
         try:
-            rows = (
-                self._append_cursor(conn)
-                .execute(_append_sql(len(pending.rows), idempotency is not None), params)
-                .fetchall()
-            )
+            rows = self._execute_append(conn, len(pending.rows), idempotency is not None, params)
         except psycopg.errors.UniqueViolation as error:
             if idempotency is not None and error.diag.constraint_name == "idempotency_keys_pkey":
                 raise IdempotencyKeyTaken(idempotency.scope, idempotency.key) from error
@@ -329,17 +344,66 @@ class EventStore:
         # The database only numbers the events; the rest is what was sent (not read back and parsed again).
         return pending.recorded({version: (global_position, tx_id) for version, global_position, tx_id in rows})
 
-    def _append_cursor(self, conn: Conn) -> psycopg.Cursor[tuple[Any, ...]]:
-        """The connection's cursor for appends, made once: a new cursor per append (with its copy of the
-        connection's adapters) cost a tenth of an append's Python. Plain tuples back: three numbers per event.
-        The cursors of connections the pool has closed are dropped when a new connection comes by."""
-        cursor = self._cursors.get(conn)
-        if cursor is None:
-            with self._cursors_lock:
-                for closed in [known for known in self._cursors if known.closed]:
-                    del self._cursors[closed]
-                cursor = self._cursors[conn] = conn.cursor(row_factory=tuple_row)
-        return cursor
+    def _execute_append(
+        self, conn: Conn, event_count: int, remember: bool, params: list[str | int]
+    ) -> list[tuple[int, int, int]]:
+        """Run the append statement through libpq: (version, global position, tx id) of each event inserted,
+        none when the head had moved. Errors are psycopg's (UniqueViolation, OperationalError...).
+
+        One C call, which lets the GIL go while it waits, instead of psycopg's cursor machinery: with four
+        threads appending, the writers' Python was the bottleneck (PostgreSQL's backends waited for their
+        clients half the time), and the cursor path was two thirds of an append's Python. Outside a
+        transaction the statement is prepared once per connection; inside one (where a failed lookup of a
+        prepared statement would abort the caller's transaction) it is sent whole.
+        """
+        pgconn = conn.pgconn
+        if pgconn.pipeline_status:
+            raise RuntimeError("an append cannot run inside a psycopg pipeline")
+        values = [_text_parameter(value) for value in params]
+        if pgconn.transaction_status == TransactionStatus.IDLE:
+            result = self._execute_prepared(conn, event_count, remember, values)
+        else:
+            result = pgconn.exec_params(_append_sql(event_count, remember), values)
+        if result.status != ExecStatus.TUPLES_OK:
+            raise self._error(conn, result)
+        value = result.get_value  # the three columns are never NULL
+        return [(int(value(i, 0)), int(value(i, 1)), int(value(i, 2))) for i in range(result.ntuples)]  # type: ignore[arg-type]
+
+    def _execute_prepared(self, conn: Conn, event_count: int, remember: bool, values: list[bytes]) -> PGresult:
+        """The append as a statement prepared on `conn`, preparing it when this store has not (or it is gone)."""
+        pgconn, name, prepared = conn.pgconn, _statement_name(event_count, remember), self._prepared_on(conn)
+        for attempt in range(2):
+            if name not in prepared:
+                made = pgconn.prepare(name, _append_sql(event_count, remember))
+                if made.status != ExecStatus.COMMAND_OK and _sqlstate(made) != _DUPLICATE_PREPARED_STATEMENT:
+                    return made
+                prepared.add(name)
+            result = pgconn.exec_prepared(name, values)
+            if attempt == 0 and _sqlstate(result) == _UNKNOWN_PREPARED_STATEMENT:
+                # psycopg sends DEALLOCATE ALL after a ROLLBACK, DROP, ALTER or DISCARD on a connection where it
+                # prepared statements of its own. Nothing ran (no transaction was open): prepare it again.
+                prepared.discard(name)
+                continue
+            return result
+        raise AssertionError("unreachable")
+
+    def _prepared_on(self, conn: Conn) -> set[bytes]:
+        """The append statements prepared on `conn`. Those of connections the pool has closed are dropped when a
+        new connection comes by."""
+        names = self._prepared.get(conn)
+        if names is None:
+            with self._prepared_lock:
+                for closed in [known for known in self._prepared if known.closed]:
+                    del self._prepared[closed]
+                names = self._prepared[conn] = set()
+        return names
+
+    @staticmethod
+    def _error(conn: Conn, result: PGresult) -> psycopg.Error:
+        if conn.pgconn.status != ConnStatus.OK:
+            message = conn.pgconn.error_message.decode("utf-8", "replace").strip()
+            return psycopg.OperationalError(f"the connection to PostgreSQL failed during an append: {message}")
+        return psycopg.errors.error_from_result(result, encoding=conn.info.encoding)
 
     def _head_hash(self, conn: Conn, stream_id: str, expected_version: int) -> str:
         """The last hash of the stream at `expected_version` (creating the stream at 0), or VersionConflict."""
@@ -396,6 +460,17 @@ class EventStore:
                 return
             yield batch
             after = batch[-1].log_position
+
+
+_DUPLICATE_PREPARED_STATEMENT = "42P05"
+_UNKNOWN_PREPARED_STATEMENT = "26000"
+
+
+def _sqlstate(result: PGresult) -> str | None:
+    if result.status == ExecStatus.COMMAND_OK or result.status == ExecStatus.TUPLES_OK:
+        return None
+    state = result.error_field(psycopg.pq.DiagnosticField.SQLSTATE)
+    return None if state is None else state.decode()
 
 
 # In canonical JSON (no spaces) a float is a value right after ":", "," or "[", written with a fraction or an
