@@ -181,7 +181,7 @@ def _append_sql(event_count: int, remember: bool) -> bytes:
                ${first}::timestamptz, e.prev_hash, e.hash
         FROM head, (VALUES {", ".join(rows)})
              AS e (version, type, schema_version, deal_no, data, metadata, prev_hash, hash){order}
-        RETURNING version, global_position, tx_id::text::bigint""".encode()
+        RETURNING version, global_position, tx_id""".encode()
 
 
 def _statement_name(event_count: int, remember: bool) -> bytes:
@@ -366,7 +366,7 @@ class EventStore:
             result = pgconn.exec_params(_append_sql(event_count, remember), values)
         if result.status != ExecStatus.TUPLES_OK:
             raise self._error(conn, result)
-        value = result.get_value  # the three columns are never NULL
+        value = result.get_value  # never NULL; an xid8 is written as its decimal number, as the integers are
         return [(int(value(i, 0)), int(value(i, 1)), int(value(i, 2))) for i in range(result.ntuples)]  # type: ignore[arg-type]
 
     def _execute_prepared(self, conn: Conn, event_count: int, remember: bool, values: list[bytes]) -> PGresult:
