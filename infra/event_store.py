@@ -188,10 +188,6 @@ def _statement_name(event_count: int, remember: bool) -> bytes:
     return f"cardledger_append_{event_count}_{int(remember)}".encode()
 
 
-def _text_parameter(value: str | int) -> bytes:
-    return str(value).encode()
-
-
 # `tx_id` is read as a bigint under its own name, so ORDER BY must name the table's column
 # (`events.tx_id`): a bare `tx_id` would sort by the computed alias and miss the index.
 _COLUMNS = (
@@ -359,7 +355,7 @@ class EventStore:
         pgconn = conn.pgconn
         if pgconn.pipeline_status:
             raise RuntimeError("an append cannot run inside a psycopg pipeline")
-        values = [_text_parameter(value) for value in params]
+        values = [str(value).encode() for value in params]
         if pgconn.transaction_status == TransactionStatus.IDLE:
             result = self._execute_prepared(conn, event_count, remember, values)
         else:
@@ -371,21 +367,26 @@ class EventStore:
 
     def _execute_prepared(self, conn: Conn, event_count: int, remember: bool, values: list[bytes]) -> PGresult:
         """The append as a statement prepared on `conn`, preparing it when this store has not (or it is gone)."""
-        pgconn, name, prepared = conn.pgconn, _statement_name(event_count, remember), self._prepared_on(conn)
-        for attempt in range(2):
-            if name not in prepared:
-                made = pgconn.prepare(name, _append_sql(event_count, remember))
-                if made.status != ExecStatus.COMMAND_OK and _sqlstate(made) != _DUPLICATE_PREPARED_STATEMENT:
-                    return made
-                prepared.add(name)
-            result = pgconn.exec_prepared(name, values)
-            if attempt == 0 and _sqlstate(result) == _UNKNOWN_PREPARED_STATEMENT:
-                # psycopg sends DEALLOCATE ALL after a ROLLBACK, DROP, ALTER or DISCARD on a connection where it
-                # prepared statements of its own. Nothing ran (no transaction was open): prepare it again.
-                prepared.discard(name)
-                continue
-            return result
-        raise AssertionError("unreachable")
+        name = _statement_name(event_count, remember)
+        if name not in self._prepared_on(conn):
+            failed = self._prepare(conn, name, event_count, remember)
+            if failed is not None:
+                return failed
+        result = conn.pgconn.exec_prepared(name, values)
+        if _sqlstate(result) == _UNKNOWN_PREPARED_STATEMENT:
+            # psycopg sends DEALLOCATE ALL after a ROLLBACK, DROP, ALTER or DISCARD on a connection where it
+            # prepared statements of its own. Nothing ran (no transaction was open): prepare it again.
+            failed = self._prepare(conn, name, event_count, remember)
+            result = conn.pgconn.exec_prepared(name, values) if failed is None else failed
+        return result
+
+    def _prepare(self, conn: Conn, name: bytes, event_count: int, remember: bool) -> PGresult | None:
+        """Prepare the append statement `name` on `conn`: None when done (or it was there), else the failure."""
+        made = conn.pgconn.prepare(name, _append_sql(event_count, remember))
+        if made.status != ExecStatus.COMMAND_OK and _sqlstate(made) != _DUPLICATE_PREPARED_STATEMENT:
+            return made
+        self._prepared_on(conn).add(name)
+        return None
 
     def _prepared_on(self, conn: Conn) -> set[bytes]:
         """The append statements prepared on `conn`. Those of connections the pool has closed are dropped when a

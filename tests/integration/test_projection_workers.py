@@ -115,6 +115,28 @@ def test_every_rq_job_delivered_twice_changes_nothing_twice(
     client.close()
 
 
+def commands_while_a_job_runs(
+    store: EventStore, client: redis.Redis, redis_server: RedisServer, table_id: str, commands: int = 30
+) -> list[int]:
+    """Run a burst RQ worker in a thread; once its job holds the "looking" key, play a command of a new table
+    every 0.05 s and ask to enqueue a job after each (the key must stay held); then wait for the worker.
+    Returns what each enqueue gave."""
+    worker = ThreadWorker([QUEUE], connection=redis_server.client())
+    thread = threading.Thread(target=worker.work, kwargs={"burst": True})
+    thread.start()
+    wait_until(lambda: bool(client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)), what="the job looking")
+    played = TableGame(table_id, seats=3).play_into(store)
+    enqueued = []
+    for _ in range(commands):
+        next(played)
+        assert client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
+        enqueued.append(enqueue_projections(client))
+        time.sleep(0.05)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    return enqueued
+
+
 def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,20 +146,8 @@ def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     play_tables(store, count=1, deals=1, seed=45)
     assert enqueue_projections(client) == 1
     assert enqueue_projections(client) == 0  # one is waiting
-    worker = ThreadWorker([QUEUE], connection=redis_server.client())
-    thread = threading.Thread(target=worker.work, kwargs={"burst": True})
-    thread.start()
-    wait_until(lambda: bool(client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)), what="the job looking")
-    game = TableGame("while-looking", seats=3)
-    commands = game.play_into(store)
-    refused = []
-    for _ in range(30):  # a command every 0.05 s, while the job runs: each of its rounds finds some
-        next(commands)
-        assert client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
-        refused.append(enqueue_projections(client))
-        time.sleep(0.05)
-    thread.join(timeout=60)
-    assert not thread.is_alive()
+    # A command every 0.05 s, while the job runs: each of its rounds finds some.
+    refused = commands_while_a_job_runs(store, client, redis_server, "while-looking")
     assert set(refused) == {0}
     assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
     assert Queue(QUEUE, connection=client).count == 0  # no job but the first ran
@@ -164,18 +174,8 @@ def test_a_job_that_has_gone_on_long_enough_hands_on_to_a_successor_at_the_front
     client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=46)
     assert enqueue_projections(client) == 1
-    worker = ThreadWorker([QUEUE], connection=redis_server.client())
-    thread = threading.Thread(target=worker.work, kwargs={"burst": True})
-    thread.start()
-    wait_until(lambda: bool(client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)), what="the job looking")
-    commands = TableGame("handed-on", seats=3).play_into(store)
-    refused = []
-    for _ in range(30):  # a command every 0.05 s for 1.5 s: five times the time one job goes on
-        next(commands)
-        refused.append(enqueue_projections(client))  # a job looking, or its successor waiting
-        time.sleep(0.05)
-    thread.join(timeout=60)
-    assert not thread.is_alive()
+    # A command every 0.05 s for 1.5 s, five times the time one job goes on: a job looks, or its successor waits.
+    refused = commands_while_a_job_runs(store, client, redis_server, "handed-on")
     assert set(refused) == {0}
     assert len(runs) >= 3  # the first job and its successors, one after another
     assert [succeeds for _, succeeds in runs[1:]] == [id for id, _ in runs[:-1]]
