@@ -21,14 +21,22 @@ Conn = psycopg.Connection[dict[str, Any]]
 
 
 def _table_events_sql(bounded: bool) -> str:
-    # Two statements rather than one with `(%(upto)s IS NULL OR ...)`: a prepared statement's generic plan
-    # cannot use the (stream_id, deal_no, version) index through that OR, and scanned the whole table.
+    """The events before the first deal (the opening and seatings, all tagged deal 0), then those from the start
+    of the deal before the latest one (events are tagged with the deal started last, so these are the events of
+    deal numbers latest - 1 and up).
+
+    Deal starts are found in the partial index of deal_started events, the rest by version. The event type is
+    written into the text, not passed: a prepared statement's generic plan can use a partial index only when
+    its predicate shows in the query. Two statements rather than one with `(%(upto)s IS NULL OR ...)`: a
+    generic plan cannot use an index through that OR.
+    """
     bound = " AND version <= %(upto)s" if bounded else ""
-    return f"""SELECT {_COLUMNS} FROM events WHERE stream_id = %(table)s AND deal_no = 0{bound}
+    starts = f"FROM events WHERE stream_id = %(table)s AND type = '{DEAL_STARTED}'{bound}"
+    return f"""SELECT {_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
+          AND version < coalesce((SELECT min(version) {starts}), 2147483647)
         UNION ALL
-        SELECT {_COLUMNS} FROM events
-        WHERE stream_id = %(table)s AND deal_no > 0{bound}
-          AND deal_no >= (SELECT max(deal_no) - 1 FROM events WHERE stream_id = %(table)s{bound})
+        SELECT {_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
+          AND version >= (SELECT min(version) {starts} AND deal_no >= (SELECT max(deal_no) - 1 {starts}))
         ORDER BY version"""
 
 
