@@ -115,8 +115,13 @@ def _stop_on_signals() -> threading.Event:
     stop = threading.Event()
 
     def handle(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            return
         log.info("received signal %s, stopping", signal.Signals(signum).name)
-        stop.set()
+        # Not stop.set() here: the handler runs in the main thread, which may be inside the event's own
+        # (non-reentrant) lock when the signal comes (setting it for an earlier signal, or waiting on it), and
+        # it would wait for itself for ever. Another thread takes the lock once the main thread lets it go.
+        threading.Thread(target=stop.set, name="stop-on-signal", daemon=True).start()
 
     signal.signal(signal.SIGTERM, handle)
     signal.signal(signal.SIGINT, handle)
