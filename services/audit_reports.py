@@ -84,7 +84,7 @@ def ledger_lines(conn: Conn, info: TableInfo) -> list[dict[str, JSON]]:
     """Two lines per transfer of the table, in log order."""
     rows = conn.execute(
         """SELECT global_position, version, type, deal_no, data, occurred_at FROM events
-           WHERE stream_id = %s AND data ? 'transfers' ORDER BY version""",
+           WHERE stream_id = %s AND data -> 'transfers' IS NOT NULL ORDER BY version""",
         (info.table_id,),
     ).fetchall()
     lines: list[dict[str, JSON]] = []
@@ -186,7 +186,7 @@ def settlement_report(
                   e.type, e.data -> 'transfers' AS transfers
            FROM events d
            JOIN events e ON e.stream_id = d.stream_id AND e.deal_no = d.deal_no AND e.version <= d.version
-                        AND e.data ? 'transfers'
+                        AND e.data -> 'transfers' IS NOT NULL
            WHERE d.type = %(ended)s
              AND (%(start)s::timestamptz IS NULL OR d.occurred_at >= %(start)s::timestamptz)
              AND (%(end)s::timestamptz IS NULL OR d.occurred_at < %(end)s::timestamptz)

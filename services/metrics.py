@@ -225,10 +225,10 @@ class LogLagCollector(Collector):
                 figures[value] = (0, 0.0)
                 continue
             at = conn.execute(
-                """SELECT occurred_at FROM events WHERE global_position = %s
+                """SELECT occurred_at FROM events WHERE tx_id = %s::text::xid8 AND global_position = %s
                    UNION ALL (SELECT occurred_at FROM events ORDER BY tx_id, global_position LIMIT 1)
                    LIMIT 1""",
-                (global_position,),
+                (tx_id, global_position),
             ).fetchone()
             lag = max(0.0, (head[0] - at[0]).total_seconds()) if at is not None else 0.0
             figures[value] = (behind, lag)

@@ -236,7 +236,7 @@ def test_ledger_has_two_balanced_lines_per_transfer(pool: Pool, store: EventStor
         transfers = sum(
             len(r["data"]["transfers"])
             for r in conn.execute(
-                "SELECT data FROM events WHERE stream_id = %s AND data ? 'transfers'", (played.table_id,)
+                "SELECT data FROM events WHERE stream_id = %s AND data -> 'transfers' IS NOT NULL", (played.table_id,)
             )
         )
     assert len(lines) == 2 * transfers

@@ -16,6 +16,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from infra.db import open_pool
+from infra.event_store import EventStore, NewEvent
 from infra.migrations import MIGRATIONS_DIR, available_migrations, migrate, pending_migrations
 from tests.conftest import fresh_database
 
@@ -189,3 +191,38 @@ def test_a_gap_stops_migrate_before_it_touches_the_database(fresh_database_url: 
         migrate(fresh_database_url, directory)
     assert not table_exists(fresh_database_url, "a")
     assert not table_exists(fresh_database_url, "schema_migrations")
+
+
+def test_events_from_before_migration_005_read_back_and_verify(fresh_database_url: str, tmp_path: Path) -> None:
+    """Migration 005 turns data and metadata from jsonb into json and re-keys the table; the events it rewrites
+    keep their values, their hashes and their chain, and the stream goes on from its head."""
+    earlier = tmp_path / "m"
+    earlier.mkdir()
+    for path in sorted(MIGRATIONS_DIR.glob("00[1-4]_*.sql")):
+        (earlier / path.name).write_text(path.read_text())
+    migrate(fresh_database_url, earlier)
+    pool = open_pool(fresh_database_url, max_size=2)
+    try:
+        store = EventStore(pool)
+        metadata = {"actor": "p1", "ip": "203.0.113.7"}
+        before = store.append("t1", 0, [NewEvent("n", {"b": [1, {"z": None, "a": "é"}], "a": 2}, 1, metadata)] * 3)
+        with psycopg.connect(fresh_database_url) as conn:
+            kept = conn.execute("SELECT pg_typeof(data)::text FROM events LIMIT 1").fetchone()
+        assert kept == ("jsonb",)
+
+        assert migrate(fresh_database_url) == ["005_json_payloads_stream_key"]
+        assert store.read_stream("t1") == before
+        assert all(event.recomputed_hash() == event.hash for event in before)
+        after = store.append("t1", 3, [NewEvent("n", {"c": 3})], head_hash=before[-1].hash)
+        assert after[0].prev_hash == before[-1].hash
+        with psycopg.connect(fresh_database_url) as conn:
+            types = conn.execute(
+                "SELECT pg_typeof(data)::text, pg_typeof(metadata)::text FROM events LIMIT 1"
+            ).fetchone()
+            key = conn.execute(
+                "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'events_pkey'"
+            ).fetchone()
+        assert types == ("json", "json")
+        assert key == ("PRIMARY KEY (stream_id, version)",)
+    finally:
+        pool.close()
