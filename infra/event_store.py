@@ -495,8 +495,8 @@ def _may_hold_float(text: str) -> bool:
 
 
 def _refuse_floats(value: JSON, path: str) -> None:
-    """Events hold no floats: amounts are integers, and jsonb (the reports cast events to it) would rewrite some
-    floats (1e16, -0.0), so a value read that way would no longer match the event's hash."""
+    """Events hold no floats: amounts are integers, and jsonb rewrites some floats (1e16, -0.0), so a value read
+    through a cast to jsonb would no longer match the event's hash."""
     if isinstance(value, float):
         raise ValueError(f"event field {path} is the float {value!r}; events hold integers, strings, lists and objects")
     if isinstance(value, Mapping):
@@ -513,8 +513,8 @@ _NUL_ESCAPE = "\\u0000"
 
 
 def _refuse_nul(value: JSON, path: str) -> None:
-    """Events hold no NUL character: the json column would keep it, but jsonb refuses it, and the reports read
-    events as jsonb."""
+    """Events hold no NUL character: the json column would take it, but PostgreSQL turns it into neither text nor
+    jsonb, so every query reading the event's fields (`->`, `->>`, as the reports do) would fail on it."""
     if isinstance(value, str):
         at = value.find("\x00")
         if at >= 0:

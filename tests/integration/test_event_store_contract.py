@@ -787,7 +787,7 @@ def test_the_stored_texts_are_the_canonical_json_the_hash_covers(store: EventSto
 def test_the_nul_character_is_refused_before_anything_is_written(
     store: EventStore, data: dict[str, Any], metadata: dict[str, Any], message: str
 ) -> None:
-    """jsonb refuses NUL (and the reports read events as jsonb), so the json column must never receive one."""
+    """PostgreSQL's `->` and `->>` fail on a json text holding NUL (as a jsonb cast does), so none may be stored."""
     with pytest.raises(ValueError, match=message):
         store.append("table-1", 0, [NewEvent("note_added", data, metadata=metadata)])
     assert store.stream_version("table-1") is None
