@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import psycopg
 from prometheus_client.core import Metric
 
@@ -17,13 +19,17 @@ def figures(collector: LogLagCollector) -> dict[str, dict[str, float]]:
 
 
 def test_lag_counts_the_events_after_each_position_and_their_age(store: EventStore, db_url: str) -> None:
-    first = store.append("table-1", 0, [NewEvent("n", {"i": i}) for i in range(3)])
-    later = store.append("table-2", 0, [NewEvent("n", {"i": 9})])
+    (oldest,) = store.append("table-1", 0, [NewEvent("n", {"i": 1})])
+    time.sleep(0.002)
+    middle = store.append("table-1", 1, [NewEvent("n", {"i": i}) for i in (2, 3)], head_hash=oldest.hash)
+    time.sleep(0.002)
+    (newest,) = store.append("table-2", 0, [NewEvent("n", {"i": 9})])
+    assert oldest.occurred_at < middle[0].occurred_at < newest.occurred_at
     with psycopg.connect(db_url, autocommit=True) as conn:
         for name in ("projection:behind", "projection:current"):
             ensure_position(conn, name)
-        store_position(conn, "projection:behind", first[0].log_position)
-        store_position(conn, "projection:current", later[-1].log_position)
+        store_position(conn, "projection:behind", middle[0].log_position)
+        store_position(conn, "projection:current", newest.log_position)
     collector = LogLagCollector(
         "worker",
         db_url,
@@ -35,9 +41,9 @@ def test_lag_counts_the_events_after_each_position_and_their_age(store: EventSto
         scraped = figures(collector)
     finally:
         collector._close()
-    assert scraped["cardledger_projection_lag_events"] == {"behind": 3, "current": 0, "never": 4}
+    assert scraped["cardledger_projection_lag_events"] == {"behind": 2, "current": 0, "never": 4}
     lag = scraped["cardledger_projection_lag_seconds"]
-    assert lag["behind"] == (later[-1].occurred_at - first[0].occurred_at).total_seconds()
+    assert lag["behind"] == (newest.occurred_at - middle[0].occurred_at).total_seconds()
     assert lag["current"] == 0
-    # A position never stored counts from the start of the log: the first event's age.
-    assert lag["never"] == (later[-1].occurred_at - first[0].occurred_at).total_seconds()
+    # A position never stored counts from the start of the log: the oldest event's age.
+    assert lag["never"] == (newest.occurred_at - oldest.occurred_at).total_seconds()
