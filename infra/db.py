@@ -39,6 +39,11 @@ class FastPool(ConnectionPool[Conn]):
     the next caller; everything else (opening, growing, replacing broken or expired connections,
     timeouts) is psycopg_pool's. A connection goes back through psycopg_pool after `_ROUNDS_SECONDS`
     of such rounds, and whenever it comes back broken or inside a transaction.
+
+    Shrinking stays psycopg_pool's too: every `max_idle` seconds it closes one connection (above
+    `min_size`) if some stayed in its own idle list throughout. Just before it looks, the idle queue
+    here is handed back to it, so the connections in use again soon return to the queue, and those
+    left unused are the ones it sees unused and closes.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -83,6 +88,13 @@ class FastPool(ConnectionPool[Conn]):
                 yield conn
         finally:
             self.putconn(conn)
+
+    def _shrink_pool(self) -> None:
+        # psycopg_pool's ShrinkPool task calls this in its worker thread every max_idle seconds (a private
+        # method: the shrinking test in tests/integration/test_db_pool.py fails if that changes).
+        while (conn := self._take_idle()) is not None:
+            self._give_back(conn)
+        super()._shrink_pool()
 
     def close(self, timeout: float = 5.0) -> None:
         # Closed first, so that a connection given back meanwhile goes to psycopg_pool (which closes it), not

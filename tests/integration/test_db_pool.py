@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -137,3 +138,38 @@ def test_closing_closes_the_idle_connections_and_hands_out_no_more(db_url: str) 
     assert busy.closed
     with pytest.raises(PoolClosed):
         pool.getconn(timeout=0.2)
+
+
+def test_connections_left_unused_after_a_burst_are_closed_down_to_min_size(db_url: str) -> None:
+    """psycopg_pool closes one connection per `max_idle` seconds that it saw unused throughout; the connections
+    resting in FastPool's own queue must be counted as unused too, or the pool never shrinks after a burst."""
+    pool = FastPool(db_url, min_size=1, max_size=4, max_idle=0.3, kwargs={"autocommit": True}, open=True)
+    try:
+        pool.wait(timeout=10)
+        burst = [pool.getconn(timeout=5) for _ in range(4)]
+        for conn in burst:
+            pool.putconn(conn)
+        assert pool.get_stats()["pool_size"] == 4
+        deadline = time.monotonic() + 10
+        while pool.get_stats()["pool_size"] > 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pool.get_stats()["pool_size"] == 1
+        assert sum(conn.closed for conn in burst) == 3
+        with pool.connection() as conn:  # the one left still serves, through the fast path again afterwards
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        pool.close()
+
+
+def test_a_connection_in_use_is_never_closed_by_shrinking(db_url: str) -> None:
+    pool = FastPool(db_url, min_size=1, max_size=3, max_idle=0.2, kwargs={"autocommit": True}, open=True)
+    try:
+        pool.wait(timeout=10)
+        held = [pool.getconn(timeout=5) for _ in range(3)]
+        time.sleep(1.0)  # several shrink rounds while every connection is out
+        assert not any(conn.closed for conn in held)
+        assert all(conn.execute("SELECT 1").fetchone() == (1,) for conn in held)
+        for conn in held:
+            pool.putconn(conn)
+    finally:
+        pool.close()
