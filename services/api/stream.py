@@ -7,8 +7,9 @@ the full log from `/events`). Each message's SSE `id` is the Redis entry id;
 a client that reconnects with `Last-Event-ID` resumes after it, and `after`
 (a table version, e.g. that of a state just read) starts after that version.
 Without either, the stream starts with the next event. A connection lives at
-most `SSE_MAX_SECONDS` (default 300) and carries a heartbeat comment every
-`SSE_HEARTBEAT_SECONDS` (default 15); clients reconnect (EventSource does).
+most `SSE_MAX_SECONDS` (default 300) and carries a heartbeat comment after
+each quiet `SSE_HEARTBEAT_SECONDS` (default 15), or sooner when the Redis
+client's socket timeout is shorter; clients reconnect (EventSource does).
 """
 
 from __future__ import annotations
@@ -79,10 +80,20 @@ def _last_entry_id(client: redis.Redis, table_id: str) -> str:
     return raw.decode() if isinstance(raw, bytes) else str(raw)
 
 
+def _longest_block(client: redis.Redis) -> float | None:
+    """Seconds a blocking read may wait for entries: less than the client's socket timeout, which would end the
+    read with an error instead of an empty answer (the service's client times out at 10 s)."""
+    timeout = client.connection_pool.connection_kwargs.get("socket_timeout")
+    return None if timeout is None else max(timeout - 1.0, timeout / 2)
+
+
 def _events(
     client: redis.Redis, table_id: str, start: str, after_version: int | None, lifetime: float, heartbeat: float
 ) -> Iterator[str]:
     deadline = time.monotonic() + lifetime
+    longest = _longest_block(client)
+    if longest is not None:
+        heartbeat = min(heartbeat, longest)
     last = start
     yield f"retry: 2000\n: stream of table {table_id}\n\n"
     try:

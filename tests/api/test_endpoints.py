@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
+import redis
 from flask.testing import FlaskClient
 
 from infra import redis_bus
+from services.api import create_app
 from services.bootstrap import Container
-from tests.api.conftest import AUDITOR_TOKEN, Api, Scene, bearer, project
+from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, project
 
 PROBLEM = "application/problem+json"
 
@@ -242,3 +245,26 @@ def test_stream_sends_public_events(scene: Scene, api: Api, container: Container
     assert "data: " not in live.split("\n\n", 1)[1]
     bad = api.client.get(f"/v1/tables/{scene.table}/stream", headers={**bearer(scene.alice), "Last-Event-ID": "x"})
     assert_problem(bad, 400)
+
+
+def test_an_idle_stream_keeps_beating_when_the_heartbeat_outlasts_the_redis_socket_timeout(
+    scene: Scene, container: Container
+) -> None:
+    """The blocking read must end before the Redis client's socket timeout, or an idle stream breaks off with
+    stream_unavailable (the service's client times out at 10 s, and the default heartbeat is 15 s)."""
+    short = redis.Redis.from_url(container.redis_url, socket_timeout=0.3, socket_connect_timeout=2)
+    try:
+        app = create_app(
+            container=dataclasses.replace(container, redis=short),
+            config={**TEST_CONFIG, "SSE_HEARTBEAT_SECONDS": 1.0, "SSE_MAX_SECONDS": 1.6},
+        )
+        text = (
+            app.test_client()
+            .get(f"/v1/tables/{scene.table}/stream", headers=bearer(scene.alice))
+            .get_data(as_text=True)
+        )
+    finally:
+        short.close()
+    assert "stream_unavailable" not in text
+    assert text.count(": heartbeat") >= 2
+    assert text.rstrip().endswith("connection lifetime reached; reconnect with Last-Event-ID")
