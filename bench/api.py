@@ -3,9 +3,9 @@
 Run: python -m bench.api            (about 2 minutes; BENCH_QUICK=1 for a few seconds per point)
 
 Both servers run under the same gunicorn command line (`services.supervisor.gunicorn_command`: 2 workers,
-gthread, 4 threads each) on loopback, against a fresh database created on DATABASE_URL's server (default
-postgresql://postgres@127.0.0.1:5432/postgres, dropped at the end), Redis at REDIS_URL (default
-redis://127.0.0.1:6379/11), rate limits off.
+gthread, each serving 4 requests at once, plus threads for streams) on loopback, against a fresh database
+created on DATABASE_URL's server (default postgresql://postgres@127.0.0.1:5432/postgres, dropped at the end),
+Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
 
 - cardledger: `cardledger up` (API, relay, 2 projection workers) and `cardledger simulate`'s random bots on
   CONCURRENCY tables at once (one thread each) for BENCH_API_SECONDS (default 20; the deals in progress then
@@ -83,11 +83,14 @@ def bench_stack(extra_env: Mapping[str, str] | None = None) -> Iterator[tuple[Ru
 
 
 def create_baseline_app() -> Any:
-    """A Flask app with one endpoint: POST /insert stores the JSON body as one row (one INSERT, one commit)."""
+    """A Flask app with one endpoint: POST /insert stores the JSON body as one row (one INSERT, one commit),
+    admitting as many requests at once as cardledger's served app does (`create_served_app`)."""
     from flask import Flask, request
     from psycopg.types.json import Jsonb
 
     from infra.db import open_pool
+    from services.api.admission import Admission
+    from services.supervisor import api_streams, api_threads
 
     app = Flask("bench_baseline")
     pool = open_pool(os.environ["DATABASE_URL"])
@@ -101,6 +104,7 @@ def create_baseline_app() -> Any:
         assert row is not None
         return {"id": row["id"]}, 201
 
+    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams())  # type: ignore[method-assign]
     return app
 
 
@@ -112,7 +116,7 @@ def baseline_server(database_url: str) -> Iterator[str]:
         conn.execute("CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, data jsonb NOT NULL)")
     port = free_port()
     command = gunicorn_command(Settings(host="127.0.0.1", port=port))
-    assert command[-1] == "services.api:create_app()", command
+    assert command[-1] == "services.api:create_served_app()", command
     command[-1] = BASELINE_APP
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -32,8 +32,11 @@ log = logging.getLogger("cardledger")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    from services.supervisor import api_streams, api_threads
+
     try:
         settings = Settings.from_env()
+        api_threads(), api_streams()  # read when the API starts; a bad value is a configuration error here too
     except ValueError as error:
         print(f"cardledger: configuration error: {error}", file=sys.stderr)
         return 2

@@ -25,32 +25,53 @@ GRACE_PERIOD_S = 25.0
 RESTART_BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
 API_THREADS_VARIABLE = "CARDLEDGER_API_THREADS"
 DEFAULT_API_THREADS = 4  # with 2 workers: chosen by measurement on 2 cores (docs/operations.md)
+API_STREAMS_VARIABLE = "CARDLEDGER_API_STREAMS"
+DEFAULT_API_STREAMS = 32
 
 
 def api_threads(environ: Mapping[str, str] = os.environ) -> int:
-    """CARDLEDGER_API_THREADS: threads per gunicorn worker (1 selects the sync worker class)."""
-    raw = environ.get(API_THREADS_VARIABLE, "").strip()
+    """CARDLEDGER_API_THREADS: requests one gunicorn worker serves at once (streams aside)."""
+    return _count(environ, API_THREADS_VARIABLE, DEFAULT_API_THREADS, 1, 64)
+
+
+def api_streams(environ: Mapping[str, str] = os.environ) -> int:
+    """CARDLEDGER_API_STREAMS: Server-Sent Events streams one gunicorn worker follows at once, each on a thread
+    of its own (0: none; streams are then refused with 503)."""
+    return _count(environ, API_STREAMS_VARIABLE, DEFAULT_API_STREAMS, 0, 512)
+
+
+def _count(environ: Mapping[str, str], variable: str, default: int, lowest: int, highest: int) -> int:
+    raw = environ.get(variable, "").strip()
     if not raw:
-        return DEFAULT_API_THREADS
+        return default
     try:
-        threads = int(raw, 10)
+        value = int(raw, 10)
     except ValueError:
-        raise ValueError(f"{API_THREADS_VARIABLE} must be an integer, got {raw!r}") from None
-    if not 1 <= threads <= 64:
-        raise ValueError(f"{API_THREADS_VARIABLE} must be between 1 and 64, got {raw!r}")
-    return threads
+        raise ValueError(f"{variable} must be an integer, got {raw!r}") from None
+    if not lowest <= value <= highest:
+        raise ValueError(f"{variable} must be between {lowest} and {highest}, got {raw!r}")
+    return value
 
 
 def gunicorn_command(
-    settings: Settings, workers: int | None = None, threads: int | None = None, worker_class: str | None = None
+    settings: Settings,
+    workers: int | None = None,
+    threads: int | None = None,
+    worker_class: str | None = None,
+    streams: int | None = None,
 ) -> list[str]:
     """The gunicorn command line of the API: settings from `services.gunicorn_conf` (JSON logs, metrics).
 
-    Defaults: CARDLEDGER_API_WORKERS workers, CARDLEDGER_API_THREADS threads, the
-    gthread worker class when threads > 1, else sync.
+    Each worker runs `threads` threads for requests and `streams` more for Server-Sent Events streams
+    (`services.api.admission` keeps them apart; both reach the app through `--env`). Defaults:
+    CARDLEDGER_API_WORKERS workers, CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS, the gthread worker class
+    when that makes more than one thread, else sync (which follows no streams).
     """
     threads = threads if threads is not None else api_threads()
-    worker_class = worker_class or ("gthread" if threads > 1 else "sync")
+    streams = streams if streams is not None else api_streams()
+    worker_class = worker_class or ("gthread" if threads + streams > 1 else "sync")
+    if worker_class == "sync":  # one thread per process: nothing to spare for streams
+        threads, streams = 1, 0
     return [
         sys.executable,
         "-m",
@@ -64,12 +85,16 @@ def gunicorn_command(
         "--worker-class",
         worker_class,
         "--threads",
-        str(threads),
+        str(threads + streams),
+        "--env",
+        f"{API_THREADS_VARIABLE}={threads}",
+        "--env",
+        f"{API_STREAMS_VARIABLE}={streams}",
         "--graceful-timeout",
         "20",
         "--log-level",
         settings.log_level.lower(),
-        "services.api:create_app()",
+        "services.api:create_served_app()",
     ]
 
 

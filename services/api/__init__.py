@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 
 from infra.config import Settings
 from services.api import actions, history, ops, players, reports, stream, tables
+from services.api.admission import Admission
 from services.api.deps import EXTENSION, ContainerHolder
 from services.api.limits import install_limits, limit_config
 from services.api.metrics import install_metrics
@@ -107,4 +108,14 @@ def create_app(
     return app
 
 
-__all__ = ["create_app"]
+def create_served_app() -> Flask:
+    """The app as gunicorn serves it (`supervisor.gunicorn_command`): requests and streams admitted apart, as
+    many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.admission`)."""
+    from services.supervisor import api_streams, api_threads
+
+    app = create_app()
+    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams())  # type: ignore[method-assign]
+    return app
+
+
+__all__ = ["create_app", "create_served_app"]

@@ -1,0 +1,151 @@
+"""services.api.admission: requests and streams admitted apart, slots given back when the server closes."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import pytest
+
+from services.api.admission import Admission
+
+STREAM = "/v1/tables/5d0c4d4e-0000-4000-8000-000000000001/stream"
+
+
+class Body:
+    """A response body that records whether the server closed it."""
+
+    def __init__(self, fail_on_close: bool = False) -> None:
+        self.closed = 0
+        self.fail_on_close = fail_on_close
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield b"ok"
+
+    def close(self) -> None:
+        self.closed += 1
+        if self.fail_on_close:
+            raise RuntimeError("close failed")
+
+
+class App:
+    """A WSGI app that answers 200 with a fresh Body, or raises when told to."""
+
+    def __init__(self) -> None:
+        self.bodies: list[Body] = []
+        self.fail = False
+        self.fail_on_close = False
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if self.fail:
+            raise RuntimeError("app failed")
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        body = Body(self.fail_on_close)
+        self.bodies.append(body)
+        return body
+
+
+def call(app: Admission, path: str, method: str = "GET") -> tuple[str, dict[str, str], Any]:
+    """(status, headers, body iterable) of one request; the body is not closed."""
+    seen: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+        seen["status"], seen["headers"] = status, dict(headers)
+
+    body = app({"PATH_INFO": path, "REQUEST_METHOD": method}, start_response)
+    return seen["status"], seen["headers"], body
+
+
+def test_streams_past_the_limit_are_refused_with_a_problem_and_retry_after() -> None:
+    admission = Admission(App(), requests=1, streams=2)
+    first, second = call(admission, STREAM)[2], call(admission, STREAM)[2]
+    status, headers, body = call(admission, STREAM)
+    assert status.startswith("503")
+    assert headers["Content-Type"] == "application/problem+json"
+    assert headers["Retry-After"] == "5"
+    problem = json.loads(b"".join(body))
+    assert problem["code"] == "stream_busy" and problem["status"] == 503
+    assert "2 streams at once" in problem["detail"]
+    first.close()  # type: ignore[attr-defined]
+    assert call(admission, STREAM)[0].startswith("200")
+    second.close()  # type: ignore[attr-defined]
+
+
+def test_streams_do_not_take_the_request_slots() -> None:
+    admission = Admission(App(), requests=1, streams=2)
+    streams = [call(admission, STREAM)[2] for _ in range(2)]
+    status, _, body = call(admission, "/v1/tables")
+    assert status.startswith("200")
+    body.close()  # type: ignore[attr-defined]
+    for stream in streams:
+        stream.close()  # type: ignore[attr-defined]
+
+
+def test_a_request_past_the_limit_waits_for_a_slot_to_be_given_back() -> None:
+    admission = Admission(App(), requests=1, streams=0)
+    held = call(admission, "/v1/players")[2]
+    answered = threading.Event()
+
+    def second() -> None:
+        status, _, body = call(admission, "/v1/players")
+        assert status.startswith("200")
+        answered.set()
+        body.close()  # type: ignore[attr-defined]
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    assert not answered.wait(0.3), "the second request must wait while the only slot is taken"
+    held.close()  # type: ignore[attr-defined]
+    assert answered.wait(5)
+    thread.join(5)
+
+
+def test_probes_answer_even_when_every_slot_is_taken() -> None:
+    admission = Admission(App(), requests=1, streams=0)
+    held = call(admission, "/v1/players")[2]
+    for probe in ("/healthz", "/readyz"):
+        status, _, body = call(admission, probe)
+        assert status.startswith("200")
+        body.close()  # type: ignore[attr-defined]
+    held.close()  # type: ignore[attr-defined]
+
+
+def test_with_no_stream_slots_every_stream_is_refused_and_other_methods_are_requests() -> None:
+    admission = Admission(App(), requests=1, streams=0)
+    assert call(admission, STREAM)[0].startswith("503")
+    status, _, body = call(admission, STREAM, method="POST")  # not a stream: the app answers (405 in the real one)
+    assert status.startswith("200")
+    body.close()  # type: ignore[attr-defined]
+
+
+def test_a_slot_is_given_back_once_even_when_closing_fails_or_repeats() -> None:
+    app = App()
+    admission = Admission(app, requests=1, streams=0)
+    app.fail_on_close = True
+    body = call(admission, "/v1/players")[2]
+    with pytest.raises(RuntimeError, match="close failed"):
+        body.close()  # type: ignore[attr-defined]
+    body.close()  # type: ignore[attr-defined]  # a second close gives nothing back twice
+    assert app.bodies[0].closed == 1
+    app.fail_on_close = False
+    again = call(admission, "/v1/players")[2]  # the slot came back once: this one does not wait
+    again.close()  # type: ignore[attr-defined]
+    assert admission._request_slots.acquire(blocking=False), "exactly one slot is free"
+
+
+def test_an_app_that_raises_gives_its_slot_back() -> None:
+    app = App()
+    admission = Admission(app, requests=1, streams=0)
+    app.fail = True
+    with pytest.raises(RuntimeError, match="app failed"):
+        call(admission, "/v1/players")
+    app.fail = False
+    call(admission, "/v1/players")[2].close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("requests", "streams"), [(0, 1), (1, -1)])
+def test_limits_are_checked(requests: int, streams: int) -> None:
+    with pytest.raises(ValueError):
+        Admission(App(), requests=requests, streams=streams)
