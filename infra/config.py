@@ -40,7 +40,8 @@ def _get(environ: Mapping[str, str], name: str) -> str | None:
     return value or None
 
 
-def _int(environ: Mapping[str, str], name: str, default: int, minimum: int, maximum: int | None = None) -> int:
+def int_setting(environ: Mapping[str, str], name: str, default: int, minimum: int, maximum: int | None = None) -> int:
+    """The variable as an integer within its bounds (`default` when unset or blank); ValueError names it."""
     raw = _get(environ, name)
     if raw is None:
         return default
@@ -88,10 +89,10 @@ class Settings:
             database_url=_url(environ, "DATABASE_URL", DATABASE_SCHEMES),
             redis_url=_url(environ, "REDIS_URL", REDIS_SCHEMES),
             auditor_token=_get(environ, "CARDLEDGER_AUDITOR_TOKEN"),
-            port=_int(environ, "CARDLEDGER_PORT", 8000, 1, 65535),
+            port=int_setting(environ, "CARDLEDGER_PORT", 8000, 1, 65535),
             host=_get(environ, "CARDLEDGER_HOST") or "127.0.0.1",
             log_level=log_level,
             data_dir=Path(_get(environ, "CARDLEDGER_DATA_DIR") or "./.cardledger"),
-            workers=_int(environ, "CARDLEDGER_WORKERS", 2, 1),
-            api_workers=_int(environ, "CARDLEDGER_API_WORKERS", 2, 1),
+            workers=int_setting(environ, "CARDLEDGER_WORKERS", 2, 1),
+            api_workers=int_setting(environ, "CARDLEDGER_API_WORKERS", 2, 1),
         )

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from infra.config import Settings
+from infra.config import Settings, int_setting
 
 log = logging.getLogger("cardledger.supervisor")
 
@@ -31,26 +31,13 @@ DEFAULT_API_STREAMS = 32
 
 def api_threads(environ: Mapping[str, str] = os.environ) -> int:
     """CARDLEDGER_API_THREADS: requests one gunicorn worker serves at once (streams aside)."""
-    return _count(environ, API_THREADS_VARIABLE, DEFAULT_API_THREADS, 1, 64)
+    return int_setting(environ, API_THREADS_VARIABLE, DEFAULT_API_THREADS, 1, 64)
 
 
 def api_streams(environ: Mapping[str, str] = os.environ) -> int:
     """CARDLEDGER_API_STREAMS: Server-Sent Events streams one gunicorn worker follows at once, each on a thread
     of its own (0: none; streams are then refused with 503)."""
-    return _count(environ, API_STREAMS_VARIABLE, DEFAULT_API_STREAMS, 0, 512)
-
-
-def _count(environ: Mapping[str, str], variable: str, default: int, lowest: int, highest: int) -> int:
-    raw = environ.get(variable, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw, 10)
-    except ValueError:
-        raise ValueError(f"{variable} must be an integer, got {raw!r}") from None
-    if not lowest <= value <= highest:
-        raise ValueError(f"{variable} must be between {lowest} and {highest}, got {raw!r}")
-    return value
+    return int_setting(environ, API_STREAMS_VARIABLE, DEFAULT_API_STREAMS, 0, 512)
 
 
 def gunicorn_command(
