@@ -11,7 +11,10 @@ CARDLEDGER_RATE_LIMIT_ACTIONS       20/second     POST /v1/tables/{id}/actions, 
 ==================================  ============  ==========================================
 
 A breach answers 429 problem+json with `Retry-After`. When Redis cannot be
-reached the limits are skipped (swallow_errors) rather than failing requests.
+reached each API worker counts in its own memory until Redis answers again
+(flask-limiter's in-memory fallback: one warning when it starts, one line when
+Redis is back); the limits then hold per worker instead of across replicas.
+Any other failure of the limiter lets the request through (swallow_errors).
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ def install_limits(app: Flask, redis_url: str | None) -> Limiter:
         storage_uri=uri,
         headers_enabled=True,
         swallow_errors=True,
+        in_memory_fallback_enabled=True,
         enabled=bool(config["RATE_LIMITS_ENABLED"]),
         key_prefix="cardledger:ratelimit",
         strategy="fixed-window",

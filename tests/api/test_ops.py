@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import time
+
+import pytest
 from flask.testing import FlaskClient
 
 from services.api import create_app
 from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG, Api, Scene
 from tests.api.test_endpoints import assert_problem
+from tests.faults.servers import RedisServer, free_port
 
 
 def test_healthz_and_readyz(client: FlaskClient) -> None:
@@ -70,3 +75,54 @@ def test_rate_limits_use_redis_by_default(container: Container) -> None:
     limiter = app.extensions["limiter"]
     limiter_set = limiter if isinstance(limiter, set) else {limiter}
     assert any("redis" in type(lim._storage).__name__.lower() for lim in limiter_set)
+
+
+def test_with_redis_down_the_limits_hold_in_memory_and_the_outage_is_logged_once(
+    container: Container, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The counters live in Redis; while it is unreachable each worker keeps them in memory instead of letting
+    every request through with an error and a traceback in the log."""
+    config = {
+        **TEST_CONFIG,
+        "RATE_LIMITS_ENABLED": True,
+        "RATE_LIMIT_REGISTRATION": "2/minute",
+        "RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
+    }
+    client = create_app(container=container, config=config).test_client()
+    with caplog.at_level(logging.INFO):
+        statuses = [client.post("/v1/players", json={"name": f"p{i}"}).status_code for i in range(4)]
+    assert statuses == [201, 201, 429, 429]
+    # (Each breach is an INFO line, as it is with Redis up.)
+    problems = [r for r in caplog.records if r.name.startswith("flask-limiter") and r.levelno >= logging.WARNING]
+    assert [(r.levelno, r.getMessage()) for r in problems] == [
+        (logging.WARNING, "Rate limit storage unreachable - falling back to in-memory storage")
+    ]
+
+
+def test_the_limits_go_back_to_redis_when_it_answers_again(
+    container: Container, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = RedisServer()
+    server.start()
+    try:
+        config = {
+            **TEST_CONFIG,
+            "RATE_LIMITS_ENABLED": True,
+            "RATE_LIMIT_REGISTRATION": "1000/minute",
+            "RATELIMIT_STORAGE_URI": server.url,
+        }
+        client = create_app(container=container, config=config).test_client()
+        assert client.post("/v1/players", json={"name": "before"}).status_code == 201
+        server.stop()
+        with caplog.at_level(logging.INFO, logger="flask-limiter"):
+            assert client.post("/v1/players", json={"name": "during"}).status_code == 201
+            server.start()
+            deadline = time.monotonic() + 70  # flask-limiter looks again after 2, 4, 8... up to 32 s
+            while "Rate limit storage recovered" not in caplog.text and time.monotonic() < deadline:
+                assert client.post("/v1/players", json={"name": "after"}).status_code == 201
+                time.sleep(0.25)
+        assert "Rate limit storage recovered" in caplog.text
+        with server.client() as redis_client:
+            assert redis_client.keys("*cardledger:ratelimit*"), "counting in Redis again"
+    finally:
+        server.stop()
