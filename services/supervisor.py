@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -118,10 +119,31 @@ def _worker_metrics_env(n: int) -> dict[str, str]:
     return {WORKER_PORT_VARIABLE: str(base + n - 1 if base else 0)}
 
 
+def port_in_use(host: str, port: int) -> OSError | None:
+    """Why `host:port` cannot be bound (gunicorn's would fail the same way), or None when it can."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error
+    return None
+
+
 def run_stack(settings: Settings, stop: threading.Event) -> int:
     from infra.embedded import ensure_servers
     from infra.migrations import migrate
 
+    # Checked first: otherwise the API would fail to bind and be restarted forever behind a stack that looks up.
+    refused = port_in_use(settings.host, settings.port)
+    if refused is not None:
+        print(
+            f"cardledger: cannot serve the API on {settings.host}:{settings.port} ({refused.strerror}); "
+            "stop what holds it or set CARDLEDGER_HOST / CARDLEDGER_PORT",
+            file=sys.stderr,
+        )
+        return 2
     database_url, redis_url, stop_servers = ensure_servers(settings)
     try:
         applied = migrate(database_url)
