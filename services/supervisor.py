@@ -119,7 +119,7 @@ def _worker_metrics_env(n: int) -> dict[str, str]:
     return {WORKER_PORT_VARIABLE: str(base + n - 1 if base else 0)}
 
 
-def port_in_use(host: str, port: int) -> OSError | None:
+def bind_error(host: str, port: int) -> OSError | None:
     """Why `host:port` cannot be bound (gunicorn's would fail the same way), or None when it can."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
@@ -136,7 +136,7 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
     from infra.migrations import migrate
 
     # Checked first: otherwise the API would fail to bind and be restarted forever behind a stack that looks up.
-    refused = port_in_use(settings.host, settings.port)
+    refused = bind_error(settings.host, settings.port)
     if refused is not None:
         print(
             f"cardledger: cannot serve the API on {settings.host}:{settings.port} ({refused.strerror}); "

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from infra.config import Settings
-from services.supervisor import port_in_use, run_stack
+from services.supervisor import bind_error, run_stack
 
 
 def test_a_taken_port_stops_up_before_anything_starts(capsys: pytest.CaptureFixture[str]) -> None:
@@ -30,4 +30,4 @@ def test_a_free_port_is_free() -> None:
     with socket.socket() as finder:
         finder.bind(("127.0.0.1", 0))
         port = finder.getsockname()[1]
-    assert port_in_use("127.0.0.1", port) is None
+    assert bind_error("127.0.0.1", port) is None
