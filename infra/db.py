@@ -70,6 +70,14 @@ class FastPool(ConnectionPool[Conn]):
                     raise PoolTimeout(f"couldn't get a connection after {timeout:.2f} sec") from None
 
     def putconn(self, conn: Conn) -> None:
+        if conn.broken and not self.closed:
+            # The server went away (a restart, a failover): the connections resting in the idle queue are most
+            # likely dead too. psycopg_pool tests them all now and replaces the dead ones, so that the callers
+            # after this one get working connections instead of failing one by one.
+            self._give_back(conn)
+            self._return_idle()
+            self.check()
+            return
         if self.closed or conn.closed or conn.pgconn.transaction_status != TransactionStatus.IDLE:
             self._give_back(conn)
             return
@@ -92,16 +100,14 @@ class FastPool(ConnectionPool[Conn]):
     def _shrink_pool(self) -> None:
         # psycopg_pool's ShrinkPool task calls this in its worker thread every max_idle seconds (a private
         # method: the shrinking test in tests/integration/test_db_pool.py fails if that changes).
-        while (conn := self._take_idle()) is not None:
-            self._give_back(conn)
+        self._return_idle()
         super()._shrink_pool()
 
     def close(self, timeout: float = 5.0) -> None:
         # Closed first, so that a connection given back meanwhile goes to psycopg_pool (which closes it), not
         # into the idle queue; then the idle ones are handed to it to close.
         super().close(timeout)
-        while (conn := self._take_idle()) is not None:
-            self._give_back(conn)
+        self._return_idle()
 
     def _take_idle(self) -> Conn | None:
         while True:
@@ -113,6 +119,11 @@ class FastPool(ConnectionPool[Conn]):
                 self._give_back(conn)
                 continue
             return conn
+
+    def _return_idle(self) -> None:
+        """Hand every connection of the idle queue back to psycopg_pool."""
+        while (conn := self._take_idle()) is not None:
+            self._give_back(conn)
 
     def _give_back(self, conn: Conn) -> None:
         self._rounds_since.pop(conn, None)

@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from psycopg.pq import TransactionStatus
 from psycopg_pool import PoolClosed, PoolTimeout
@@ -171,5 +172,29 @@ def test_a_connection_in_use_is_never_closed_by_shrinking(db_url: str) -> None:
         assert all(conn.execute("SELECT 1").fetchone() == (1,) for conn in held)
         for conn in held:
             pool.putconn(conn)
+    finally:
+        pool.close()
+
+
+def test_when_the_server_drops_every_connection_only_the_first_caller_fails(db_url: str) -> None:
+    """After a server restart each pooled connection is dead; the first failure has the pool test the others."""
+    pool = open_pool(db_url, min_size=3, max_size=3)
+    try:
+        held = [pool.getconn(timeout=5) for _ in range(3)]
+        pids = [conn.info.backend_pid for conn in held]
+        for conn in held:
+            pool.putconn(conn)  # all three rest in the idle queue
+        with psycopg.connect(db_url, autocommit=True) as admin:
+            for pid in pids:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        outcomes = []
+        for _ in range(6):
+            try:
+                with pool.connection(timeout=10) as conn:
+                    conn.execute("SELECT 1")
+                outcomes.append("ok")
+            except psycopg.OperationalError:
+                outcomes.append("failed")
+        assert outcomes == ["failed"] + ["ok"] * 5
     finally:
         pool.close()
