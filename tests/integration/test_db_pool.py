@@ -15,6 +15,13 @@ import infra.db
 from infra.db import FastPool, open_pool
 
 
+def short_idle_pool(db_url: str, max_size: int, max_idle: float) -> FastPool:
+    """A FastPool whose shrink rounds come every `max_idle` seconds, opened and filled to min_size (1)."""
+    pool = FastPool(db_url, min_size=1, max_size=max_size, max_idle=max_idle, kwargs={"autocommit": True}, open=True)
+    pool.wait(timeout=10)
+    return pool
+
+
 @pytest.fixture
 def pool(db_url: str) -> Iterator[FastPool]:
     pool = open_pool(db_url, min_size=1, max_size=2)
@@ -144,9 +151,8 @@ def test_closing_closes_the_idle_connections_and_hands_out_no_more(db_url: str) 
 def test_connections_left_unused_after_a_burst_are_closed_down_to_min_size(db_url: str) -> None:
     """psycopg_pool closes one connection per `max_idle` seconds that it saw unused throughout; the connections
     resting in FastPool's own queue must be counted as unused too, or the pool never shrinks after a burst."""
-    pool = FastPool(db_url, min_size=1, max_size=4, max_idle=0.3, kwargs={"autocommit": True}, open=True)
+    pool = short_idle_pool(db_url, max_size=4, max_idle=0.3)
     try:
-        pool.wait(timeout=10)
         burst = [pool.getconn(timeout=5) for _ in range(4)]
         for conn in burst:
             pool.putconn(conn)
@@ -163,9 +169,8 @@ def test_connections_left_unused_after_a_burst_are_closed_down_to_min_size(db_ur
 
 
 def test_a_connection_in_use_is_never_closed_by_shrinking(db_url: str) -> None:
-    pool = FastPool(db_url, min_size=1, max_size=3, max_idle=0.2, kwargs={"autocommit": True}, open=True)
+    pool = short_idle_pool(db_url, max_size=3, max_idle=0.2)
     try:
-        pool.wait(timeout=10)
         held = [pool.getconn(timeout=5) for _ in range(3)]
         time.sleep(1.0)  # several shrink rounds while every connection is out
         assert not any(conn.closed for conn in held)
