@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,8 +17,20 @@ from psycopg.pq import ConnStatus, ExecStatus, TransactionStatus
 from psycopg.pq.abc import PGresult
 from psycopg_pool import ConnectionPool
 
-from domain.events import JSON
-from domain.hashchain import GENESIS_HASH, canonical_text, canonical_timestamp, chained_hash, event_hash, hashed_fields
+from domain.events import JSON, PRIVATE
+from domain.hashchain import (
+    CURRENT_HASH_VERSION,
+    GENESIS_HASH,
+    HASH_V1,
+    SALT_HEX_CHARS,
+    canonical_text,
+    canonical_timestamp,
+    chained_hash,
+    event_hash,
+    hashed_data,
+    hashed_fields,
+    seal_private,
+)
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -49,6 +62,7 @@ class RecordedEvent(NamedTuple):
     prev_hash: str
     hash: str
     tx_id: int
+    hash_version: int = HASH_V1
 
     @property
     def log_position(self) -> LogPosition:
@@ -66,6 +80,7 @@ class RecordedEvent(NamedTuple):
                 self.data,
                 self.metadata,
                 self.occurred_at,
+                self.hash_version,
             ),
         )
 
@@ -82,8 +97,8 @@ START = LogPosition()
 
 
 # What an append sends of each event: version, type, schema version, deal, data and metadata (canonical JSON
-# texts), previous hash and hash.
-EventRow = tuple[int, str, int, int, str, str, str, str]
+# texts), previous hash, hash and hash version.
+EventRow = tuple[int, str, int, int, str, str, str, str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +143,7 @@ class PendingAppend:
                     self.hashes[offset],
                     self.hashes[offset + 1],
                     tx_id,
+                    CURRENT_HASH_VERSION,
                 )
             )
         return events
@@ -141,7 +157,7 @@ class IdempotencyRecord:
     response: Mapping[str, JSON]
 
 
-_EVENT_COLUMNS = 8  # version, type, schema_version, deal_no, data, metadata, prev_hash, hash
+_EVENT_COLUMNS = 9  # version, type, schema_version, deal_no, data, metadata, prev_hash, hash, hash_version
 
 
 @functools.cache
@@ -170,7 +186,7 @@ def _append_sql(event_count: int, remember: bool) -> bytes:
         n = first + 1 + event * _EVENT_COLUMNS
         rows.append(
             f"(${n}::integer, ${n + 1}::text, ${n + 2}::smallint, ${n + 3}::integer, ${n + 4}::json, "
-            f"${n + 5}::json, ${n + 6}::text, ${n + 7}::text)"
+            f"${n + 5}::json, ${n + 6}::text, ${n + 7}::text, ${n + 8}::smallint)"
         )
     order = "\n        ORDER BY e.version" if event_count > 1 else ""
     return f"""WITH head AS (
@@ -178,11 +194,11 @@ def _append_sql(event_count: int, remember: bool) -> bytes:
             WHERE stream_id = $3::text AND version = $4::integer AND last_hash = $5::text
             RETURNING stream_id){remembered}
         INSERT INTO events (stream_id, version, type, schema_version, deal_no, data, metadata, occurred_at,
-                            prev_hash, hash)
+                            prev_hash, hash, hash_version)
         SELECT head.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata,
-               ${first}::timestamptz, e.prev_hash, e.hash
+               ${first}::timestamptz, e.prev_hash, e.hash, e.hash_version
         FROM head, (VALUES {", ".join(rows)})
-             AS e (version, type, schema_version, deal_no, data, metadata, prev_hash, hash){order}
+             AS e (version, type, schema_version, deal_no, data, metadata, prev_hash, hash, hash_version){order}
         RETURNING version, global_position, tx_id""".encode()
 
 
@@ -194,7 +210,7 @@ def _statement_name(event_count: int, remember: bool) -> bytes:
 # (`events.tx_id`): a bare `tx_id` would sort by the computed alias and miss the index.
 _COLUMNS = (
     "global_position, stream_id, version, type, schema_version, deal_no, data, metadata, "
-    "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id"
+    "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id, hash_version"
 )
 
 
@@ -277,11 +293,22 @@ class EventStore:
         stamp = canonical_timestamp(now)
         rows: list[EventRow] = []
         hashes = [head_hash]
+        sealed_events: list[NewEvent] = []
         for offset, new in enumerate(events):
             version = expected_version + offset + 1
+            if PRIVATE in new.data:
+                new = NewEvent(
+                    new.type,
+                    seal_private(new.data, secrets.token_hex(SALT_HEX_CHARS // 2)),
+                    new.deal_no,
+                    new.metadata,
+                    new.schema_version,
+                )
+            sealed_events.append(new)
             # Encoded once: the same texts go into the hash and, as json parameters, into the database.
             data, metadata = new.data, new.metadata
             data_text = canonical_text(data if type(data) is dict else dict(data))
+            hashed_text = canonical_text(hashed_data(data, CURRENT_HASH_VERSION)) if PRIVATE in data else data_text
             metadata_text = canonical_text(metadata if type(metadata) is dict else dict(metadata))
             if _may_hold_float(data_text) or _may_hold_float(metadata_text):
                 _refuse_floats(new.data, f"{new.type}.data")
@@ -297,15 +324,26 @@ class EventStore:
                 new.type,
                 new.schema_version,
                 new.deal_no,
-                data_text,
+                hashed_text,
                 metadata_text,
                 stamp,
+                CURRENT_HASH_VERSION,
             )
             rows.append(
-                (version, new.type, new.schema_version, new.deal_no, data_text, metadata_text, prev_hash, digest)
+                (
+                    version,
+                    new.type,
+                    new.schema_version,
+                    new.deal_no,
+                    data_text,
+                    metadata_text,
+                    prev_hash,
+                    digest,
+                    CURRENT_HASH_VERSION,
+                )
             )
             hashes.append(digest)
-        return PendingAppend(stream_id, expected_version, tuple(events), hashes, now, stamp, rows)
+        return PendingAppend(stream_id, expected_version, tuple(sealed_events), hashes, now, stamp, rows)
 
     def append_prepared(
         self, conn: Conn, pending: PendingAppend, idempotency: IdempotencyRecord | None = None

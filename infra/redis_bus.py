@@ -26,6 +26,7 @@ from typing import Any
 import redis
 
 from domain.events import JSON, Event
+from domain.hashchain import canonical_timestamp
 from domain.redaction import public_form
 from infra.event_store import RecordedEvent
 
@@ -62,8 +63,10 @@ def message_body(event: RecordedEvent) -> dict[str, JSON]:
         "version": event.version,
         "type": event.type,
         "deal_no": event.deal_no,
-        "occurred_at": event.occurred_at.isoformat(),
+        "occurred_at": canonical_timestamp(event.occurred_at),
         "data": dict(public.data),
+        "schema_version": event.schema_version,
+        "hash_version": event.hash_version,
         "prev_hash": event.prev_hash,
         "hash": event.hash,
     }

@@ -24,7 +24,7 @@ from psycopg_pool import ConnectionPool
 from domain import table as tables
 from domain.errors import ConflictError, DomainError, NotYourTurn
 from domain.events import JSON, Event
-from domain.hashchain import canonical_json
+from domain.hashchain import canonical_json, canonical_timestamp
 from domain.redaction import AUDITOR, PUBLIC, Viewer, redact_data
 from domain.table import TableState
 from infra import players as player_store
@@ -72,14 +72,18 @@ def viewer_for(state: TableState, caller: Caller) -> Viewer:
 
 
 def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool) -> dict[str, JSON]:
-    """An event as API.md shows it, redacted for `viewer`."""
+    """An event as API.md shows it, redacted for `viewer`: with everything its hash covers but a private block
+    the viewer may not see (`occurred_at` is the exact text hashed), so anyone can recompute the chain."""
     return {
         "position": event.version,
         "global_position": event.global_position,
         "type": event.type,
         "deal_no": event.deal_no,
-        "occurred_at": event.occurred_at.isoformat(),
+        "occurred_at": canonical_timestamp(event.occurred_at),
         "data": redact_data(event.data, viewer, deal_over),
+        "metadata": dict(event.metadata),
+        "schema_version": event.schema_version,
+        "hash_version": event.hash_version,
         "prev_hash": event.prev_hash,
         "hash": event.hash,
     }

@@ -32,9 +32,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from domain import table as tables
-from domain.events import JSON, Event
+from domain.events import JSON, PRIVATE, Event
 from domain.games import game_named
-from domain.hashchain import GENESIS_HASH, canonical_json
+from domain.hashchain import GENESIS_HASH, HASH_V2, HASH_VERSIONS, canonical_json, commitment_problem, unsealed
 from domain.shuffle import commitment, deal_deck
 from domain.table import DEAL_ENDED, DEAL_STARTED, TableState
 from infra.event_store import Conn, RecordedEvent, read_stream_in
@@ -100,8 +100,11 @@ class DealVerification:
 class ChainWalker:
     """Feed a stream's events in version order; collects every broken link or hash."""
 
-    def __init__(self, stream_id: str) -> None:
+    def __init__(self, stream_id: str, private_shown: bool = True) -> None:
+        """`private_shown`: every private block is there to check against its commitment (the auditor's
+        read of the database); otherwise only the blocks shown are checked (a seat's read of a running deal)."""
         self.stream_id = stream_id
+        self.private_shown = private_shown
         self.last_version = 0
         self.last_hash = GENESIS_HASH
         self.problems: list[Problem] = []
@@ -118,9 +121,18 @@ class ChainWalker:
                 f"prev_hash {event.prev_hash} of version {v} is not the hash {self.last_hash} of version "
                 f"{self.last_version}",
             )
-        recomputed = event.recomputed_hash()
-        if recomputed != event.hash:
-            self._add(v, f"stored hash {event.hash} of version {v} ({event.type}) differs from recomputed {recomputed}")
+        if event.hash_version not in HASH_VERSIONS:
+            self._add(v, f"version {v} has hash version {event.hash_version}; known: {list(HASH_VERSIONS)}")
+        else:
+            recomputed = event.recomputed_hash()
+            if recomputed != event.hash:
+                self._add(
+                    v, f"stored hash {event.hash} of version {v} ({event.type}) differs from recomputed {recomputed}"
+                )
+        if event.hash_version >= HASH_V2 and (self.private_shown or PRIVATE in event.data):
+            problem = commitment_problem(event.data)
+            if problem is not None:
+                self._add(v, f"version {v} ({event.type}): {problem}")
         self.last_version = v
         self.last_hash = event.hash
 
@@ -358,7 +370,7 @@ def _check_replay(
             expected = []
         stored = deal_events[1 : 1 + len(expected)]
         for want, got in zip(expected, stored, strict=False):
-            if want.type != got.type or not _same(dict(want.data), dict(got.data)):
+            if want.type != got.type or not _same(dict(want.data), unsealed(got.data)):
                 add(
                     DECK,
                     got.version,

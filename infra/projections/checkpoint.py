@@ -13,7 +13,7 @@ Conn = psycopg.Connection[dict[str, Any]]
 # Projections never read an event's metadata, so a rebuild does not decode it (a third of its JSON work).
 _COLUMNS = (
     "global_position, stream_id, version, type, schema_version, deal_no, data, '{}'::json AS metadata, "
-    "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id"
+    "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id, hash_version"
 )
 
 

@@ -66,6 +66,8 @@ def _message(entry_id: str, body: dict[str, Any]) -> str:
         "deal_no": body.get("deal_no"),
         "occurred_at": body.get("occurred_at"),
         "data": body.get("data"),
+        "schema_version": body.get("schema_version"),
+        "hash_version": body.get("hash_version"),
         "prev_hash": body.get("prev_hash"),
         "hash": body.get("hash"),
     }

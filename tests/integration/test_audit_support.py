@@ -16,7 +16,7 @@ from psycopg_pool import ConnectionPool
 
 from domain import table as tables
 from domain.games import game_named
-from domain.hashchain import event_hash, hashed_fields
+from domain.hashchain import event_hash, hashed_fields, private_commitment
 from infra.event_store import EventStore
 from services.application import Caller, CardLedger
 from services.audit import Audit
@@ -115,8 +115,8 @@ def tamper_event(
 ) -> None:
     """Change one event's data in place, as an attacker with database access would.
 
-    With `rechain`, the attacker also recomputes that event's hash and every later one, and the stream head,
-    so the hash chain alone cannot see it.
+    With `rechain`, the attacker also recomputes the changed private block's commitment, that event's hash and
+    every later one, and the stream head, so the hash chain alone cannot see it.
     """
     with pool.connection() as conn, conn.transaction():
         conn.execute("ALTER TABLE events DISABLE TRIGGER USER")
@@ -126,12 +126,14 @@ def tamper_event(
         assert row is not None, f"table {table_id} has no version {version}"
         data = dict(row["data"])
         change(data)
+        if rechain and "private_commitment" in data:
+            data["private_commitment"] = private_commitment(data["private"])
         conn.execute(
             "UPDATE events SET data = %s WHERE stream_id = %s AND version = %s", (Jsonb(data), table_id, version)
         )
         if rechain:
             rows = conn.execute(
-                """SELECT version, type, schema_version, deal_no, data, metadata, occurred_at, prev_hash
+                """SELECT version, type, schema_version, deal_no, data, metadata, occurred_at, prev_hash, hash_version
                    FROM events WHERE stream_id = %s AND version >= %s ORDER BY version""",
                 (table_id, version),
             ).fetchall()
@@ -146,6 +148,7 @@ def tamper_event(
                     r["data"],
                     r["metadata"],
                     r["occurred_at"],
+                    r["hash_version"],
                 )
                 digest = event_hash(prev, fields)
                 conn.execute(

@@ -411,7 +411,7 @@ def test_hash_chain_links_every_event_of_a_stream(store: EventStore, db_url: str
     assert_chain(store.read_stream("table-2"), "table-2")
     for e in events:
         fields = hashed_fields(
-            e.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata, e.occurred_at
+            e.stream_id, e.version, e.type, e.schema_version, e.deal_no, e.data, e.metadata, e.occurred_at, 2
         )
         assert event_hash(e.prev_hash, fields) == e.hash
         assert len(e.hash) == 64 and int(e.hash, 16) >= 0
@@ -445,6 +445,7 @@ def tamper(db_url: str, sql: str, params: Sequence[Any] = ()) -> None:
         'metadata = \'{"by": "admin"}\'',
         "deal_no = 9",
         "schema_version = 2",
+        "hash_version = 1",
     ],
 )
 def test_a_tampered_event_no_longer_matches_its_hash(store: EventStore, db_url: str, change: str) -> None:
@@ -473,6 +474,7 @@ def test_a_rewritten_hash_breaks_the_link_to_the_next_event(store: EventStore, d
             forged_data,
             original.metadata,
             original.occurred_at,
+            original.hash_version,
         ),
     )
     tamper(
@@ -771,7 +773,7 @@ def test_the_stored_texts_are_the_canonical_json_the_hash_covers(store: EventSto
     data_text, metadata_text = row
     assert data_text == canonical_text(data) and metadata_text == canonical_text(metadata)
     stamp = canonical_timestamp(recorded.occurred_at)
-    rehashed = chained_hash(GENESIS_HASH, "table-1", 1, "card_played", 1, 3, data_text, metadata_text, stamp)
+    rehashed = chained_hash(GENESIS_HASH, "table-1", 1, "card_played", 1, 3, data_text, metadata_text, stamp, 2)
     assert rehashed == recorded.hash == recorded.recomputed_hash()
 
 

@@ -11,14 +11,18 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg.types.json import Json
 
+from domain.hashchain import GENESIS_HASH, event_hash, hashed_fields
 from infra.db import open_pool
-from infra.event_store import EventStore, NewEvent
+from infra.event_store import EventStore, NewEvent, RecordedEvent
 from infra.migrations import MIGRATIONS_DIR, available_migrations, migrate, pending_migrations
+from services.audit_verify import ChainWalker
 from tests.conftest import fresh_database
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -193,26 +197,72 @@ def test_a_gap_stops_migrate_before_it_touches_the_database(fresh_database_url: 
     assert not table_exists(fresh_database_url, "schema_migrations")
 
 
+def _migrate_up_to(url: str, tmp_path: Path, last: int) -> None:
+    earlier = tmp_path / f"up_to_{last}"
+    earlier.mkdir()
+    for path in sorted(MIGRATIONS_DIR.glob("0*.sql")):
+        if int(path.name[:3]) <= last:
+            (earlier / path.name).write_text(path.read_text())
+    migrate(url, earlier)
+
+
+def _append_as_before_hash_versions(url: str, stream_id: str, events: list[NewEvent]) -> list[RecordedEvent]:
+    """Append as the store did before migration 006: hash version 1 (the whole data hashed), no such column."""
+    recorded = []
+    prev_hash, moment = GENESIS_HASH, datetime.now(UTC)
+    with psycopg.connect(url) as conn, conn.transaction():
+        conn.execute(
+            "INSERT INTO streams (stream_id, version, last_hash) VALUES (%s, 0, %s)", (stream_id, GENESIS_HASH)
+        )
+        for version, new in enumerate(events, start=1):
+            fields = hashed_fields(stream_id, version, new.type, 1, new.deal_no, new.data, new.metadata, moment)
+            digest = event_hash(prev_hash, fields)
+            conn.execute(
+                """INSERT INTO events (stream_id, version, type, deal_no, data, metadata, occurred_at, prev_hash, hash)
+                   VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)""",
+                (
+                    stream_id,
+                    version,
+                    new.type,
+                    new.deal_no,
+                    Json(new.data),
+                    Json(new.metadata),
+                    moment,
+                    prev_hash,
+                    digest,
+                ),
+            )
+            conn.execute(
+                "UPDATE streams SET version = %s, last_hash = %s WHERE stream_id = %s", (version, digest, stream_id)
+            )
+            recorded.append((version, digest))
+            prev_hash = digest
+    return [
+        RecordedEvent(0, stream_id, v, e.type, 1, e.deal_no, e.data, e.metadata, moment, "", h, 0)
+        for (v, h), e in zip(recorded, events, strict=True)
+    ]
+
+
 def test_events_from_before_migration_005_read_back_and_verify(fresh_database_url: str, tmp_path: Path) -> None:
     """Migration 005 turns data and metadata from jsonb into json and re-keys the table; the events it rewrites
     keep their values, their hashes and their chain, and the stream goes on from its head."""
-    earlier = tmp_path / "m"
-    earlier.mkdir()
-    for path in sorted(MIGRATIONS_DIR.glob("00[1-4]_*.sql")):
-        (earlier / path.name).write_text(path.read_text())
-    migrate(fresh_database_url, earlier)
+    _migrate_up_to(fresh_database_url, tmp_path, 4)
     pool = open_pool(fresh_database_url, max_size=2)
     try:
         store = EventStore(pool)
         metadata = {"actor": "p1", "ip": "203.0.113.7"}
-        before = store.append("t1", 0, [NewEvent("n", {"b": [1, {"z": None, "a": "é"}], "a": 2}, 1, metadata)] * 3)
+        new = [NewEvent("n", {"b": [1, {"z": None, "a": "é"}], "a": 2}, 1, metadata)] * 3
+        before = _append_as_before_hash_versions(fresh_database_url, "t1", new)
         with psycopg.connect(fresh_database_url) as conn:
             kept = conn.execute("SELECT pg_typeof(data)::text FROM events LIMIT 1").fetchone()
         assert kept == ("jsonb",)
 
-        assert migrate(fresh_database_url) == ["005_json_payloads_stream_key"]
-        assert store.read_stream("t1") == before
-        assert all(event.recomputed_hash() == event.hash for event in before)
+        assert migrate(fresh_database_url) == [name for name in ALL_NAMES if name >= "005"]
+        read = store.read_stream("t1")
+        assert [(e.version, e.data, e.metadata, e.hash, e.hash_version) for e in read] == [
+            (e.version, e.data, e.metadata, e.hash, 1) for e in before
+        ]
+        assert all(event.recomputed_hash() == event.hash for event in read)
         after = store.append("t1", 3, [NewEvent("n", {"c": 3})], head_hash=before[-1].hash)
         assert after[0].prev_hash == before[-1].hash
         with psycopg.connect(fresh_database_url) as conn:
@@ -224,5 +274,34 @@ def test_events_from_before_migration_005_read_back_and_verify(fresh_database_ur
             ).fetchone()
         assert types == ("json", "json")
         assert key == ("PRIMARY KEY (stream_id, version)",)
+    finally:
+        pool.close()
+
+
+def test_hash_version_1_events_keep_their_hashes_and_the_stream_goes_on_in_version_2(
+    fresh_database_url: str, tmp_path: Path
+) -> None:
+    """Migration 006: events written before it (their private blocks hashed whole) verify as version 1; the
+    events appended after it are version 2 (salted commitments), and the chain runs through both."""
+    _migrate_up_to(fresh_database_url, tmp_path, 5)
+    hidden = {"seat": 0, "count": 2, "private": {"cards": ["1C", "2C"]}}
+    before = _append_as_before_hash_versions(fresh_database_url, "t1", [NewEvent("cards_drawn", hidden, 1)] * 2)
+    assert "006_hash_versions" in migrate(fresh_database_url)
+    pool = open_pool(fresh_database_url, max_size=2)
+    try:
+        store = EventStore(pool)
+        after = store.append("t1", 2, [NewEvent("cards_drawn", hidden, 1)], head_hash=before[-1].hash)
+        read = store.read_stream("t1")
+        assert [e.hash_version for e in read] == [1, 1, 2]
+        assert [e.hash for e in read] == [before[0].hash, before[1].hash, after[0].hash]
+        assert "salt" not in read[0].data["private"] and "salt" in read[2].data["private"]
+        walker = ChainWalker("t1")
+        for event in read:
+            walker.feed(event)
+        assert walker.problems == []
+        with psycopg.connect(fresh_database_url) as conn, pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("UPDATE events SET hash_version = 3 WHERE false")  # the check is declared ...
+            conn.execute("ALTER TABLE events DISABLE TRIGGER USER")
+            conn.execute("UPDATE events SET hash_version = 3 WHERE version = 3")  # ... and holds for new values
     finally:
         pool.close()

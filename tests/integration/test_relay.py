@@ -103,7 +103,7 @@ def test_publishes_public_forms_to_both_streams_in_commit_order(
     ) + b"".join(
         value for s in range(3) for _id, f in rclient.xrange(f"cardledger:table:table-{s}") for value in f.values()
     )
-    assert b"private" not in raw and b"SECRET" not in raw
+    assert b'"private"' not in raw and b"SECRET" not in raw and b"salt" not in raw
     first = bodies[0]
     assert set(first) == {
         "global_position",
@@ -114,10 +114,13 @@ def test_publishes_public_forms_to_both_streams_in_commit_order(
         "deal_no",
         "occurred_at",
         "data",
+        "schema_version",
+        "hash_version",
         "prev_hash",
         "hash",
     }
-    assert first["data"] == {"seat": 0, "n": 0}
+    assert set(first["data"]) == {"seat", "n", "private_commitment"}
+    assert (first["data"]["seat"], first["data"]["n"]) == (0, 0)
     assert Queue("projections", connection=rclient).count >= 1  # projection jobs enqueued
     # The SSE helper reads a table's stream from an id onwards.
     entries = redis_bus.read_table(rclient, "table-1", after_id="0-0", count=5)
