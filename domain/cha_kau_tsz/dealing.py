@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.cha_kau_tsz.options import hand_size, packet_size
-from domain.cha_kau_tsz.plays import ORDER
 from domain.events import Event
 
 HAND_STARTED = "hand_started"
@@ -47,15 +46,17 @@ def deal_events(hand_no: int, seats: int, pool_game: int, deck: Sequence[str]) -
     for step in range(seats):
         seat = (leader + step) % seats
         indexes = deck_indexes(seat, dealer, seats)
-        pairs = sorted(((deck[index], index) for index in indexes), key=lambda pair: (ORDER[pair[0]], pair[1]))
+        # In deck order: listed in the order of the sorted hand, the public indexes would tell other seats where
+        # the hand's equal cards lie (the hand is sorted when it is folded into the state).
+        positions = sorted(indexes)
         events.append(
             Event(
                 HAND_DEALT,
                 {
                     "seat": seat,
-                    "count": len(indexes),
-                    "deck_indexes": [index for _, index in pairs],
-                    "private": {"cards": [card for card, _ in pairs]},
+                    "count": len(positions),
+                    "deck_indexes": positions,
+                    "private": {"cards": [deck[index] for index in positions]},
                 },
             )
         )

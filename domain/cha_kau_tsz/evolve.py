@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from domain.cha_kau_tsz.dealing import HAND_DEALT, HAND_STARTED
 from domain.cha_kau_tsz.decide import CARDS_PLAYED, HAND_SCORED, TRICK_WON
+from domain.cha_kau_tsz.plays import in_deck_order
 from domain.cha_kau_tsz.state import FinishedTrick, Hand, Play
 from domain.events import Event
 
@@ -58,7 +59,7 @@ def evolve_hand(hand: Hand | None, event: Event, seats: int) -> Hand:
         return _with_hands(hand, hand.hands, scored=True)
     if kind == HAND_DEALT:
         seat = data["seat"]
-        cards = tuple(data["private"]["cards"])
+        cards = in_deck_order(data["private"]["cards"])
         return _with_hands(hand, (*hand.hands[:seat], cards, *hand.hands[seat + 1 :]), scored=hand.scored)
     raise ValueError(f"unknown cha-kau-tsz event {kind!r}")
 

@@ -49,6 +49,44 @@ def test_an_honest_deal_verifies_and_reveals_its_seed(pool: Pool, store: EventSt
     assert audit.deal_record(AUDITOR_CALLER, played.table_id, 2)["verification"]["ok"] is True
 
 
+def test_a_cha_kau_tsz_deal_recorded_in_hand_order_still_verifies(pool: Pool, store: EventStore) -> None:
+    """Deals written before hash version 2 list a hand's deck indexes in the order of the sorted cards; they
+    are honest records and must still verify, while a card moved to another index must not."""
+    ledger, audit = services(pool, store)
+    players = [register(ledger, f"p{i}") for i in range(2)]
+    played = play_table(ledger, "cha-kau-tsz", players, deals=1, rng=random.Random(23))
+    order = game_named("cha-kau-tsz").canonical_deck
+    with pool.connection() as conn:
+        dealt = [
+            int(row["version"])
+            for row in conn.execute(
+                "SELECT version FROM events WHERE stream_id = %s AND type = 'hand_dealt' AND deal_no = 1",
+                (played.table_id,),
+            )
+        ]
+
+    def in_hand_order(data: dict[str, Any]) -> None:
+        pairs = sorted(
+            zip(data["private"]["cards"], data["deck_indexes"], strict=True), key=lambda p: (order.index(p[0]), p[1])
+        )
+        data["deck_indexes"] = [index for _, index in pairs]
+        data["private"]["cards"] = [card for card, _ in pairs]
+
+    for version in dealt:
+        tamper_event(pool, played.table_id, version, in_hand_order, rechain=True)
+    assert audit.deal_record(players[0], played.table_id, 1)["verification"]["ok"] is True
+
+    def swap_two_indexes(data: dict[str, Any]) -> None:
+        cards = data["private"]["cards"]
+        first = next(i for i, card in enumerate(cards) if card != cards[0])
+        cards[0], cards[first] = cards[first], cards[0]
+
+    tamper_event(pool, played.table_id, dealt[0], swap_two_indexes, rechain=True)
+    verification = audit.deal_record(players[0], played.table_id, 1)["verification"]
+    assert verification["deck_matches_seed"] is False
+    assert verification["first_bad_event"]["version"] == dealt[0]
+
+
 def test_the_server_seed_stays_secret_until_the_deal_ends(pool: Pool, store: EventStore) -> None:
     ledger, audit = services(pool, store)
     players = [register(ledger, f"p{i}") for i in range(2)]

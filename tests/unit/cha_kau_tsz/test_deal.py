@@ -48,11 +48,10 @@ def test_packets_go_round_from_the_seat_after_the_dealer(seats: int, size: int, 
         dealt = only(table.events[-seats:], "hand_dealt")
         assert [event.data["seat"] for event in dealt] == [(dealer + 1 + k) % seats for k in range(seats)]
         for position, event in enumerate(dealt):
-            indexes = sorted(event.data["deck_indexes"])
-            expected = [
+            expected = sorted(
                 r * seats * packet + position * packet + j for r in range(size // packet) for j in range(packet)
-            ]
-            assert indexes == expected
+            )
+            assert event.data["deck_indexes"] == expected  # in deck order, whatever the cards
             assert event.data["count"] == size
             assert [deck[i] for i in event.data["deck_indexes"]] == event.data["private"]["cards"]
             assert list(tbl.revealed_cards(event)) == list(
@@ -63,6 +62,18 @@ def test_packets_go_round_from_the_seat_after_the_dealer(seats: int, size: int, 
         assert view["dealer"] == dealer and view["leader"] == (dealer + 1) % seats
         assert table.to_act == (dealer + 1) % seats
         assert view["hand_sizes"] == [size] * seats
+
+
+def test_the_public_part_of_a_dealt_hand_does_not_depend_on_its_cards() -> None:
+    """Listed in the order of the sorted hand, the deck indexes told other seats where equal cards lay."""
+    from domain.cha_kau_tsz.dealing import deal_events
+    from domain.cha_kau_tsz.plays import ORDER
+
+    decks = [tuple(ORDER) * 2, tuple(sorted(ORDER, reverse=True)) * 2, tuple(ORDER)[:1] * 60]
+    publics = [
+        [redact(event, PUBLIC, deal_ended=False).data for event in deal_events(3, 4, 0, deck)] for deck in decks
+    ]
+    assert publics[0] == publics[1] == publics[2]
 
 
 def test_the_first_packets_of_a_four_player_deal() -> None:
