@@ -10,13 +10,17 @@ import flask_smorest
 from marshmallow import RAISE
 
 from services.api.auth import SECURITY, authenticated
+from services.api.strict_json import StrictParser
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
-    """flask-smorest's Blueprint with typed decorators (the package ships no type information)."""
+    """flask-smorest's Blueprint with typed decorators (the package ships no type information), reading JSON
+    bodies strictly (`services.api.strict_json`)."""
+
+    ARGUMENTS_PARSER = StrictParser()
 
     def route(self, rule: str, **options: Any) -> Callable[[F], F]:
         decorator: Callable[[F], F] = super().route(rule, **options)

@@ -8,9 +8,13 @@ from typing import Any
 import redis
 from rq import Queue
 from rq.job import Job
+from rq.serializers import JSONSerializer
 
 PROJECTIONS_QUEUE = "projections"
 CATCH_UP_ALL_JOB = "services.projector.jobs.catch_up_all"
+# Jobs travel as JSON (a function name and plain values), never as pickles: RQ's default would unpickle what
+# anyone able to write to Redis put on the queue, which runs their code in the workers.
+JOB_SERIALIZER = JSONSerializer
 
 
 def enqueue_catch_up_all(
@@ -21,7 +25,7 @@ def enqueue_catch_up_all(
     job_id: str | None = None,
 ) -> Job:
     """Put a job that catches every projection up on the queue (no result kept; a failure kept for a day)."""
-    queue = Queue(queue_name, connection=client)
+    queue = Queue(queue_name, connection=client, serializer=JOB_SERIALIZER)
     return queue.enqueue(
         CATCH_UP_ALL_JOB,
         result_ttl=0,

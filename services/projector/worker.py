@@ -21,7 +21,7 @@ from rq.worker import WorkerStatus
 
 from services.metrics import count_error
 from services.projector import jobs
-from services.projector.queueing import PROJECTIONS_QUEUE
+from services.projector.queueing import JOB_SERIALIZER, PROJECTIONS_QUEUE
 
 log = logging.getLogger("cardledger.projector")
 
@@ -33,6 +33,10 @@ class ThreadWorker(SimpleWorker):
     """Runs jobs in its own thread (no fork), stoppable from another thread, no signal handlers."""
 
     death_penalty_class = TimerDeathPenalty
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("serializer", JOB_SERIALIZER)
+        super().__init__(*args, **kwargs)
 
     def _install_signal_handlers(self) -> None:
         pass

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +19,7 @@ from infra import projections, redis_bus
 from infra.event_store import EventStore
 from services.projector import jobs
 from services.projector.rebuild import rebuild
+from services.projector.queueing import JOB_SERIALIZER
 from services.projector.worker import QUEUE, ThreadWorker, run_worker
 from services.relay import Relay, enqueue_projections
 from tests.faults.servers import RedisServer, wait_until
@@ -89,7 +92,7 @@ def test_every_rq_job_delivered_twice_changes_nothing_twice(
 ) -> None:
     jobs.configure(db_url)
     client = redis_server.client()
-    queue = Queue(QUEUE, connection=client)
+    queue = Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER)
     play_tables(store, count=4, deals=2, seed=41)
     for _ in range(2):
         for name in projections.NAMES:
@@ -151,7 +154,7 @@ def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     refused = commands_while_a_job_runs(store, client, redis_server, "while-looking")
     assert set(refused) == {0}
     assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
-    assert Queue(QUEUE, connection=client).count == 0  # no job but the first ran
+    assert Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).count == 0  # no job but the first ran
     assert caught_up(conn) and table_views_current(conn)  # its last look took in every event
     assert enqueue_projections(client) == 1
     jobs.close_connection()
@@ -181,7 +184,7 @@ def test_a_job_that_has_gone_on_long_enough_hands_on_to_a_successor_at_the_front
     assert len(runs) >= 3  # the first job and its successors, one after another
     assert [succeeds for _, succeeds in runs[1:]] == [id for id, _ in runs[:-1]]
     assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)  # the last one found nothing more and let go
-    assert Queue(QUEUE, connection=client).count == 0
+    assert Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).count == 0
     assert caught_up(conn) and table_views_current(conn)
     jobs.close_connection()
     client.close()
@@ -194,7 +197,7 @@ def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
     client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=47)
     assert redis_bus.hold_looking(client, "another-job", 10_000)
-    Queue(QUEUE, connection=client).enqueue("services.projector.jobs.catch_up_all", result_ttl=0)
+    Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).enqueue("services.projector.jobs.catch_up_all", result_ttl=0)
     ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
     assert not caught_up(conn)  # left to the holder
     assert client.get(redis_bus.PROJECTIONS_LOOKING_KEY) == b"another-job"
@@ -239,12 +242,23 @@ def test_rq_job_runs_from_another_process_with_database_url(
 
     play_tables(store, count=2, deals=1, seed=61)
     client = redis_server.client()
-    queue = Queue(QUEUE, connection=client)
+    queue = Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER)
     for name in projections.NAMES:
         queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "DATABASE_URL": db_url}
     subprocess.run(
-        [sys.executable, "-m", "rq.cli", "worker", "--burst", "--url", redis_server.url, QUEUE],
+        [
+            sys.executable,
+            "-m",
+            "rq.cli",
+            "worker",
+            "--burst",
+            "--serializer",
+            "rq.serializers.JSONSerializer",
+            "--url",
+            redis_server.url,
+            QUEUE,
+        ],
         cwd=ROOT,
         env=env,
         check=True,
@@ -291,3 +305,27 @@ def test_a_failing_projection_does_not_hold_the_others_back(
     assert jobs.catch_up_all()["ledger"] == total["n"]
     assert caught_up(conn)
     jobs.close_connection()
+
+
+def test_a_pickled_job_written_to_redis_is_never_run(tmp_path: Any, redis_server: RedisServer) -> None:
+    """Whoever can write to Redis must not run code in the workers: RQ's default serializer would unpickle
+    (and so call) whatever a job holds; the workers read jobs as JSON and fail such a job unrun."""
+    import pathlib
+
+    client = redis_server.client()
+    planted = tmp_path / "planted"
+    Queue(QUEUE, connection=client).enqueue(pathlib.Path.touch, planted, result_ttl=0)  # pickled: RQ's default
+    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    assert not planted.exists()
+    assert Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).count == 0
+    client.close()
+
+
+def test_the_relay_enqueues_json_jobs(redis_server: RedisServer) -> None:
+    client = redis_server.client()
+    assert enqueue_projections(client) == 1
+    (key,) = [key for key in client.keys("rq:job:*") if b":" not in key.removeprefix(b"rq:job:")]
+    data = client.hget(key, "data")
+    assert data is not None
+    assert json.loads(zlib.decompress(data)) == ["services.projector.jobs.catch_up_all", None, [], {}]
+    client.close()
