@@ -154,9 +154,11 @@ class ChainWalker:
             self.problems.append(Problem(version, CHAIN, reason))
 
 
-def iter_stream(conn: Conn, stream_id: str, to_version: int | None = None) -> Iterator[RecordedEvent]:
+def iter_stream(
+    conn: Conn, stream_id: str, to_version: int | None = None, from_version: int = 1
+) -> Iterator[RecordedEvent]:
     """A stream's events in version order, read in batches (memory bounded by one batch)."""
-    start = 1
+    start = from_version
     while True:
         batch = read_stream_in(conn, stream_id, start, to_version, READ_BATCH)
         yield from batch
@@ -460,11 +462,18 @@ def deal_bounds(conn: Conn, table_id: str, deal_no: int | None = None) -> list[D
 
 
 def verify_deal(conn: Conn, table_id: str, bounds: DealBounds) -> DealVerification:
-    """Verify one deal: the chain from the table's opening to the deal's end, and (when ended) the rest."""
+    """Verify one deal: its events' chain from the event just before it (its link to the table's history), and
+    (when ended) commitment, deck and replay.
+
+    The history before that link is not walked again, so a deal record costs the same on a table's first deal
+    and on its thousandth; `cardledger verify` (and `--url`, for a player) walks whole tables."""
     verdict = DealVerification(table_id, bounds.deal_no, ended=bounds.ended_version is not None)
     walker = ChainWalker(table_id)
+    link = bounds.started_version - 1
     deal_events: list[RecordedEvent] = []
-    for event in iter_stream(conn, table_id, bounds.ended_version):
+    for event in iter_stream(conn, table_id, bounds.ended_version, from_version=max(1, link)):
+        if event.version == link:  # the link: checked for its own hash, then the deal's events must follow it
+            walker.last_version, walker.last_hash = link - 1, event.prev_hash
         walker.feed(event)
         if event.version >= bounds.started_version:
             deal_events.append(event)

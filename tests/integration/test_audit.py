@@ -133,9 +133,10 @@ def test_a_tampered_event_is_named_by_record_dispute_and_verify(pool: Pool, stor
     assert record["hash_chain_intact"] is False
     assert record["first_bad_event"]["version"] == version
     assert str(version) in record["first_bad_event"]["reason"]
+    # A deal record walks the chain of its own deal from the link to the event before it, so its cost does not
+    # grow with the table's history: deal 2's chain is intact; the table's verification names the event.
     later = audit.deal_record(players[0], played.table_id, 2)["verification"]
-    assert later["hash_chain_intact"] is False  # the chain of deal 2 runs through deal 1
-    assert later["first_bad_event"]["version"] == version
+    assert later["hash_chain_intact"] is True
     dispute = audit.dispute_report(AUDITOR_CALLER, played.table_id, 1)
     assert dispute["verification"]["first_bad_event"]["version"] == version
     assert f"version {version}" in dispute_html(dispute)
@@ -326,3 +327,21 @@ def test_access_rules(pool: Pool, store: EventStore) -> None:
         audit.table_ledger(players[0], "nope")
     with pytest.raises(Forbidden, match=players[1].player_id or "?"):
         audit.settlement_report(players[0], players[1].player_id, None, None, None)
+
+
+def test_a_deal_record_checks_its_link_to_the_event_before_it(pool: Pool, store: EventStore) -> None:
+    """The event the deal's first write follows is the deal's link to the history: a change to it fails the
+    record of that deal (and a rewrite of the history before it breaks the link)."""
+    ledger, audit = services(pool, store)
+    players = [register(ledger, f"p{i}") for i in range(2)]
+    played = play_table(ledger, "cholek-tiga", players, deals=2, rng=random.Random(29))
+    started = event_row(pool, played.table_id, "type = 'deal_started' AND deal_no = 2", ())
+    link = int(started["version"]) - 1
+
+    def note(data: dict[str, Any]) -> None:
+        data["note"] = "rewritten"
+
+    tamper_event(pool, played.table_id, link, note)
+    verification = audit.deal_record(players[0], played.table_id, 2)["verification"]
+    assert verification["hash_chain_intact"] is False
+    assert verification["first_bad_event"]["version"] == link
