@@ -481,6 +481,23 @@ class EventStore:
             ).fetchall()
         return {int(row["version"]): int(row["global_position"]) for row in rows}
 
+    def deal_holds_v1_private(self, stream_id: str, deal_no: int) -> bool:
+        """Whether deal `deal_no` of the stream has a private block hashed whole (hash version 1, written before
+        migration 006): the deal's events are read from its `deal_started` on (the partial index of deal starts),
+        so the cost is one deal's, whatever the table's history."""
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                """SELECT EXISTS (
+                       SELECT 1 FROM events
+                       WHERE stream_id = %(stream)s AND deal_no = %(deal)s AND hash_version = 1
+                         AND (data -> 'private') IS NOT NULL
+                         AND version >= coalesce((SELECT version FROM events WHERE stream_id = %(stream)s
+                                                  AND deal_no = %(deal)s AND type = 'deal_started'), 1)
+                   ) AS held""",
+                {"stream": stream_id, "deal": deal_no},
+            ).fetchone()
+        return bool(row is not None and row["held"])
+
     def stream_version(self, stream_id: str) -> int | None:
         with self.pool.connection() as conn:
             row = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()

@@ -30,8 +30,10 @@ from domain.table import TableState
 from infra import players as player_store
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStore, IdempotencyRecord, NewEvent, RecordedEvent
+from infra.lru import Lru
 from infra.players import KnownPlayers
 from infra.seeds import KnownSeeds, seeds_for
+from infra.signing import ReceiptSigner, register_public_key
 from infra.table_states import KnownTable, TableStates
 from services.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
 from services.logs import current_request_id
@@ -71,9 +73,13 @@ def viewer_for(state: TableState, caller: Caller) -> Viewer:
     return PUBLIC if seat is None else seat
 
 
-def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool) -> dict[str, JSON]:
+def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool, hashes_withheld: bool = False) -> dict[str, JSON]:
     """An event as API.md shows it, redacted for `viewer`: with everything its hash covers but a private block
-    the viewer may not see (`occurred_at` is the exact text hashed), so anyone can recompute the chain."""
+    the viewer may not see (`occurred_at` is the exact text hashed), so anyone can recompute the chain.
+
+    `hashes_withheld`: the event belongs to a running deal that holds a private block hashed whole (hash version
+    1, written before migration 006). Every hash after such a block chains from it, so a few thousand guesses
+    would give its cards back from any of them: `hash` and `prev_hash` are null until the deal ends."""
     return {
         "position": event.version,
         "global_position": event.global_position,
@@ -84,9 +90,16 @@ def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool) -> dict[st
         "metadata": dict(event.metadata),
         "schema_version": event.schema_version,
         "hash_version": event.hash_version,
-        "prev_hash": event.prev_hash,
-        "hash": event.hash,
+        "prev_hash": None if hashes_withheld else event.prev_hash,
+        "hash": None if hashes_withheld else event.hash,
     }
+
+
+def _receipt_unless_withheld(response: Mapping[str, Any], receipt: dict[str, JSON]) -> dict[str, JSON] | None:
+    """The write's receipt; None when the answer withholds its last event's hash (a running deal begun before
+    hash version 2, see `event_json`): the receipt holds that hash, and its signature would test guesses of it."""
+    events = response["events"]
+    return receipt if events and events[-1]["hash"] is not None else None
 
 
 def request_fingerprint(parts: Mapping[str, JSON]) -> str:
@@ -94,13 +107,23 @@ def request_fingerprint(parts: Mapping[str, JSON]) -> str:
 
 
 class CardLedger:
-    def __init__(self, pool: ConnectionPool[Any], store: EventStore, auditor_token: str | None) -> None:
+    def __init__(
+        self,
+        pool: ConnectionPool[Any],
+        store: EventStore,
+        auditor_token: str | None,
+        signer: ReceiptSigner | None = None,
+    ) -> None:
         self.pool = pool
         self.store = store
         self.auditor_token = auditor_token
+        # Signs the receipt of every write (infra/signing.py); bootstrap passes the configured key.
+        self.signer = signer if signer is not None else ReceiptSigner.ephemeral()
+        self._key_listed = False
         self.states = TableStates()
         self.seeds = KnownSeeds()
         self.players = KnownPlayers()
+        self._v1_private_deals: Lru[tuple[str, int], bool] = Lru(10_000)
 
     # Identity ---------------------------------------------------------------
 
@@ -133,15 +156,17 @@ class CardLedger:
                 opened = tables.open_table(table_id, game, seats, options, seed)
             except DomainError as error:
                 raise domain_error(error) from error
-            self.store.append_in(conn, table_id, 0, [self._new_event(opened, 0, caller)])
+            self._list_key_once(conn)
+            recorded = self.store.append_in(conn, table_id, 0, [self._new_event(opened, 0, caller)])
         count_appended([opened.type])
-        return self.table_view(caller, table_id)
+        receipt = self.signer.sign(table_id, recorded[-1].version, recorded[-1].hash)
+        return {**self.table_view(caller, table_id), "receipt": receipt}
 
     def sit(self, caller: Caller, table_id: str, seat: int | None, client_seed: str | None) -> dict[str, JSON]:
         player_id = self._require_player(caller, "sit at a table")
         command = tables.Sit(player_id, seat, client_seed)
-        state, _ = self._write(caller, table_id, lambda state: command, expected_version=None)
-        return {"seat": state.seat_of(player_id), "version": state.version}
+        state, response = self._write(caller, table_id, lambda state: command, expected_version=None)
+        return {"seat": state.seat_of(player_id), "version": state.version, "receipt": response["receipt"]}
 
     def act(
         self,
@@ -232,15 +257,20 @@ class CardLedger:
                         raise domain_error(error) from error
                     new_events = self._annotate(state, events, caller)
                     pending = self.store.prepare(table_id, state.version, new_events, known.last_hash)
+                    # Signed before the append so the idempotency record keeps this very receipt for replays.
+                    receipt = self.signer.sign(table_id, state.version + len(new_events), pending.hashes[-1])
+                    self._list_key_once(conn)
                     record = None
                     if idempotency is not None:
                         player_id, key, fingerprint = idempotency
                         unnumbered = self._response(after, pending.events, caller)
                         for shown in unnumbered["events"]:
                             shown["global_position"] = None
+                        unnumbered["receipt"] = _receipt_unless_withheld(unnumbered, receipt)
                         record = IdempotencyRecord(player_id, key, fingerprint, unnumbered)
                     recorded = self.store.append_prepared(conn, pending, record)
                     response = self._response(after, recorded, caller)
+                    response["receipt"] = _receipt_unless_withheld(response, receipt)
                 # Committed: only now may this process trust the new state and the seeds.
                 self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
                 self.seeds.remember(table_id, seeds)
@@ -274,10 +304,23 @@ class CardLedger:
 
     def _response(self, state: TableState, recorded: list[RecordedEvent], caller: Caller) -> dict[str, JSON]:
         viewer = viewer_for(state, caller)
+        withheld = self.deal_with_hashes_withheld(recorded[0].stream_id, state, viewer) if recorded else None
         return {
             "version": state.version,
-            "events": [event_json(e, viewer, deal_is_over(state, e.deal_no)) for e in recorded],
+            "events": [event_json(e, viewer, deal_is_over(state, e.deal_no), e.deal_no == withheld) for e in recorded],
         }
+
+    def list_signing_key(self) -> None:
+        """List the signer's public key in signing_keys now (idempotent); the API does it at start."""
+        with self.pool.connection() as conn:
+            register_public_key(conn, self.signer)
+        self._key_listed = True
+
+    def _list_key_once(self, conn: Any) -> None:
+        """List the key before this process's first receipt, if the start could not (migrations were pending)."""
+        if not self._key_listed:
+            register_public_key(conn, self.signer)
+            self._key_listed = True
 
     @staticmethod
     def _require_player(caller: Caller, what: str) -> str:
@@ -360,7 +403,23 @@ class CardLedger:
         state = self.load_state(table_id)
         viewer = viewer_for(state, caller)
         recorded = self.store.read_stream(table_id, from_version=after + 1, limit=limit)
+        withheld = self.deal_with_hashes_withheld(table_id, state, viewer)
         return {
-            "events": [event_json(e, viewer, deal_is_over(state, e.deal_no)) for e in recorded],
+            "events": [event_json(e, viewer, deal_is_over(state, e.deal_no), e.deal_no == withheld) for e in recorded],
             "next_after": recorded[-1].version if recorded else after,
         }
+
+    def deal_with_hashes_withheld(self, table_id: str, state: TableState, viewer: Viewer) -> int | None:
+        """The running deal whose hashes `viewer` may not see (see `event_json`), or None. The auditor sees them."""
+        if viewer is AUDITOR or state.status != tables.PLAYING:
+            return None
+        return state.deal_no if self.deal_holds_v1_private(table_id, state.deal_no) else None
+
+    def deal_holds_v1_private(self, table_id: str, deal_no: int) -> bool:
+        """Cached: a deal's events written from now on are version 2, so the answer never changes."""
+        key = (table_id, deal_no)
+        held = self._v1_private_deals.get(key)
+        if held is None:
+            held = self.store.deal_holds_v1_private(table_id, deal_no)
+            self._v1_private_deals.put(key, held)
+        return held

@@ -104,7 +104,8 @@ class Audit:
                 before, start_error = None, repr(error)
             players = _named_players(conn, info)
         over = ended is not None
-        steps = _steps(events, before, deal_no, viewer, over, start_error)
+        withheld = not over and viewer is not AUDITOR and self.store.deal_holds_v1_private(table_id, deal_no)
+        steps = _steps(events, before, deal_no, viewer, over, start_error, withheld)
         return {
             "table_id": table_id,
             "game": info.game,
@@ -265,8 +266,10 @@ def _steps(
     viewer: Viewer,
     over: bool,
     start_error: str | None,
+    withheld: bool = False,
 ) -> list[dict[str, JSON]]:
-    """One step per write transaction, replayed from `before`."""
+    """One step per write transaction, replayed from `before` (`withheld`: the running deal's hashes are withheld
+    from the viewer, see `services.application.event_json`)."""
     steps: list[dict[str, JSON]] = []
     state, error = before, start_error
     group: list[RecordedEvent] = []
@@ -294,7 +297,8 @@ def _steps(
             "events": shown,
         }
         for recorded in members:
-            item = event_json(recorded, viewer, over or recorded.deal_no < deal_no)
+            deal_over = over or recorded.deal_no < deal_no
+            item = event_json(recorded, viewer, deal_over, withheld and not deal_over)
             item["actor"] = actor
             item["seat"] = recorded.data.get("seat")
             if error is None:

@@ -8,23 +8,33 @@ against their own servers.
 
 With no `DATABASE_URL` / `REDIS_URL` configured, the embedded servers of
 `infra.embedded` are started (the one-command default of DESIGN.md).
+
+The receipt signing key comes from `infra.signing.signing_seed` (CARDLEDGER_SIGNING_KEY, or the embedded
+default's key file); without one `bootstrap` raises `MissingSigningKey` before starting anything. Its
+public half is listed in signing_keys here (when the migrations have made that table; otherwise before
+the first write).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 import redis
 from psycopg_pool import ConnectionPool
 
 from infra.config import Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
+from infra.signing import ReceiptSigner, signing_seed
 from services.application import CardLedger
 from services.audit import Audit
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -37,6 +47,7 @@ class Container:
     ledger: CardLedger
     audit: Audit
     redis: redis.Redis
+    signer: ReceiptSigner
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def close(self) -> None:
@@ -52,8 +63,11 @@ def bootstrap(
     pool_min_size: int = 1,
     pool_max_size: int = 10,
     start_embedded: bool = True,
+    signer: ReceiptSigner | None = None,
 ) -> Container:
-    """Wire every service for `settings`; starts embedded servers for unset URLs when `start_embedded`."""
+    """Wire every service for `settings`; starts embedded servers for unset URLs when `start_embedded`.
+    `signer` (tests) wins over the key the settings give."""
+    signer = signer if signer is not None else ReceiptSigner.from_seed(signing_seed(settings))
     closers: list[Callable[[], None]] = []
     database_url, redis_url = settings.database_url, settings.redis_url
     if (database_url is None or redis_url is None) and start_embedded:
@@ -68,14 +82,30 @@ def bootstrap(
     client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
     closers.append(client.close)
     store = EventStore(pool)
+    ledger = CardLedger(pool, store, settings.auditor_token, signer)
+    list_signing_key(ledger)
     return Container(
         settings=settings,
         database_url=database_url,
         redis_url=redis_url,
         pool=pool,
         store=store,
-        ledger=CardLedger(pool, store, settings.auditor_token),
+        ledger=ledger,
         audit=Audit(pool, store),
         redis=client,
+        signer=signer,
         _closers=closers,
     )
+
+
+def list_signing_key(ledger: CardLedger) -> None:
+    """List the ledger's public key now; if the database cannot yet (migrations pending, database down), say so
+    and leave it to the first write."""
+    try:
+        ledger.list_signing_key()
+    except psycopg.Error as error:
+        _log.warning(
+            "receipt key %s not listed yet (%s); it will be before the first write",
+            ledger.signer.key_id,
+            type(error).__name__,
+        )

@@ -49,10 +49,17 @@ from psycopg_pool import ConnectionPool
 from infra.db import open_pool
 from infra.event_store import EventStore
 from infra.migrations import migrate
+from infra.signing import SIGNING_KEY_VARIABLE, new_signing_key
 from tests.faults.servers import RedisServer
 
 EXTERNAL_REDIS_DB = 15
 DOCKER_PING_TIMEOUT = 2.0
+
+# The receipt signing key of this test session (unless the environment brings one): with DATABASE_URL set the
+# API refuses to start without CARDLEDGER_SIGNING_KEY, and every process the tests start (`cardledger up`,
+# gunicorn, their workers) inherits it from here.
+if not os.environ.get(SIGNING_KEY_VARIABLE, "").strip():
+    os.environ[SIGNING_KEY_VARIABLE] = new_signing_key()
 
 
 # --------------------------------------------------------------------------- discovery

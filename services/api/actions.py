@@ -22,6 +22,7 @@ blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actio
 def act(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """Act at the table. `Idempotency-Key` is required: a retry with the same key and body returns the first
     answer and appends nothing; the same key with another body is a 422 `idempotency_key_reused`.
-    `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise)."""
+    `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise).
+    The answer carries the signed `receipt` of the write (a replay, the first answer's receipt)."""
     expected = parse_if_match(headers.get("if_match"))
     return container().ledger.act(caller(), str(table_id), body, headers["idempotency_key"], expected)

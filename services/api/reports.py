@@ -6,16 +6,32 @@ from typing import Any
 
 from flask import Response, request
 
+from infra.receipts import parse_receipts
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.routing import Blueprint, secured
-from services.api.schemas import DisputeQuerySchema, DisputeSchema, SettlementQuerySchema, SettlementSchema
+from services.api.schemas import (
+    DisputeQuerySchema,
+    DisputeReceiptsRequestSchema,
+    DisputeSchema,
+    DisputeWithReceiptsSchema,
+    SettlementQuerySchema,
+    SettlementSchema,
+)
 from services.audit import dispute_html, settlement_csv
 from services.errors import Forbidden
+from services.receipt_checks import check_table_receipts, receipts_section
 
 blp = Blueprint("reports", __name__, url_prefix="/v1/reports", description="Settlement and dispute reports")
 
 _TEXT = {"schema": {"type": "string"}}
+DISPUTE_RECEIPTS_MAX_BYTES = 512 * 1024  # room for MAX_DISPUTE_RECEIPTS receipts (about 330 bytes each)
+
+
+@blp.before_request  # type: ignore[untyped-decorator]
+def _room_for_receipts() -> None:
+    if request.endpoint == f"{blp.name}.dispute_with_receipts":
+        request.max_content_length = DISPUTE_RECEIPTS_MAX_BYTES
 
 
 @blp.route("/settlement", methods=["GET"])
@@ -60,3 +76,20 @@ def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
     if _wants_html(query.get("format")):
         return Response(dispute_html(report), mimetype="text/html")
     return report
+
+
+@blp.route("/dispute", methods=["POST"])
+@secured(blp, 400, 403, 404, 413, 422)
+@blp.arguments(DisputeReceiptsRequestSchema())
+@blp.response(200, DisputeWithReceiptsSchema)
+def dispute_with_receipts(body: dict[str, Any]) -> dict[str, Any]:
+    """The dispute report of GET /v1/reports/dispute (same authorization) plus `receipts`: each submitted receipt
+    of this table checked against the listed keys (GET /v1/keys) beside the log's hash at its version. A valid
+    signature on a hash the log no longer holds is `rewritten_history`. At most 1000 receipts (512 KiB)."""
+    table_id = str(body["table_id"])
+    services = container()
+    report = services.audit.dispute_report(caller(), table_id, body["deal_no"])  # authorizes, 404s
+    receipts = parse_receipts(body["receipts"])
+    with services.pool.connection() as conn:
+        checks = check_table_receipts(conn, table_id, receipts)
+    return {**report, "receipts": receipts_section(checks)}

@@ -55,6 +55,52 @@ class ProblemSchema(Schema):
     errors = fields.Raw(metadata={"description": "field messages of a validation error, by location and field"})
 
 
+# Receipts and keys ------------------------------------------------------------
+
+MAX_DISPUTE_RECEIPTS = 1000
+_RECEIPT_TEXT = [validate.Length(min=1, max=256), validate.Regexp(r"^[^\r\n]*$", error="must not contain line breaks")]
+
+
+class ReceiptSchema(Schema):
+    """The service's signed word that a write appended the event `hash` at `version` of the table."""
+
+    class Meta:
+        unknown = EXCLUDE  # receipts kept by clients may carry notes of their own
+
+    table_id = fields.String(required=True, validate=_RECEIPT_TEXT)
+    version = _int(
+        required=True,
+        validate=validate.Range(min=1, max=INT32_MAX),
+        metadata={"description": "version of the last event the write appended"},
+    )
+    hash = fields.String(required=True, validate=_RECEIPT_TEXT, metadata={"description": "that event's hash"})
+    signed_at = fields.String(
+        required=True,
+        validate=_RECEIPT_TEXT,
+        metadata={"format": "date-time", "description": "RFC 3339 UTC, e.g. 2026-12-01T13:27:02.123456Z"},
+    )
+    key_id = fields.String(required=True, validate=_RECEIPT_TEXT, metadata={"description": "a key of GET /v1/keys"})
+    signature = fields.String(
+        required=True,
+        validate=_RECEIPT_TEXT,
+        metadata={
+            "description": "base64url (no padding) Ed25519 signature over the UTF-8 bytes of "
+            '"cardledger-receipt-v1\\n" + table_id + "\\n" + version + "\\n" + hash + "\\n" + signed_at'
+        },
+    )
+
+
+class KeySchema(Schema):
+    key_id = fields.String(required=True, metadata={"description": '"ed25519:" + 16 hex digits of SHA-256(public key)'})
+    algorithm = fields.String(required=True, validate=validate.OneOf(("Ed25519",)))
+    public_key = fields.String(required=True, metadata={"description": "base64url (no padding) of the raw 32 bytes"})
+    created_at = fields.String(required=True, metadata={"format": "date-time", "description": "RFC 3339 UTC"})
+
+
+class KeysSchema(Schema):
+    keys = fields.List(fields.Nested(KeySchema), required=True, metadata={"description": "oldest first"})
+
+
 # Players --------------------------------------------------------------------
 
 
@@ -135,6 +181,12 @@ class SeatViewSchema(TableSchema):
     )
 
 
+class OpenedTableSchema(TableSchema):
+    """The new table's public state and the receipt of its opening."""
+
+    receipt = fields.Nested(ReceiptSchema, required=True)
+
+
 class LobbyQuerySchema(Schema):
     class Meta:
         unknown = RAISE
@@ -176,6 +228,7 @@ class SeatRequestSchema(Schema):
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     version = fields.Integer()
+    receipt = fields.Nested(ReceiptSchema, required=True)
 
 
 # Actions --------------------------------------------------------------------
@@ -230,15 +283,47 @@ class EventSchema(OpenSchema):
     global_position = fields.Integer(required=True)
     type = fields.String(required=True)
     deal_no = fields.Integer(required=True)
-    occurred_at = fields.String(required=True, metadata={"format": "date-time"})
-    data = fields.Dict(required=True)
-    prev_hash = fields.String(required=True)
-    hash = fields.String(required=True)
+    occurred_at = fields.String(
+        required=True,
+        metadata={"format": "date-time", "description": "the exact text the hash covers (UTC, microseconds, Z)"},
+    )
+    data = fields.Dict(
+        required=True,
+        metadata={
+            "description": "redacted for the caller: a `private` block only for its holder until the deal ends; "
+            "`private_commitment` (hash version 2) is SHA-256 of the block's canonical JSON, salt included"
+        },
+    )
+    metadata = fields.Dict(metadata={"description": "actor and request id, covered by the hash"})
+    schema_version = fields.Integer()
+    hash_version = fields.Integer(
+        metadata={"description": "1: the hash covers the whole data; 2: the private block only through its commitment"}
+    )
+    prev_hash = fields.String(
+        required=True, allow_none=True, metadata={"description": "null where `hash` of the event before is withheld"}
+    )
+    hash = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "null for a hash-version-1 event whose private block the caller may not see "
+            "(that hash covers the block whole, so it would give the cards away)"
+        },
+    )
 
 
 class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
+    receipt = fields.Nested(
+        ReceiptSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the signed receipt of the write; null only while a deal begun before hash version 2 runs "
+            "(its hashes are withheld from players until it ends, and a receipt would show them)"
+        },
+    )
 
 
 # History, audit, reports ------------------------------------------------------
@@ -296,6 +381,50 @@ class DisputeQuerySchema(Schema):
 
 class DisputeSchema(OpenSchema):
     pass
+
+
+class DisputeReceiptsRequestSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    table_id = fields.UUID(required=True)
+    deal_no = _int(required=True, validate=validate.Range(min=1, max=INT32_MAX))
+    receipts = fields.List(
+        fields.Nested(ReceiptSchema),
+        required=True,
+        validate=validate.Length(max=MAX_DISPUTE_RECEIPTS),
+        metadata={"description": f"receipts kept by the caller (at most {MAX_DISPUTE_RECEIPTS})"},
+    )
+
+
+class ReceiptCheckSchema(Schema):
+    index = fields.Integer(required=True, metadata={"description": "the receipt's place in the submitted list"})
+    receipt = fields.Nested(ReceiptSchema, required=True)
+    signature = fields.String(required=True, validate=validate.OneOf(("valid", "invalid", "unknown_key")))
+    log = fields.String(required=True, validate=validate.OneOf(("matches", "contradicts", "missing")))
+    log_hash = fields.String(
+        required=True, allow_none=True, metadata={"description": "the log's hash at the receipt's version"}
+    )
+    verdict = fields.String(
+        required=True,
+        validate=validate.OneOf(("ok", "rewritten_history", "bad_signature", "unknown_key")),
+        metadata={"description": "rewritten_history: a valid signature on what the log no longer holds"},
+    )
+    ok = fields.Boolean(required=True)
+    explanation = fields.String(required=True)
+
+
+class ReceiptsSectionSchema(Schema):
+    checked = fields.Integer(required=True)
+    failed = fields.Integer(required=True)
+    ok = fields.Boolean(required=True)
+    rewritten_history = fields.Boolean(required=True)
+    ignored_other_tables = fields.Integer(required=True, metadata={"description": "receipts of other tables"})
+    results = fields.List(fields.Nested(ReceiptCheckSchema), required=True)
+
+
+class DisputeWithReceiptsSchema(DisputeSchema):
+    receipts = fields.Nested(ReceiptsSectionSchema, required=True)
 
 
 # Operations -----------------------------------------------------------------

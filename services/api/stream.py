@@ -18,7 +18,7 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import redis
@@ -31,6 +31,7 @@ from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
 from services.api.schemas import INT32_MAX
+from services.application import Caller
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
 
@@ -58,7 +59,8 @@ class StreamHeadersSchema(Schema):
     )
 
 
-def _message(entry_id: str, body: dict[str, Any]) -> str:
+def _message(entry_id: str, body: dict[str, Any], withheld: Callable[[Any], bool] = lambda deal_no: False) -> str:
+    hidden = withheld(body.get("deal_no"))
     event = {
         "position": body.get("version"),
         "global_position": body.get("global_position"),
@@ -68,8 +70,8 @@ def _message(entry_id: str, body: dict[str, Any]) -> str:
         "data": body.get("data"),
         "schema_version": body.get("schema_version"),
         "hash_version": body.get("hash_version"),
-        "prev_hash": body.get("prev_hash"),
-        "hash": body.get("hash"),
+        "prev_hash": None if hidden else body.get("prev_hash"),
+        "hash": None if hidden else body.get("hash"),
     }
     return f"id: {entry_id}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
 
@@ -90,7 +92,13 @@ def _longest_block(client: redis.Redis) -> float | None:
 
 
 def _events(
-    client: redis.Redis, table_id: str, start: str, after_version: int | None, lifetime: float, heartbeat: float
+    client: redis.Redis,
+    table_id: str,
+    start: str,
+    after_version: int | None,
+    lifetime: float,
+    heartbeat: float,
+    withheld: Callable[[Any], bool] = lambda deal_no: False,
 ) -> Iterator[str]:
     deadline = time.monotonic() + lifetime
     longest = _longest_block(client)
@@ -102,7 +110,7 @@ def _events(
         if after_version is not None:
             # Entries up to `start` that the client has not seen; the live read continues after `start`.
             for entry_id, body in redis_bus.table_stream_after_version(client, table_id, after_version):
-                yield _message(entry_id, body)
+                yield _message(entry_id, body, withheld)
         while (remaining := deadline - time.monotonic()) > 0:
             block_ms = max(1, int(min(heartbeat, remaining) * 1000))
             entries = redis_bus.read_table(client, table_id, last, count=100, block_ms=block_ms)
@@ -111,11 +119,21 @@ def _events(
                 continue
             for entry_id, body in entries:
                 last = entry_id
-                yield _message(entry_id, body)
+                yield _message(entry_id, body, withheld)
     except redis.RedisError:
         yield 'event: error\ndata: {"code": "stream_unavailable"}\n\n'
         return
     yield ": connection lifetime reached; reconnect with Last-Event-ID\n\n"
+
+
+def _withheld_for(who: Caller, table_id: str) -> Callable[[Any], bool]:
+    """Whether an event of deal `deal_no` goes out without its hashes: a deal holding a private block hashed
+    whole (hash version 1) chains every later hash from it (`services.application.event_json`). A stream is live,
+    so its deals are running; a deal that has ended is read, hashes and all, from /events."""
+    if who.is_auditor:
+        return lambda deal_no: False
+    ledger = container().ledger
+    return lambda deal_no: isinstance(deal_no, int) and ledger.deal_holds_v1_private(table_id, deal_no)
 
 
 @blp.route("/<uuid:table_id>/stream", methods=["GET"])
@@ -125,8 +143,7 @@ def _events(
 @blp.response(200, {"type": "string"}, content_type="text/event-stream", description="Server-Sent Events")
 def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> Response:
     """Live public events of the table (public forms only: a hand never appears here; read it from /view)."""
-    who = caller()
-    del who  # every authenticated caller may follow a table's public events
+    who = caller()  # every authenticated caller may follow a table's public events
     services = container()
     table = str(table_id)
     if services.store.stream_version(table) is None:
@@ -152,6 +169,7 @@ def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) 
         after_version,
         float(config.get("SSE_MAX_SECONDS", 300)),
         float(config.get("SSE_HEARTBEAT_SECONDS", 15)),
+        _withheld_for(who, table),
     )
     response = Response(generator, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"

@@ -17,6 +17,7 @@ from services.api.schemas import (
     LobbyQuerySchema,
     LobbySchema,
     MinVersionQuerySchema,
+    OpenedTableSchema,
     SeatRequestSchema,
     SeatSchema,
     SeatViewSchema,
@@ -32,9 +33,10 @@ TableReply = tuple[dict[str, Any], int, dict[str, str]] | Response
 @blp.route("", methods=["POST"])
 @secured(blp, 400, 403, 422)
 @blp.arguments(TableCreateSchema())
-@blp.response(201, TableSchema)
+@blp.response(201, OpenedTableSchema)
 def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Open a table. Options are the per-table settings of RULES.md; unknown or out-of-range ones are a 422."""
+    """Open a table. Options are the per-table settings of RULES.md; unknown or out-of-range ones are a 422.
+    The answer carries the signed `receipt` of the opening (GET /v1/keys)."""
     view = container().ledger.open_table(caller(), body["game"], body["seats"], body["options"])
     return view, 201, {"Location": f"/v1/tables/{view['id']}", "ETag": f'"{view["version"]}"'}
 
@@ -68,7 +70,8 @@ def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -
 @blp.arguments(SeatRequestSchema())
 @blp.response(201, SeatSchema)
 def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
-    """Sit down (at `seat`, or the first free one). When the last seat is filled, deal 1 starts."""
+    """Sit down (at `seat`, or the first free one). When the last seat is filled, deal 1 starts.
+    The answer carries the signed `receipt` of the write."""
     return container().ledger.sit(caller(), str(table_id), body.get("seat"), body.get("client_seed"))
 
 

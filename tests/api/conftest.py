@@ -9,6 +9,7 @@ call `project()` to catch them up first.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from flask.testing import FlaskClient
 
 from infra.config import Settings
 from infra.projections.runner import catch_up_all
+from infra.signing import SIGNING_KEY_VARIABLE, parse_signing_key
 from services.api import create_app
 from services.bootstrap import Container, bootstrap
 from tests.conftest import empty_all_tables
@@ -42,7 +44,12 @@ def api_database_url(migrated_database_url: str) -> str:
 
 @pytest.fixture(scope="session")
 def api_settings(api_database_url: str, redis_url: str) -> Settings:
-    return Settings(database_url=api_database_url, redis_url=redis_url, auditor_token=AUDITOR_TOKEN)
+    return Settings(
+        database_url=api_database_url,
+        redis_url=redis_url,
+        auditor_token=AUDITOR_TOKEN,
+        signing_key=parse_signing_key(os.environ[SIGNING_KEY_VARIABLE]),  # the session's (tests/conftest.py)
+    )
 
 
 @pytest.fixture(scope="session")

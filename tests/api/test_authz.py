@@ -37,6 +37,8 @@ GET    /v1/tables/<uuid:table_id>/ledger                401  401 403    200  200
 GET    /v1/tables/<uuid:table_id>/stream                401  401 200    200  200        200         200
 GET    /v1/reports/settlement                           401  401 403    200  403        403         200
 GET    /v1/reports/dispute                              401  401 403    200  200        403         200
+POST   /v1/reports/dispute                              401  401 403    200  200        403         200
+GET    /v1/keys                                         200  200 200    200  200        200         200
 GET    /healthz                                         200  200 200    200  200        200         200
 GET    /readyz                                          200  200 200    200  200        200         200
 GET    /metrics                                         200  200 200    200  200        200         200
@@ -66,6 +68,11 @@ def _requests(s: Scene) -> dict[tuple[str, str], Callable[[], Request]]:
         ("GET", "/v1/tables/<uuid:table_id>/stream"): lambda: (f"/v1/tables/{t}/stream", {}),
         ("GET", "/v1/reports/settlement"): lambda: (f"/v1/reports/settlement?player_id={s.alice_id}", {}),
         ("GET", "/v1/reports/dispute"): lambda: (f"/v1/reports/dispute?table_id={t}&deal_no=1", {}),
+        ("POST", "/v1/reports/dispute"): lambda: (
+            "/v1/reports/dispute",
+            {"json": {"table_id": t, "deal_no": 1, "receipts": []}},
+        ),
+        ("GET", "/v1/keys"): lambda: ("/v1/keys", {}),
         ("GET", "/healthz"): lambda: ("/healthz", {}),
         ("GET", "/readyz"): lambda: ("/readyz", {}),
         ("GET", "/metrics"): lambda: ("/metrics", {}),

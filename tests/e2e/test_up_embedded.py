@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
 
+from infra.signing import KEY_FILE_NAME, ReceiptSigner, parse_signing_key
 from services.simulate.stack import embedded_stack
 from tests.e2e.stack import http
 
@@ -19,7 +21,8 @@ def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Pa
         "CARDLEDGER_DATA_DIR": str(tmp_path / "data"),
         "CARDLEDGER_WORKERS": "1",
         "CARDLEDGER_API_WORKERS": "1",
-        "CARDLEDGER_AUDITOR_TOKEN": "e2e-auditor-token",
+        "CARDLEDGER_AUDITOR_TOKEN": "e2e-auditor-token-" + "x" * 20,
+        "CARDLEDGER_SIGNING_KEY": None,  # the embedded default makes its own key file
     }
     log = tmp_path / "up.log"
     with embedded_stack(env, log, timeout=120) as stack:
@@ -28,9 +31,20 @@ def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Pa
         assert status == 200, body
         status, _, player = http("POST", f"{base_url}/v1/players", {"name": "embedded"})
         assert status == 201, player
+        status, _, table = http("POST", f"{base_url}/v1/tables", {"game": "cholek-tiga", "seats": 2}, player["token"])
+        assert status == 201, table
     assert stack.process.returncode == 0, log.read_text()[-3000:]
+    key_file = tmp_path / "data" / KEY_FILE_NAME
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    signer = ReceiptSigner.from_seed(parse_signing_key(key_file.read_text()))
+    assert table["receipt"]["key_id"] == signer.key_id
+    written = key_file.read_text()
 
     # The data survives a restart in the same data folder.
     with embedded_stack(env, log, timeout=120) as stack:
         status, _, body = http("GET", f"{stack.base_url}/v1/tables", token=player["token"])
         assert status == 200, body
+        # ... and so does the signing key: one key listed, the key file's.
+        status, _, keys = http("GET", f"{stack.base_url}/v1/keys")
+        assert [key["key_id"] for key in keys["keys"]] == [signer.key_id], keys
+    assert key_file.read_text() == written

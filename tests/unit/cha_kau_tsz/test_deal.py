@@ -70,9 +70,7 @@ def test_the_public_part_of_a_dealt_hand_does_not_depend_on_its_cards() -> None:
     from domain.cha_kau_tsz.plays import ORDER
 
     decks = [tuple(ORDER) * 2, tuple(sorted(ORDER, reverse=True)) * 2, tuple(ORDER)[:1] * 60]
-    publics = [
-        [redact(event, PUBLIC, deal_ended=False).data for event in deal_events(3, 4, 0, deck)] for deck in decks
-    ]
+    publics = [[redact(event, PUBLIC, deal_ended=False).data for event in deal_events(3, 4, 0, deck)] for deck in decks]
     assert publics[0] == publics[1] == publics[2]
 
 

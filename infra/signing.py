@@ -1,0 +1,200 @@
+"""The service's Ed25519 signing key: where it comes from, signing receipts, and the list of public keys.
+
+Where the key comes from (`signing_seed`):
+
+1. ``CARDLEDGER_SIGNING_KEY``: base64url (padding optional) of a 32-byte Ed25519 seed, parsed by
+   `Settings.from_env` (a malformed value is a configuration error naming the variable);
+2. otherwise, when the database is the embedded one (no ``DATABASE_URL``), the key file
+   ``<CARDLEDGER_DATA_DIR>/signing.key`` (the seed in the same encoding), made on the first start
+   (mode 0600, written to a temporary file and linked into place, so concurrent starts agree on one key);
+3. otherwise there is no key: `MissingSigningKey`, and the API refuses to start.
+
+Every API process of a deployment must sign with the same key: `cardledger up` resolves it once and hands
+it to gunicorn (whose workers inherit it) in the environment; compose and Kubernetes set the variable
+from a secret.
+
+The key never leaves this module's objects: no log line, answer, event or metric holds the seed, and
+`ReceiptSigner`'s repr shows the key_id only. The public half is listed in the ``signing_keys`` table
+(migration 007, rows never updated or deleted) and served by ``GET /v1/keys``; after a rotation the old
+keys stay listed, so old receipts still verify.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import stat
+import tempfile
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from psycopg.rows import tuple_row
+
+from infra.receipts import ALGORITHM, b64url_decode, b64url_encode, key_id_for, receipt_message
+
+if TYPE_CHECKING:
+    from infra.config import Settings
+
+_log = logging.getLogger(__name__)
+
+SIGNING_KEY_VARIABLE = "CARDLEDGER_SIGNING_KEY"
+KEY_FILE_NAME = "signing.key"
+SEED_BYTES = 32
+
+Conn = psycopg.Connection[Any]
+
+
+class MissingSigningKey(ValueError):
+    """No signing key is configured and none can be made (the database is not the embedded one)."""
+
+
+def parse_signing_key(text: str, name: str = SIGNING_KEY_VARIABLE) -> bytes:
+    """The 32-byte seed that `text` encodes (base64url, padding optional). The ValueError names `name` and
+    never quotes the value (it is a secret)."""
+    try:
+        seed = b64url_decode(text.strip())
+    except ValueError as error:
+        raise ValueError(
+            f"{name} must be base64url (padding optional) of a 32-byte Ed25519 seed; the value is {error}"
+        ) from None
+    if len(seed) != SEED_BYTES:
+        raise ValueError(f"{name} must encode a 32-byte Ed25519 seed; the value decodes to {len(seed)} bytes")
+    return seed
+
+
+def encode_signing_key(seed: bytes) -> str:
+    """The encoding of CARDLEDGER_SIGNING_KEY and of the key file: base64url without padding."""
+    return b64url_encode(seed)
+
+
+def new_signing_key() -> str:
+    """A fresh random key, encoded as CARDLEDGER_SIGNING_KEY expects."""
+    return encode_signing_key(secrets.token_bytes(SEED_BYTES))
+
+
+def utc_timestamp(moment: datetime | None = None) -> str:
+    """RFC 3339 UTC with microseconds, e.g. 2026-12-01T13:27:02.123456Z."""
+    return (moment or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class ReceiptSigner:
+    """Signs receipts with one Ed25519 key. Its repr names the key_id, never the key."""
+
+    __slots__ = ("_private", "key_id", "public_key", "public_key_raw")
+
+    def __init__(self, private: Ed25519PrivateKey) -> None:
+        self._private = private
+        self.public_key_raw = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.public_key = b64url_encode(self.public_key_raw)
+        self.key_id = key_id_for(self.public_key_raw)
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> ReceiptSigner:
+        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+
+    @classmethod
+    def ephemeral(cls) -> ReceiptSigner:
+        """A throw-away key (tests and tools that build a CardLedger by hand; the API always has a real one)."""
+        return cls(Ed25519PrivateKey.generate())
+
+    def sign(self, table_id: str, version: int, hash_: str, signed_at: datetime | None = None) -> dict[str, Any]:
+        """The receipt of a write whose last event is (`version`, `hash_`) in `table_id`'s stream."""
+        stamp = utc_timestamp(signed_at)
+        signature = self._private.sign(receipt_message(table_id, version, hash_, stamp))
+        return {
+            "table_id": table_id,
+            "version": version,
+            "hash": hash_,
+            "signed_at": stamp,
+            "key_id": self.key_id,
+            "signature": b64url_encode(signature),
+        }
+
+    def __repr__(self) -> str:
+        return f"ReceiptSigner(key_id={self.key_id!r})"
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a ReceiptSigner is not pickled (it holds the private key)")
+
+
+# --------------------------------------------------------------------------- where the key comes from
+
+
+def signing_seed(settings: Settings) -> bytes:
+    """The seed to sign with: CARDLEDGER_SIGNING_KEY, else the embedded default's key file (made on first use
+    when the database is the embedded one), else MissingSigningKey."""
+    if settings.signing_key is not None:
+        return settings.signing_key
+    if settings.database_url is None:
+        return load_or_create_key_file(Path(settings.data_dir).expanduser().resolve())
+    raise MissingSigningKey(
+        f"{SIGNING_KEY_VARIABLE} is not set: with DATABASE_URL set, the API needs the receipt signing key, the "
+        "same for every replica (base64url of a 32-byte Ed25519 seed; docs/operations.md shows how to make one)"
+    )
+
+
+def load_or_create_key_file(data_dir: Path) -> bytes:
+    """The seed in ``data_dir/signing.key``, made first if missing (mode 0600, atomically: written to a temporary
+    file, then hard-linked into place, which fails if another process got there first; then its key is used)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / KEY_FILE_NAME
+    if not path.exists():
+        handle, temporary = tempfile.mkstemp(prefix=".signing-", suffix=".tmp", dir=data_dir)  # mode 0600
+        try:
+            with os.fdopen(handle, "w", encoding="ascii") as out:
+                out.write(new_signing_key() + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, path)
+                _log.info("made a new receipt signing key in %s", path)
+        finally:
+            Path(temporary).unlink(missing_ok=True)
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        _log.warning("the signing key file %s is readable by others (mode %o); chmod 600 it", path, mode)
+    return parse_signing_key(path.read_text(encoding="ascii"), f"the signing key file {path}")
+
+
+# --------------------------------------------------------------------------- the list of public keys
+
+
+def register_public_key(conn: Conn, signer: ReceiptSigner) -> None:
+    """List the signer's public key (once: a key already listed keeps its row and created_at)."""
+    conn.execute(
+        """INSERT INTO signing_keys (key_id, algorithm, public_key) VALUES (%s, %s, %s)
+           ON CONFLICT (key_id) DO NOTHING""",
+        (signer.key_id, ALGORITHM, signer.public_key),
+    )
+
+
+def public_keys(conn: Conn) -> list[dict[str, Any]]:
+    """Every listed key, oldest first, as GET /v1/keys shows them."""
+    with conn.cursor(row_factory=tuple_row) as cur:
+        rows = cur.execute(
+            "SELECT key_id, algorithm, public_key, created_at FROM signing_keys ORDER BY created_at, key_id"
+        ).fetchall()
+    return [
+        {"key_id": key_id, "algorithm": algorithm, "public_key": public_key, "created_at": utc_timestamp(created_at)}
+        for key_id, algorithm, public_key, created_at in rows
+    ]
+
+
+def log_hashes(conn: Conn, table_id: str, versions: Iterable[int] | None = None) -> dict[int, str]:
+    """version -> hash of the table's events (only `versions` when given)."""
+    with conn.cursor(row_factory=tuple_row) as cur:
+        if versions is None:
+            rows = cur.execute("SELECT version, hash FROM events WHERE stream_id = %s", (table_id,)).fetchall()
+        else:
+            wanted = sorted({v for v in versions if 1 <= v <= 2**31 - 1})
+            rows = cur.execute(
+                "SELECT version, hash FROM events WHERE stream_id = %s AND version = ANY(%s)", (table_id, wanted)
+            ).fetchall()
+    return {int(version): str(hash_) for version, hash_ in rows}
