@@ -90,7 +90,7 @@ def create_baseline_app() -> Any:
 
     from infra.db import open_pool
     from services.api.admission import Admission
-    from services.supervisor import api_streams, api_threads
+    from services.supervisor import api_queue_seconds, api_streams, api_streams_per_caller, api_threads
 
     app = Flask("bench_baseline")
     pool = open_pool(os.environ["DATABASE_URL"])
@@ -104,7 +104,7 @@ def create_baseline_app() -> Any:
         assert row is not None
         return {"id": row["id"]}, 201
 
-    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams())  # type: ignore[method-assign]
+    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams(), api_queue_seconds(), api_streams_per_caller())  # type: ignore[method-assign]
     return app
 
 

@@ -15,7 +15,13 @@ CARDLEDGER_LOG_LEVEL       INFO            DEBUG, INFO, WARNING, ERROR or CRITIC
 CARDLEDGER_DATA_DIR        ./.cardledger   data folder of the embedded servers
 CARDLEDGER_WORKERS         2               projection (RQ) worker processes
 CARDLEDGER_API_WORKERS     2               API (gunicorn) worker processes
+CARDLEDGER_SIGNING_KEY     (none)          receipt signing key: base64url of a 32-byte Ed25519 seed
+                                           (unset: the embedded default's key file; see infra/signing.py)
 =========================  ==============  =============================================
+
+``CARDLEDGER_MIGRATE_DATABASE_URL`` (default: ``DATABASE_URL``) is the database owner's URL, for
+``migrate``, ``projections rebuild`` and the migrations of ``up``; ``DATABASE_URL`` is then the
+service's role (docs/operations.md, "Database roles"). It needs ``DATABASE_URL``.
 """
 
 from __future__ import annotations
@@ -67,6 +73,31 @@ def _url(environ: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str
     return raw
 
 
+def _signing_key(environ: Mapping[str, str], name: str = "CARDLEDGER_SIGNING_KEY") -> bytes | None:
+    """The seed of CARDLEDGER_SIGNING_KEY; the ValueError names the variable, never the value (a secret)."""
+    raw = _get(environ, name)
+    if raw is None:
+        return None
+    from infra.signing import parse_signing_key  # imports cryptography: only when a key is set
+
+    return parse_signing_key(raw, name)
+
+
+MIN_AUDITOR_TOKEN_CHARS = 32
+
+
+def _auditor_token(environ: Mapping[str, str], name: str = "CARDLEDGER_AUDITOR_TOKEN") -> str | None:
+    """The auditor's token: it reads every hand of every finished deal, so a short one is refused (the ValueError
+    gives its length, never the token)."""
+    token = _get(environ, name)
+    if token is not None and len(token) < MIN_AUDITOR_TOKEN_CHARS:
+        raise ValueError(
+            f"{name} is {len(token)} characters; it must be at least {MIN_AUDITOR_TOKEN_CHARS}. "
+            "Make one with: openssl rand -hex 32"
+        )
+    return token
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None
@@ -78,6 +109,8 @@ class Settings:
     data_dir: Path = Path("./.cardledger")
     workers: int = 2
     api_workers: int = 2
+    signing_key: bytes | None = field(default=None, repr=False)  # the 32-byte seed; never printed
+    migrate_database_url: str | None = field(default=None, repr=False)  # the owner's; None: database_url
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -85,14 +118,20 @@ class Settings:
         log_level = log_level_raw.upper()
         if log_level not in LOG_LEVELS:
             raise ValueError(f"CARDLEDGER_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {log_level_raw!r}")
+        database_url = _url(environ, "DATABASE_URL", DATABASE_SCHEMES)
+        migrate_database_url = _url(environ, "CARDLEDGER_MIGRATE_DATABASE_URL", DATABASE_SCHEMES)
+        if migrate_database_url is not None and database_url is None:
+            raise ValueError("CARDLEDGER_MIGRATE_DATABASE_URL (the owner) needs DATABASE_URL (the service's role)")
         return cls(
-            database_url=_url(environ, "DATABASE_URL", DATABASE_SCHEMES),
+            database_url=database_url,
             redis_url=_url(environ, "REDIS_URL", REDIS_SCHEMES),
-            auditor_token=_get(environ, "CARDLEDGER_AUDITOR_TOKEN"),
+            auditor_token=_auditor_token(environ),
             port=int_setting(environ, "CARDLEDGER_PORT", 8000, 1, 65535),
             host=_get(environ, "CARDLEDGER_HOST") or "127.0.0.1",
             log_level=log_level,
             data_dir=Path(_get(environ, "CARDLEDGER_DATA_DIR") or "./.cardledger"),
             workers=int_setting(environ, "CARDLEDGER_WORKERS", 2, 1),
             api_workers=int_setting(environ, "CARDLEDGER_API_WORKERS", 2, 1),
+            signing_key=_signing_key(environ),
+            migrate_database_url=migrate_database_url,
         )

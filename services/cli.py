@@ -1,11 +1,11 @@
 """The `cardledger` command: run the stack or one of its processes, and audit tools.
 
 cardledger up                     migrations, API, relay and projection workers in one process group
-cardledger migrate                apply the numbered SQL migrations
+cardledger migrate                apply the numbered SQL migrations (as the owner); --service-role NAME
 cardledger api | relay | worker   one process of the stack
 cardledger deck ...               print a deal's deck order from its revealed seed
 cardledger projections rebuild    drop and rebuild read models from the log
-cardledger verify                 re-check every deal (seed, deck, hash chain, replay)
+cardledger verify                 re-check every deal (seed, deck, hash chain, replay); --url: through the API
 cardledger report settlement      settlement figures over a period, offline
 cardledger spec                   print the OpenAPI document
 cardledger simulate               bot players play complete deals over the REST API (load generator)
@@ -20,8 +20,10 @@ import os
 import signal
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 from types import FrameType
 
 from infra.config import Settings
@@ -55,7 +57,19 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("up", help="run the whole stack").set_defaults(handler=_up)
-    sub.add_parser("migrate", help="apply SQL migrations").set_defaults(handler=_migrate)
+    migrate = sub.add_parser("migrate", help="apply SQL migrations (as the owner: CARDLEDGER_MIGRATE_DATABASE_URL)")
+    migrate.add_argument(
+        "--service-role",
+        metavar="NAME",
+        help="create the service's login role when missing, make it a member of cardledger_service, check it",
+    )
+    migrate.add_argument(
+        "--service-password-env",
+        metavar="VAR",
+        default="CARDLEDGER_SERVICE_DB_PASSWORD",
+        help="with --service-role: the variable holding its password, set when given (default: %(default)s)",
+    )
+    migrate.set_defaults(handler=_migrate)
     sub.add_parser("api", help="serve the REST API (gunicorn)").set_defaults(handler=_api)
     sub.add_parser("relay", help="publish the event log to Redis").set_defaults(handler=_relay)
     sub.add_parser("worker", help="run a projection worker").set_defaults(handler=_worker)
@@ -75,10 +89,16 @@ def _parser() -> argparse.ArgumentParser:
     rebuild.add_argument("name", nargs="?", help="one projection (default: all)")
     rebuild.set_defaults(handler=_rebuild)
 
-    verify = sub.add_parser("verify", help="re-check deals: seed, deck, hash chain, replay")
+    verify = sub.add_parser("verify", help="re-check deals: seed, deck, hash chain, replay (the database, or --url)")
     scope = verify.add_mutually_exclusive_group(required=True)
     scope.add_argument("--table", help="one table id")
     scope.add_argument("--all", action="store_true", help="every table")
+    verify.add_argument("--url", help="verify --table through the REST API at this address, not the database")
+    verify.add_argument("--token", help="with --url: a seated player's or the auditor's token ($CARDLEDGER_TOKEN)")
+    verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    verify.add_argument(
+        "--receipts", type=Path, help="with --table: also check the signed receipts in this file (a JSON list)"
+    )
     verify.set_defaults(handler=_verify)
 
     report = sub.add_parser("report", help="reports against the database")
@@ -135,14 +155,29 @@ def _stop_on_signals() -> threading.Event:
 
 
 def _migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from infra.db_roles import ServiceRoleError, ensure_service_role, service_url_refusal
+    from infra.embedded import start_servers
     from infra.migrations import migrate
 
-    database_url, _, stop_servers = _servers(settings)
+    servers = start_servers(settings)
     try:
-        applied = migrate(database_url)
+        applied = migrate(servers.owner_url)
+        print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+        if args.service_role is not None:
+            password = os.environ.get(args.service_password_env) or None
+            done = ensure_service_role(servers.owner_url, args.service_role, password)
+            print(f"service role {args.service_role}: {', '.join(done) or 'already set up'}; checked")
+        # With two URLs, the role DATABASE_URL logs in as must be the service's and no more.
+        refusal = None
+        if servers.owner_url != servers.database_url:
+            refusal = service_url_refusal(servers.owner_url, servers.database_url)
+    except ServiceRoleError as error:
+        refusal = str(error)
     finally:
-        stop_servers()
-    print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+        servers.stop()
+    if refusal is not None:
+        print(f"cardledger migrate: {refusal}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -151,6 +186,13 @@ def _api(args: argparse.Namespace, settings: Settings) -> int:
 
     if settings.database_url is None or settings.redis_url is None:
         print("cardledger api needs DATABASE_URL and REDIS_URL (or use `cardledger up`)", file=sys.stderr)
+        return 2
+    from infra.signing import signing_seed
+
+    try:
+        signing_seed(settings)  # every worker signs with CARDLEDGER_SIGNING_KEY, inherited from this environment
+    except ValueError as error:
+        print(f"cardledger: configuration error: {error}", file=sys.stderr)
         return 2
     command = gunicorn_command(settings)
     os.execv(command[0], command)
@@ -217,13 +259,23 @@ def _deck(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
+    import psycopg
+
+    from infra.embedded import start_servers
     from services.projector.rebuild import rebuild
 
-    database_url, _, stop_servers = _servers(settings)
-    try:
-        reports = rebuild(database_url, [args.name] if args.name else None, progress=True)
+    servers = start_servers(settings)
+    try:  # it empties read models, which the service's role may not: an operator's command, run as the owner
+        reports = rebuild(servers.owner_url, [args.name] if args.name else None, progress=True)
+    except psycopg.errors.InsufficientPrivilege as error:
+        print(
+            f"cardledger projections rebuild: {error.diag.message_primary}; a rebuild empties read models, "
+            "which the service's role may not: run it as the owner (CARDLEDGER_MIGRATE_DATABASE_URL)",
+            file=sys.stderr,
+        )
+        return 2
     finally:
-        stop_servers()
+        servers.stop()
     failed = False
     for report in reports:
         print(report)
@@ -231,21 +283,72 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if failed else 0
 
 
-def _verify(args: argparse.Namespace, settings: Settings) -> int:
-    from infra.db import open_pool
-    from services.audit import verify_tables
+def _is_table_id(text: str) -> bool:
+    try:
+        return str(uuid.UUID(text)) == text.lower()
+    except ValueError:
+        return False
 
+
+def _verify(args: argparse.Namespace, settings: Settings) -> int:
+    if args.url is not None:
+        return _verify_remote(args)
+    if args.token is not None:
+        print("cardledger verify: --token goes with --url", file=sys.stderr)
+        return 2
+    from infra.db import open_pool
+    from infra.event_store import EventStore
+    from infra.receipts import ReceiptFormatError
+    from services.audit import verify_tables
+    from services.receipt_checks import check_receipts_in, read_receipts_file, receipts_text
+
+    try:  # read before any server starts: a bad file names the entry and field, exit 2
+        receipts = None if args.receipts is None else read_receipts_file(args.receipts)
+    except ReceiptFormatError as error:
+        print(f"cardledger verify: --receipts {error}", file=sys.stderr)
+        return 2
+    if receipts is not None and args.table is None:
+        print("cardledger verify: --receipts goes with --table ID", file=sys.stderr)
+        return 2
+    if args.table is not None and not _is_table_id(args.table):
+        print(
+            f"cardledger verify: --table {args.table!r} is not a table id (a UUID such as {uuid.uuid4()})",
+            file=sys.stderr,
+        )
+        return 2
     database_url, _, stop_servers = _servers(settings)
     try:
         pool = open_pool(database_url)
         try:
+            if args.table is not None and EventStore(pool).stream_version(args.table) is None:
+                print(f"cardledger verify: table {args.table} does not exist", file=sys.stderr)
+                return 2
             summary = verify_tables(pool, None if args.all else args.table, progress=True)
+            checks = None if receipts is None else check_receipts_in(pool, args.table, receipts)
         finally:
             pool.close()
     finally:
         stop_servers()
-    print(summary)
-    return 0 if summary.ok else 1
+    receipts_ok = checks is None or all(check.ok for check in checks)
+    if args.json:
+        shown = summary.to_json()
+        if checks is not None:
+            shown["receipts"] = [check.to_json() for check in checks]
+        print(json.dumps(shown, indent=2))
+    else:
+        print(summary if checks is None else f"{summary}\n{receipts_text(checks)}")
+    return 0 if summary.ok and receipts_ok else 1
+
+
+def _verify_remote(args: argparse.Namespace) -> int:
+    """`verify --url URL --table ID`: through the public API alone (`services.remote_verify`)."""
+    from services.remote_verify import run
+
+    token = args.token or os.environ.get("CARDLEDGER_TOKEN", "")
+    if args.table is None or not token:
+        print("cardledger verify: --url needs --table ID and --token TOKEN (or $CARDLEDGER_TOKEN)", file=sys.stderr)
+        return 2
+    return run(args.url, token, args.table, args.json, args.receipts, sys.stdout, sys.stderr)
 
 
 def _settlement(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,8 +1,10 @@
 """`cardledger up`: the whole stack in one process group.
 
-Starts the embedded servers when no URLs are configured, applies migrations,
-then runs the API (gunicorn), the relay and the projection workers as child
-processes, restarting any that dies. SIGINT or SIGTERM stops the children
+Starts the embedded servers when no URLs are configured, applies migrations
+(as the owner: CARDLEDGER_MIGRATE_DATABASE_URL when set), then runs the API
+(gunicorn), the relay and the projection workers as child processes connected
+as the service's role (DATABASE_URL; docs/operations.md, "Database roles"),
+restarting any that dies. SIGINT or SIGTERM stops the children
 (SIGTERM, then SIGKILL after a grace period) and then the embedded servers.
 """
 
@@ -28,6 +30,10 @@ API_THREADS_VARIABLE = "CARDLEDGER_API_THREADS"
 DEFAULT_API_THREADS = 4  # with 2 workers: chosen by measurement on 2 cores (docs/operations.md)
 API_STREAMS_VARIABLE = "CARDLEDGER_API_STREAMS"
 DEFAULT_API_STREAMS = 32
+API_QUEUE_SECONDS_VARIABLE = "CARDLEDGER_API_QUEUE_SECONDS"
+DEFAULT_API_QUEUE_SECONDS = 5
+API_STREAMS_PER_CALLER_VARIABLE = "CARDLEDGER_API_STREAMS_PER_CALLER"
+DEFAULT_API_STREAMS_PER_CALLER = 4
 
 
 def api_threads(environ: Mapping[str, str] = os.environ) -> int:
@@ -39,6 +45,16 @@ def api_streams(environ: Mapping[str, str] = os.environ) -> int:
     """CARDLEDGER_API_STREAMS: Server-Sent Events streams one gunicorn worker follows at once, each on a thread
     of its own (0: none; streams are then refused with 503)."""
     return int_setting(environ, API_STREAMS_VARIABLE, DEFAULT_API_STREAMS, 0, 512)
+
+
+def api_queue_seconds(environ: Mapping[str, str] = os.environ) -> float:
+    """CARDLEDGER_API_QUEUE_SECONDS: how long a request may wait for a free request slot before 503."""
+    return float(int_setting(environ, API_QUEUE_SECONDS_VARIABLE, DEFAULT_API_QUEUE_SECONDS, 1, 300))
+
+
+def api_streams_per_caller(environ: Mapping[str, str] = os.environ) -> int:
+    """CARDLEDGER_API_STREAMS_PER_CALLER: streams one token (or address) follows at once on one worker."""
+    return int_setting(environ, API_STREAMS_PER_CALLER_VARIABLE, DEFAULT_API_STREAMS_PER_CALLER, 1, 512)
 
 
 def gunicorn_command(
@@ -132,8 +148,10 @@ def bind_error(host: str, port: int) -> OSError | None:
 
 
 def run_stack(settings: Settings, stop: threading.Event) -> int:
-    from infra.embedded import ensure_servers
+    from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, service_url_refusal
+    from infra.embedded import start_servers
     from infra.migrations import migrate
+    from infra.signing import SIGNING_KEY_VARIABLE, encode_signing_key, signing_seed
 
     # Checked first: otherwise the API would fail to bind and be restarted forever behind a stack that looks up.
     refused = bind_error(settings.host, settings.port)
@@ -144,11 +162,25 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
             file=sys.stderr,
         )
         return 2
-    database_url, redis_url, stop_servers = ensure_servers(settings)
     try:
-        applied = migrate(database_url)
+        # One key for every gunicorn worker: resolved here (the embedded default's key file is made on the first
+        # start) and handed down in the environment, which gunicorn's workers inherit.
+        signing_key = encode_signing_key(signing_seed(settings))
+    except ValueError as error:
+        print(f"cardledger: configuration error: {error}", file=sys.stderr)
+        return 2
+    servers = start_servers(settings)
+    database_url, redis_url, stop_servers = servers.database_url, servers.redis_url, servers.stop
+    try:
+        applied = migrate(servers.owner_url)  # as the owner; the children connect as the service's role
         log.info("migrations applied: %s", ", ".join(applied) or "none needed")
-        env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url}
+        refusal = None if servers.owner_url == database_url else service_url_refusal(servers.owner_url, database_url)
+        if refusal is not None:
+            print(f"cardledger: {refusal}", file=sys.stderr)
+            return 2
+        env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url, SIGNING_KEY_VARIABLE: signing_key}
+        for owners in (MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE):  # the children are the service
+            env.pop(owners, None)
         children = _children(settings)
         for child in children:
             child.start(env)

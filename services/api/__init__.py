@@ -19,7 +19,7 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from infra.config import Settings
-from services.api import actions, history, ops, players, reports, stream, tables
+from services.api import actions, history, keys, ops, players, reports, stream, tables
 from services.api.admission import Admission
 from services.api.deps import EXTENSION, ContainerHolder
 from services.api.limits import install_limits, limit_config
@@ -27,11 +27,11 @@ from services.api.metrics import install_metrics
 from services.api.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
 from services.api.request_ids import install_request_ids
 from services.api.schemas import ProblemSchema
-from services.bootstrap import Container, bootstrap
+from services.bootstrap import Container, bootstrap, list_signing_key
 
 API_TITLE = "cardledger"
 API_VERSION = "1.0.0"
-BLUEPRINTS = (players.blp, tables.blp, actions.blp, history.blp, reports.blp, stream.blp, ops.blp)
+BLUEPRINTS = (players.blp, tables.blp, actions.blp, history.blp, reports.blp, keys.blp, stream.blp, ops.blp)
 
 log = logging.getLogger("cardledger.api")
 
@@ -95,6 +95,8 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     app.extensions[EXTENSION] = ContainerHolder(lambda: bootstrap(resolved), container)
+    if container is not None:
+        list_signing_key(container.ledger)  # a built container's key is listed when its app starts
 
     api = CardLedgerApi(app)
     for blueprint in BLUEPRINTS:
@@ -111,10 +113,13 @@ def create_app(
 def create_served_app() -> Flask:
     """The app as gunicorn serves it (`supervisor.gunicorn_command`): requests and streams admitted apart, as
     many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.admission`)."""
-    from services.supervisor import api_streams, api_threads
+    from infra.signing import signing_seed
+    from services.supervisor import api_queue_seconds, api_streams, api_streams_per_caller, api_threads
 
-    app = create_app()
-    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams())  # type: ignore[method-assign]
+    settings = Settings.from_env()
+    signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
+    app = create_app(settings)
+    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams(), api_queue_seconds(), api_streams_per_caller())  # type: ignore[method-assign]
     return app
 
 

@@ -8,9 +8,15 @@ variable                            default       meaning
 CARDLEDGER_RATE_LIMITS              on            ``off`` disables every limit (load tests)
 CARDLEDGER_RATE_LIMIT_REGISTRATION  30/minute     POST /v1/players, per client address
 CARDLEDGER_RATE_LIMIT_ACTIONS       20/second     POST /v1/tables/{id}/actions, per token
+CARDLEDGER_RATE_LIMIT_READS         100/second    tables, seats, views, keys, streams, per token
+CARDLEDGER_RATE_LIMIT_REPORTS       10/second     event pages, deal records, ledgers, reports
 ==================================  ============  ==========================================
 
-A breach answers 429 problem+json with `Retry-After`. When Redis cannot be
+Every limit is a moving window (a log of the hits of the last period, so no
+burst of twice the limit across a window's edge), and a refusal is not
+counted. A breach answers 429 problem+json with `Retry-After`: whole seconds
+until the oldest hit in the window leaves it, at least 1, so a client that
+waits as told gets through. When Redis cannot be
 reached each API worker counts in its own memory until Redis answers again
 (flask-limiter's in-memory fallback: one warning when it starts, one line when
 Redis is back); the limits then hold per worker instead of across replicas.
@@ -19,19 +25,28 @@ Any other failure of the limiter lets the request through (swallow_errors).
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask
-from flask_limiter import Limiter
+from flask import Flask, Response, current_app
+from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 
-from services.api import actions, players
+from services.api import actions, history, keys, players, reports, stream, tables
 from services.api.auth import token_key
 
 DEFAULT_REGISTRATION = "30/minute"
 DEFAULT_ACTIONS = "20/second"
+DEFAULT_READS = "100/second"
+DEFAULT_REPORTS = "10/second"
+
+# flask-limiter writes its own Retry-After on every response, as int(reset - now) from a reset time it has
+# already rounded: 0 for a refusal in the last second of a window. It writes it under this name instead,
+# which is dropped; the 429 problem carries the true figure (`retry_after_seconds`).
+_LIMITER_RETRY_AFTER = "X-Cardledger-Limiter-Retry-After"
 
 
 def limit_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
@@ -40,7 +55,26 @@ def limit_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
         "RATE_LIMITS_ENABLED": enabled,
         "RATE_LIMIT_REGISTRATION": (environ.get("CARDLEDGER_RATE_LIMIT_REGISTRATION") or DEFAULT_REGISTRATION).strip(),
         "RATE_LIMIT_ACTIONS": (environ.get("CARDLEDGER_RATE_LIMIT_ACTIONS") or DEFAULT_ACTIONS).strip(),
+        "RATE_LIMIT_READS": (environ.get("CARDLEDGER_RATE_LIMIT_READS") or DEFAULT_READS).strip(),
+        "RATE_LIMIT_REPORTS": (environ.get("CARDLEDGER_RATE_LIMIT_REPORTS") or DEFAULT_REPORTS).strip(),
     }
+
+
+def retry_after_seconds() -> int:
+    """Whole seconds until the breached limit of this request admits a hit again (at least 1): the moving
+    window frees a place when its oldest hit leaves it."""
+    limiter = current_app.extensions.get("limiter")
+    limiters = limiter if isinstance(limiter, set) else {limiter}
+    for each in limiters:
+        if isinstance(each, Limiter) and each.current_limit is not None:
+            reset_time, _ = each.current_limit.window
+            return max(1, math.ceil(reset_time - time.time()))
+    return 1
+
+
+def _drop_limiter_retry_after(response: Response) -> Response:
+    response.headers.pop(_LIMITER_RETRY_AFTER, None)
+    return response
 
 
 def storage_uri(redis_url: str | None) -> str:
@@ -54,17 +88,24 @@ def storage_uri(redis_url: str | None) -> str:
 def install_limits(app: Flask, redis_url: str | None) -> Limiter:
     config = app.config
     uri = config.get("RATELIMIT_STORAGE_URI") or storage_uri(redis_url)
+    # Registered before the limiter's own hook, so it runs after it (Flask runs after_request hooks in reverse).
+    app.after_request(_drop_limiter_retry_after)
     limiter = Limiter(
         get_remote_address,
         app=app,
         storage_uri=uri,
         headers_enabled=True,
+        header_name_mapping={HeaderNames.RETRY_AFTER: _LIMITER_RETRY_AFTER},
         swallow_errors=True,
         in_memory_fallback_enabled=True,
         enabled=bool(config["RATE_LIMITS_ENABLED"]),
         key_prefix="cardledger:ratelimit",
-        strategy="fixed-window",
+        strategy="moving-window",
     )
     limiter.limit(str(config["RATE_LIMIT_REGISTRATION"]), key_func=get_remote_address)(players.blp)
     limiter.limit(str(config["RATE_LIMIT_ACTIONS"]), key_func=token_key)(actions.blp)
+    for blueprint in (tables.blp, keys.blp, stream.blp):
+        limiter.limit(str(config["RATE_LIMIT_READS"]), key_func=token_key)(blueprint)
+    for blueprint in (history.blp, reports.blp):
+        limiter.limit(str(config["RATE_LIMIT_REPORTS"]), key_func=token_key)(blueprint)
     return limiter

@@ -49,6 +49,10 @@ class ApiMetrics:
         return Response(body, mimetype=CONTENT_TYPE_LATEST)
 
 
+# Any token is a method name to HTTP: as a label each new one would be a new series, without end.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 def install_metrics(app: Flask) -> ApiMetrics:
     metrics = ApiMetrics()
     app.extensions[REGISTRY_KEY] = metrics
@@ -61,7 +65,8 @@ def install_metrics(app: Flask) -> ApiMetrics:
     def _observe(response: Response) -> Response:
         started = g.get("request_started")
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        labels = (request.method, route, str(response.status_code))
+        method = request.method if request.method in KNOWN_METHODS else "other"
+        labels = (method, route, str(response.status_code))
         metrics.requests.labels(*labels).inc()
         if started is not None:
             metrics.latency.labels(*labels).observe(time.perf_counter() - started)

@@ -119,11 +119,11 @@ def _http_exception(error: HTTPException) -> Response:
 
 
 def _retry_after(error: HTTPException) -> int:
-    limit = getattr(error, "limit", None)
-    per = getattr(getattr(limit, "limit", None), "get_expiry", None)
+    from services.api.limits import retry_after_seconds  # limits imports the blueprints, which import this module
+
     try:
-        return max(1, int(per())) if callable(per) else 1
-    except Exception:  # pragma: no cover - defensive
+        return retry_after_seconds()
+    except Exception:  # the limiter's storage failed mid-request: a short wait is the honest answer
         return 1
 
 

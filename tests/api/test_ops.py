@@ -47,6 +47,14 @@ def test_metrics_count_requests_by_route_and_status(client: FlaskClient) -> None
     assert "cardledger_http_request_duration_seconds_bucket" in text
 
 
+def test_method_names_do_not_make_new_metric_series(client: FlaskClient) -> None:
+    for name in ("BREW", "X-ANYTHING", "PROPFIND"):
+        client.open("/v1/tables", method=name)
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'method="other",route="unmatched"' in text or 'method="other"' in text
+    assert "BREW" not in text and "PROPFIND" not in text
+
+
 def test_rate_limits_answer_429_with_retry_after(container: Container, api: Api, scene: Scene) -> None:
     config = {
         **TEST_CONFIG,

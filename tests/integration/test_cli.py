@@ -77,6 +77,19 @@ def test_verify_passes_honest_tables_and_names_the_first_tampered_event(
     assert target.table_id in out and str(version) in out
 
 
+def test_verify_of_a_malformed_or_unknown_table_id_says_so_in_one_line(
+    cli_env: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["verify", "--table", "not-a-table"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert "'not-a-table' is not a table id" in captured.err
+    unknown = "0b6b7d5e-8c1f-4a55-9f3e-2d1c0a9b8e7f"
+    assert main(["verify", "--table", unknown]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip() == f"cardledger verify: table {unknown} does not exist"
+
+
 def test_settlement_report_csv_and_json_agree_with_the_deal_results(
     cli_env: str, pool: ConnectionPool[Any], store: EventStore, capsys: pytest.CaptureFixture[str]
 ) -> None:

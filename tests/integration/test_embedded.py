@@ -45,7 +45,7 @@ def test_settings_from_env() -> None:
         {
             "DATABASE_URL": "postgresql://u:p@db:5432/cardledger",
             "REDIS_URL": "redis://cache:6379/1",
-            "CARDLEDGER_AUDITOR_TOKEN": "s3cret",
+            "CARDLEDGER_AUDITOR_TOKEN": "s3cret" * 8,
             "CARDLEDGER_PORT": "9000",
             "CARDLEDGER_HOST": "0.0.0.0",
             "CARDLEDGER_LOG_LEVEL": "debug",
@@ -57,7 +57,7 @@ def test_settings_from_env() -> None:
     assert s == Settings(
         database_url="postgresql://u:p@db:5432/cardledger",
         redis_url="redis://cache:6379/1",
-        auditor_token="s3cret",
+        auditor_token="s3cret" * 8,
         port=9000,
         host="0.0.0.0",
         log_level="DEBUG",
@@ -66,6 +66,13 @@ def test_settings_from_env() -> None:
         api_workers=8,
     )
     assert "s3cret" not in repr(s)
+
+
+def test_a_short_auditor_token_is_refused_with_how_to_make_one() -> None:
+    with pytest.raises(ValueError, match=r"CARDLEDGER_AUDITOR_TOKEN is 31 characters; it must be at least 32") as error:
+        Settings.from_env({"CARDLEDGER_AUDITOR_TOKEN": "x" * 31})
+    assert "openssl rand -hex 32" in str(error.value) and "x" * 31 not in str(error.value)
+    assert Settings.from_env({"CARDLEDGER_AUDITOR_TOKEN": "y" * 32}).auditor_token == "y" * 32
 
 
 def test_settings_empty_values_count_as_unset() -> None:

@@ -18,8 +18,8 @@ from rq import Queue
 from infra import projections, redis_bus
 from infra.event_store import EventStore
 from services.projector import jobs
-from services.projector.rebuild import rebuild
 from services.projector.queueing import JOB_SERIALIZER
+from services.projector.rebuild import rebuild
 from services.projector.worker import QUEUE, ThreadWorker, run_worker
 from services.relay import Relay, enqueue_projections
 from tests.faults.servers import RedisServer, wait_until
@@ -197,7 +197,9 @@ def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
     client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=47)
     assert redis_bus.hold_looking(client, "another-job", 10_000)
-    Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).enqueue("services.projector.jobs.catch_up_all", result_ttl=0)
+    Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).enqueue(
+        "services.projector.jobs.catch_up_all", result_ttl=0
+    )
     ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
     assert not caught_up(conn)  # left to the holder
     assert client.get(redis_bus.PROJECTIONS_LOOKING_KEY) == b"another-job"

@@ -47,14 +47,17 @@ class App:
         return body
 
 
-def call(app: Admission, path: str, method: str = "GET") -> tuple[str, dict[str, str], Any]:
+def call(app: Admission, path: str, method: str = "GET", token: str | None = None) -> tuple[str, dict[str, str], Any]:
     """(status, headers, body iterable) of one request; the body is not closed."""
     seen: dict[str, Any] = {}
 
     def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
         seen["status"], seen["headers"] = status, dict(headers)
 
-    body = app({"PATH_INFO": path, "REQUEST_METHOD": method}, start_response)
+    environ = {"PATH_INFO": path, "REQUEST_METHOD": method, "REMOTE_ADDR": "198.51.100.7"}
+    if token is not None:
+        environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    body = app(environ, start_response)
     return seen["status"], seen["headers"], body
 
 
@@ -149,3 +152,40 @@ def test_an_app_that_raises_gives_its_slot_back() -> None:
 def test_limits_are_checked(requests: int, streams: int) -> None:
     with pytest.raises(ValueError):
         Admission(App(), requests=requests, streams=streams)
+
+
+def test_a_request_that_waits_too_long_for_a_slot_gets_503_with_retry_after() -> None:
+    admission = Admission(App(), requests=1, streams=0, wait_seconds=0.2)
+    held = call(admission, "/v1/reports/settlement")[2]
+    status, headers, body = call(admission, "/v1/tables")
+    assert status.startswith("503") and headers["Retry-After"] == "1"
+    problem = json.loads(b"".join(body))
+    assert problem["code"] == "server_busy" and "0.2 s" in problem["detail"]
+    assert call(admission, "/healthz")[0].startswith("200"), "the probes are never held back"
+    held.close()  # type: ignore[attr-defined]
+    again = call(admission, "/v1/tables")
+    assert again[0].startswith("200"), "the slot came back"
+    again[2].close()
+
+
+def test_one_caller_cannot_take_every_stream_slot() -> None:
+    admission = Admission(App(), requests=1, streams=8, streams_per_caller=2)
+    mine = [call(admission, STREAM, token="alice")[2] for _ in range(2)]
+    status, headers, body = call(admission, STREAM, token="alice")
+    assert status.startswith("429") and headers["Retry-After"] == "5"
+    assert json.loads(b"".join(body))["code"] == "too_many_streams"
+    others = [call(admission, STREAM, token=name) for name in ("bob", "carol")]
+    anonymous = call(admission, STREAM)
+    assert all(status.startswith("200") for status, _, _ in [*others, anonymous])
+    mine[0].close()  # type: ignore[attr-defined]
+    assert call(admission, STREAM, token="alice")[0].startswith("200"), "a closed stream frees the caller's place"
+    assert admission._streams_of["token:" + __import__("hashlib").sha256(b"Bearer alice").hexdigest()] == 2
+    for _, _, body in [*others, anonymous]:
+        body.close()
+    assert len(admission._streams_of) == 1  # callers with no stream left are forgotten
+
+
+@pytest.mark.parametrize(("wait", "per_caller"), [(0, 4), (-1, 4), (1, 0)])
+def test_a_wait_or_a_per_caller_limit_out_of_range_is_refused(wait: float, per_caller: int) -> None:
+    with pytest.raises(ValueError):
+        Admission(App(), requests=1, streams=1, wait_seconds=wait, streams_per_caller=per_caller)
