@@ -24,6 +24,7 @@ MODULES = (
     "bench.append",
     "bench.lag",
     "bench.api",
+    "bench.abuse",
     "bench.memory",
 )
 

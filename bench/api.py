@@ -90,7 +90,14 @@ def create_baseline_app() -> Any:
 
     from infra.db import open_pool
     from services.api.admission import Admission
-    from services.supervisor import api_queue_seconds, api_streams, api_streams_per_caller, api_threads
+    from services.api.proxies import behind_proxies
+    from services.supervisor import (
+        api_queue_seconds,
+        api_requests_per_caller,
+        api_streams,
+        api_streams_per_caller,
+        api_threads,
+    )
 
     app = Flask("bench_baseline")
     pool = open_pool(os.environ["DATABASE_URL"])
@@ -104,7 +111,16 @@ def create_baseline_app() -> Any:
         assert row is not None
         return {"id": row["id"]}, 201
 
-    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams(), api_queue_seconds(), api_streams_per_caller())  # type: ignore[method-assign]
+    admission = Admission(
+        app.wsgi_app,
+        api_threads(),
+        api_streams(),
+        api_queue_seconds(),
+        api_streams_per_caller(),
+        api_requests_per_caller(),
+    )
+    # As create_served_app: the proxy fix outermost, so that admission sees the client's address.
+    app.wsgi_app = behind_proxies(admission, Settings.from_env().trusted_proxies)  # type: ignore[method-assign,assignment]
     return app
 
 

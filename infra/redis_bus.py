@@ -236,3 +236,23 @@ def notification(message: Mapping[str, Any]) -> dict[str, JSON] | None:
     data = message["data"]
     parsed: dict[str, JSON] = json.loads(_decode(data))
     return parsed
+
+
+# Failures -------------------------------------------------------------------------
+
+
+def failure_code(error: BaseException) -> str:
+    """The `cardledger_errors_total` code of a Redis failure: `redis_auth_failed` when Redis refused the
+    credentials of REDIS_URL (no password, a wrong one, a disabled user), else `redis_unavailable`."""
+    return "redis_auth_failed" if isinstance(error, redis.AuthenticationError) else "redis_unavailable"
+
+
+def describe_failure(error: BaseException) -> str:
+    """A Redis failure for a log line or a readiness check, with its likely cause. Never the URL: it may hold
+    the password (redis-py's messages give the host and port at most)."""
+    if isinstance(error, redis.AuthenticationError):
+        return f"Redis refused the credentials of REDIS_URL: no password or a wrong one ({error})"
+    text = str(error)
+    if "SSL" in text or "certificate" in text.lower():
+        return f"TLS with Redis failed: check rediss:// and its CA (ssl_ca_certs in REDIS_URL) ({text})"
+    return f"Redis unreachable: {type(error).__name__}: {text}"

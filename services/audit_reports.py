@@ -1,18 +1,28 @@
-"""Money reports computed from the event log: a table's double-entry ledger, and settlements.
+"""Money reports, read from the projections: a table's double-entry ledger, and settlements.
 
-Both read the transfers the events carry (`domain.table.deal_transfers`: the
-`deal_ended` settlement and, in Cholek Tiga, in-play `bonus_paid` events), so
-they are exact whatever state the projections are in. Each transfer is two
-lines: the payer debited (negative), the payee credited (positive). Accounts
-are `seat:N` (the player seated there) and `pool` (the Cha Kau Tsz pool).
+Both come from the transfers the events carry (`domain.table.deal_transfers`:
+the `deal_ended` settlement and, in Cholek Tiga, in-play `bonus_paid` events).
+Each transfer is two lines: the payer debited (negative), the payee credited
+(positive). Accounts are `seat:N` (the player seated there) and `pool` (the Cha
+Kau Tsz pool). Reports read the read models the projection workers build
+(`ledger_lines`; `deal_settlements`, one row per deal and account), so they are
+as fresh as those (normally milliseconds behind the log), and what a request
+costs is bounded by what it asks for, never by the size of the log: every query
+goes through an index on the request's filters, and every answer is a page.
 
 Amounts are in the game's unit (Cholek Tiga cents, Cha Kau Tsz chip points);
 `*_cents` figures convert points at the table option `chip_value_cents`.
 
+Ledger: a page of at most `LEDGER_PAGE_MAX` lines in log order, after a cursor
+(`<global_position>:<line_no>` of the last line read), with the totals and the
+balance of the whole table.
+
 Settlement counts finished deals only, each dated by its `deal_ended` event
 (in-play bonuses of a deal go with the deal), so a report over a period equals
 the sum of `result.net` of the deals that ended in it. Periods are half-open
-`[from, to)`; a bare date as `to` means the end of that day (UTC).
+`[from, to)`; a bare date as `to` means the end of that day (UTC). A page holds
+at most `SETTLEMENT_PAGE_MAX` tables, in table id order after a cursor (the
+last table id of the page before); its figures cover its tables.
 """
 
 from __future__ import annotations
@@ -24,10 +34,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from domain.events import JSON, Event
-from domain.games import game_named
+from domain.events import JSON
+from domain.games import GAMES, game_named
 from domain.ledger import POOL_ACCOUNT
-from domain.table import DEAL_ENDED, PLAYER_SEATED, TABLE_OPENED, deal_transfers
+from domain.table import PLAYER_SEATED, TABLE_OPENED
 from infra.event_store import Conn
 from infra.players import players_by_id
 
@@ -79,60 +89,100 @@ def table_infos(conn: Conn, table_ids: list[str]) -> dict[str, TableInfo]:
 
 # Ledger -------------------------------------------------------------------------
 
+LEDGER_PAGE_DEFAULT = 200
+LEDGER_PAGE_MAX = 1000
 
-def ledger_lines(conn: Conn, info: TableInfo) -> list[dict[str, JSON]]:
-    """Two lines per transfer of the table, in log order."""
-    rows = conn.execute(
-        """SELECT global_position, version, type, deal_no, data, occurred_at FROM events
-           WHERE stream_id = %s AND data -> 'transfers' IS NOT NULL ORDER BY version""",
+_LEDGER_COLUMNS = """global_position, line_no, version, event_type, deal_no, account, player_id, amount, unit,
+                     amount_cents, reason, occurred_at"""
+
+
+def ledger_cursor(global_position: int, line_no: int) -> str:
+    """The cursor after a ledger line: "<global_position>:<line_no>" (line_no as shown, from 1)."""
+    return f"{global_position}:{line_no}"
+
+
+def parse_ledger_cursor(text: str) -> tuple[int, int]:
+    """(global_position, line_no) of a cursor made by `ledger_cursor`; ValueError for anything else."""
+    position, sep, line = text.partition(":")
+    if not (sep and position.isascii() and position.isdigit() and line.isascii() and line.isdigit()):
+        raise ValueError(f"{text!r} is not a ledger cursor (<global_position>:<line_no>, as next_after gave it)")
+    if len(position) > 19 or len(line) > 10 or int(position) >= 2**63 or not 1 <= int(line) < 2**31:
+        raise ValueError(f"{text!r} is out of range for a ledger cursor")
+    return int(position), int(line)
+
+
+def ledger_page(
+    conn: Conn, info: TableInfo, after: tuple[int, int] | None = None, limit: int = LEDGER_PAGE_DEFAULT
+) -> dict[str, JSON]:
+    """A page of the table's ledger lines (from the ledger projection), in log order after the cursor `after`,
+    with the totals of the whole table (aggregated by PostgreSQL through the (table_id, global_position) index,
+    so a page still says whether the table balances). `next_after` is the cursor of the page's last line when
+    more follow, else null."""
+    if not 1 <= limit <= LEDGER_PAGE_MAX:
+        raise ValueError(f"limit must be 1 to {LEDGER_PAGE_MAX}, not {limit}")
+    if after is None:
+        rows = conn.execute(
+            f"""SELECT {_LEDGER_COLUMNS} FROM ledger_lines WHERE table_id = %s
+                ORDER BY global_position, line_no LIMIT %s""",
+            (info.table_id, limit + 1),
+        ).fetchall()
+    else:
+        position, line_no = after
+        rows = conn.execute(
+            f"""SELECT {_LEDGER_COLUMNS} FROM ledger_lines
+                WHERE table_id = %(table)s AND global_position >= %(position)s
+                  AND (global_position > %(position)s OR line_no > %(line)s)
+                ORDER BY global_position, line_no LIMIT %(limit)s""",
+            {"table": info.table_id, "position": position, "line": line_no - 1, "limit": limit + 1},
+        ).fetchall()
+    lines: list[dict[str, JSON]] = [
+        {
+            "global_position": int(row["global_position"]),
+            "line_no": int(row["line_no"]) + 1,  # stored from 0, shown from 1 (as the ledger always was)
+            "version": int(row["version"]),
+            "event_type": str(row["event_type"]),
+            "deal_no": int(row["deal_no"]),
+            "account": str(row["account"]),
+            "player_id": row["player_id"],
+            "amount": int(row["amount"]),
+            "unit": str(row["unit"]),
+            "amount_cents": int(row["amount_cents"]),
+            "reason": str(row["reason"]),
+            "occurred_at": row["occurred_at"].isoformat(),
+        }
+        for row in rows[:limit]
+    ]
+    totals = conn.execute(
+        """SELECT account, min(player_id) AS player_id, sum(amount) AS amount, sum(amount_cents) AS amount_cents,
+                  count(*) AS lines
+           FROM ledger_lines WHERE table_id = %s GROUP BY account""",
         (info.table_id,),
     ).fetchall()
-    lines: list[dict[str, JSON]] = []
-    for row in rows:
-        line_no = 0
-        for transfer in deal_transfers(Event(str(row["type"]), row["data"])):
-            for account, amount in transfer.entries():
-                line_no += 1
-                lines.append(
-                    {
-                        "global_position": int(row["global_position"]),
-                        "line_no": line_no,
-                        "version": int(row["version"]),
-                        "event_type": str(row["type"]),
-                        "deal_no": int(row["deal_no"]),
-                        "account": account,
-                        "player_id": info.player_of(account),
-                        "amount": amount,
-                        "unit": info.unit,
-                        "amount_cents": info.to_cents(amount),
-                        "reason": transfer.reason,
-                        "occurred_at": row["occurred_at"].isoformat(),
-                    }
-                )
-    return lines
-
-
-def ledger_report(conn: Conn, info: TableInfo) -> dict[str, JSON]:
-    lines = ledger_lines(conn, info)
-    totals: dict[str, dict[str, JSON]] = {}
-    for line in lines:
-        account = str(line["account"])
-        entry = totals.setdefault(
-            account, {"account": account, "player_id": line["player_id"], "amount": 0, "amount_cents": 0}
-        )
-        entry["amount"] = int(entry["amount"]) + int(line["amount"])
-        entry["amount_cents"] = int(entry["amount_cents"]) + int(line["amount_cents"])
-    sum_amount = sum(int(line["amount"]) for line in lines)
-    sum_cents = sum(int(line["amount_cents"]) for line in lines)
+    by_account = sorted(totals, key=lambda row: str(row["account"]))
+    sum_amount = sum(int(row["amount"]) for row in totals)
+    sum_cents = sum(int(row["amount_cents"]) for row in totals)
+    last = lines[-1] if lines else None
     return {
         "table_id": info.table_id,
         "game": info.game,
         "unit": info.unit,
         "lines": lines,
-        "totals": [totals[a] for a in sorted(totals)],
+        "totals": [
+            {
+                "account": str(row["account"]),
+                "player_id": row["player_id"],
+                "amount": int(row["amount"]),
+                "amount_cents": int(row["amount_cents"]),
+            }
+            for row in by_account
+        ],
         "sum_amount": sum_amount,
         "sum_cents": sum_cents,
         "balanced": sum_amount == 0 and sum_cents == 0,
+        "line_count": sum(int(row["lines"]) for row in totals),
+        "next_after": ledger_cursor(int(last["global_position"]), int(last["line_no"]))
+        if last is not None and len(rows) > limit
+        else None,
     }
 
 
@@ -164,6 +214,142 @@ def _moment(bound: PeriodBound, end: bool) -> datetime | None:
 
 SETTLEMENT_COLUMNS = ("player_id", "name", "account", "table_id", "game", "unit", "net_amount", "net_cents", "deals")
 
+# A page of the settlement report holds at most this many tables; a table's accounts are its seats (at most 4)
+# and a pool, so a page has at most 5 rows a table (1000 rows), whatever the period, the filter or the log's size.
+SETTLEMENT_PAGE_DEFAULT = 100
+SETTLEMENT_PAGE_MAX = 200
+MAX_ACCOUNTS_PER_TABLE = max(game.max_seats for game in GAMES.values()) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementQuery:
+    """The report's filters: a period (half-open, either end open), a player, a table."""
+
+    start: datetime | None
+    end: datetime | None
+    player_id: str | None
+    table_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettlement:
+    """One table's figures over the period: every account of the table, the deals, the deals that disagree."""
+
+    table_id: str
+    game: str
+    unit: str
+    accounts: tuple[tuple[str, str | None, int, int], ...]  # (account, player, amount, amount_cents), seats first
+    deals: int
+    discrepancies: tuple[dict[str, JSON], ...]
+
+
+def settlement_query(
+    date_from: PeriodBound, date_to: PeriodBound, player_id: str | None, table_id: str | None
+) -> SettlementQuery:
+    start, end = period_start(date_from), period_end(date_to)
+    if start is not None and end is not None and end <= start:
+        raise ValueError(f"the period from {start.isoformat()} to {end.isoformat()} is empty")
+    return SettlementQuery(start, end, player_id, table_id)
+
+
+def _period(query: SettlementQuery) -> tuple[str, dict[str, Any]]:
+    """The conditions on deal_settlements of the period (settled deals only) and the table, with parameters."""
+    conditions = ["settled_at IS NOT NULL"]
+    params: dict[str, Any] = {}
+    if query.start is not None:
+        conditions.append("settled_at >= %(start)s")
+        params["start"] = query.start
+    if query.end is not None:
+        conditions.append("settled_at < %(end)s")
+        params["end"] = query.end
+    if query.table_id is not None:
+        conditions.append("table_id = %(table)s")
+        params["table"] = query.table_id
+    return " AND ".join(conditions), params
+
+
+def settled_tables(
+    conn: Conn, query: SettlementQuery, after: str | None, limit: int
+) -> tuple[list[TableSettlement], str | None]:
+    """The tables (in table id order, after the table id `after`) that settled deals in the period, at most
+    `limit` of them, and the cursor of the next page (None on the last).
+
+    Read from the deal_settlements projection: with a player, the tables where the player has a row, through
+    (player_id, settled_at); with a table, through (table_id, settled_at); else through (settled_at) or, in
+    table id order, (table_id, settled_at). Each table's figures are then summed by PostgreSQL over its rows in
+    the period, and only the deals that disagree with their result (none, unless the log was tampered with)
+    come back whole, through a partial index.
+    """
+    if not 1 <= limit <= SETTLEMENT_PAGE_MAX:
+        raise ValueError(f"limit must be 1 to {SETTLEMENT_PAGE_MAX}, not {limit}")
+    where, params = _period(query)
+    chosen = where
+    if query.player_id is not None:
+        chosen += " AND player_id = %(player)s"
+        params["player"] = query.player_id
+    if after is not None:
+        chosen += " AND table_id > %(after)s"
+        params["after"] = after
+    found = conn.execute(
+        f"SELECT DISTINCT table_id FROM deal_settlements WHERE {chosen} ORDER BY table_id LIMIT %(limit)s",
+        {**params, "limit": limit + 1},
+    ).fetchall()
+    page = sorted(str(row["table_id"]) for row in found)[:limit]
+    next_after = page[-1] if len(found) > limit else None
+    if not page:
+        return [], None
+    params["tables"] = page
+    accounts = conn.execute(
+        f"""SELECT table_id, account, min(player_id) AS player_id, min(game) AS game, min(unit) AS unit,
+                   sum(amount) AS amount, sum(amount_cents) AS amount_cents
+            FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where}
+            GROUP BY table_id, account""",
+        params,
+    ).fetchall()
+    deals = conn.execute(
+        f"""SELECT table_id, count(DISTINCT deal_no) AS deals
+            FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where} GROUP BY table_id""",
+        params,
+    ).fetchall()
+    disagreeing = conn.execute(
+        f"""SELECT table_id, deal_no, account, amount, result_net
+            FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where} AND NOT consistent""",
+        params,
+    ).fetchall()
+    by_table: dict[str, list[dict[str, Any]]] = {}
+    for row in accounts:
+        by_table.setdefault(str(row["table_id"]), []).append(row)
+    deal_counts = {str(row["table_id"]): int(row["deals"]) for row in deals}
+    wrong: dict[tuple[str, int], tuple[list[int], dict[str, int]]] = {}
+    for row in disagreeing:
+        key = (str(row["table_id"]), int(row["deal_no"]))
+        wrong.setdefault(key, ([int(n) for n in row["result_net"] or []], {}))[1][str(row["account"])] = int(
+            row["amount"]
+        )
+    tables = []
+    for table_id in page:
+        rows = sorted(by_table[table_id], key=lambda row: _account_order(str(row["account"])))
+        tables.append(
+            TableSettlement(
+                table_id,
+                str(rows[0]["game"]),
+                str(rows[0]["unit"]),
+                tuple((str(r["account"]), r["player_id"], int(r["amount"]), int(r["amount_cents"])) for r in rows),
+                deal_counts[table_id],
+                tuple(
+                    {
+                        "table_id": tid,
+                        "deal_no": deal_no,
+                        "result_net": net,
+                        "transfers_net": [amounts.get(f"seat:{seat}", 0) for seat in range(len(net))],
+                    }
+                    for (tid, deal_no), (net, amounts) in sorted(wrong.items())
+                    if tid == table_id
+                ),
+            )
+        )
+    return tables, next_after
+
 
 def settlement_report(
     conn: Conn,
@@ -172,124 +358,99 @@ def settlement_report(
     player_id: str | None,
     table_id: str | None,
     show_only_player: bool,
+    after: str | None = None,
+    limit: int = SETTLEMENT_PAGE_DEFAULT,
 ) -> dict[str, JSON]:
-    """Net per (player, table) over the period; see the module doc. Access is the caller's business.
+    """A page of the net per (player, table) over the period: at most `limit` tables (in table id order, after
+    the table id `after`); `next_after` is the cursor of the next page, null on the last. See the module doc.
+    Access is the caller's business.
 
     With `player_id`, only tables where that player sat count; with `show_only_player`, only that
-    player's rows are shown (`balanced` still covers every account of the tables in the report).
+    player's rows are shown (`balanced` still covers every account of the tables in the report). Every figure
+    of a page (totals, balance, discrepancies) covers the tables of the page.
     """
-    start, end = period_start(date_from), period_end(date_to)
-    if start is not None and end is not None and end <= start:
-        raise ValueError(f"the period from {start.isoformat()} to {end.isoformat()} is empty")
-    rows = conn.execute(
-        """SELECT d.stream_id, d.deal_no, d.data -> 'result' -> 'net' AS result_net,
-                  e.type, e.data -> 'transfers' AS transfers
-           FROM events d
-           JOIN events e ON e.stream_id = d.stream_id AND e.deal_no = d.deal_no AND e.version <= d.version
-                        AND e.data -> 'transfers' IS NOT NULL
-           WHERE d.type = %(ended)s
-             AND (%(start)s::timestamptz IS NULL OR d.occurred_at >= %(start)s::timestamptz)
-             AND (%(end)s::timestamptz IS NULL OR d.occurred_at < %(end)s::timestamptz)
-             AND (%(table)s::text IS NULL OR d.stream_id = %(table)s::text)
-             AND (%(player)s::text IS NULL OR d.stream_id IN (
-                    SELECT stream_id FROM events WHERE type = %(seated)s AND data ->> 'player_id' = %(player)s::text))
-           ORDER BY d.stream_id, d.deal_no, e.version""",
-        {
-            "ended": DEAL_ENDED,
-            "start": start,
-            "end": end,
-            "table": table_id,
-            "player": player_id,
-            "seated": PLAYER_SEATED,
-        },
-    ).fetchall()
-    infos = table_infos(conn, sorted({str(r["stream_id"]) for r in rows}))
-    nets: dict[tuple[str, str], int] = {}  # (table, account) -> amount
-    deal_nets: dict[tuple[str, int], dict[str, int]] = {}
-    stored_nets: dict[tuple[str, int], list[int]] = {}
-    for row in rows:
-        tid, deal_no = str(row["stream_id"]), int(row["deal_no"])
-        per_deal = deal_nets.setdefault((tid, deal_no), {})
-        stored_nets[(tid, deal_no)] = [int(n) for n in row["result_net"] or []]
-        for transfer in deal_transfers(Event(str(row["type"]), {"transfers": row["transfers"]})):
-            for account, amount in transfer.entries():
-                nets[(tid, account)] = nets.get((tid, account), 0) + amount
-                per_deal[account] = per_deal.get(account, 0) + amount
-    discrepancies = _discrepancies(deal_nets, stored_nets)
-    deals_by_table: dict[str, set[int]] = {}
-    for tid, deal_no in deal_nets:
-        deals_by_table.setdefault(tid, set()).add(deal_no)
-    names = _names(conn, infos)
-    for tid in deals_by_table:  # every seat (and the pool) of a table that settled deals, at zero if untouched
-        info = infos[tid]
-        accounts = [f"seat:{seat}" for seat in range(info.seats)]
-        for account in accounts + ([POOL_ACCOUNT] if info.game == "cha-kau-tsz" else []):
-            nets.setdefault((tid, account), 0)
+    query = settlement_query(date_from, date_to, player_id, table_id)
+    tables, next_after = settled_tables(conn, query, after, limit)
+    return build_settlement(conn, query, tables, show_only_player, next_after)
+
+
+def settlement_report_whole(
+    conn: Conn,
+    date_from: PeriodBound,
+    date_to: PeriodBound,
+    player_id: str | None,
+    table_id: str | None,
+    show_only_player: bool,
+) -> dict[str, JSON]:
+    """The whole report as one (every page; for the offline command): its size grows with the tables."""
+    query = settlement_query(date_from, date_to, player_id, table_id)
+    tables: list[TableSettlement] = []
+    after: str | None = None
+    while True:
+        page, after = settled_tables(conn, query, after, SETTLEMENT_PAGE_MAX)
+        tables.extend(page)
+        if after is None:
+            return build_settlement(conn, query, tables, show_only_player, None)
+
+
+def build_settlement(
+    conn: Conn,
+    query: SettlementQuery,
+    tables: list[TableSettlement],
+    show_only_player: bool,
+    next_after: str | None,
+) -> dict[str, JSON]:
+    """The report of these tables' figures."""
+    ids = sorted({str(player) for table in tables for _, player, _, _ in table.accounts if player is not None})
+    names = {pid: player.name for pid, player in players_by_id(conn, ids).items()} if ids else {}
     report_rows: list[dict[str, JSON]] = []
-    for (tid, account), amount in sorted(nets.items(), key=lambda item: (item[0][0], _account_order(item[0][1]))):
-        info = infos[tid]
-        pid = info.player_of(account)
-        if show_only_player and pid != player_id:
-            continue
-        report_rows.append(
-            {
-                "player_id": pid,
-                "name": names.get(pid) if pid else None,
-                "account": account,
-                "table_id": tid,
-                "game": info.game,
-                "unit": info.unit,
-                "net_amount": amount,
-                "net_cents": info.to_cents(amount),
-                "deals": len(deals_by_table[tid]),
-            }
-        )
-    all_cents = sum(infos[tid].to_cents(amount) for (tid, _), amount in nets.items())
+    for table in tables:
+        for account, pid, amount, cents in table.accounts:
+            if show_only_player and pid != query.player_id:
+                continue
+            report_rows.append(
+                {
+                    "player_id": pid,
+                    "name": names.get(pid) if pid else None,
+                    "account": account,
+                    "table_id": table.table_id,
+                    "game": table.game,
+                    "unit": table.unit,
+                    "net_amount": amount,
+                    "net_cents": cents,
+                    "deals": table.deals,
+                }
+            )
+    all_cents = sum(cents for table in tables for _, _, _, cents in table.accounts)
+    start, end = query.start, query.end
     return {
         "period": {
             "from": None if start is None else start.isoformat(),
             "to": None if end is None else end.isoformat(),
             "bounds": "from inclusive, to exclusive; deals are dated by their deal_ended event",
         },
-        "player_id": player_id,
-        "table_id": table_id,
+        "player_id": query.player_id,
+        "table_id": query.table_id,
         "currency_unit": "cents",
         "rows": report_rows,
         "players": _player_totals(report_rows),
-        "tables": _table_totals(report_rows, infos, deals_by_table),
+        "tables": _table_totals(report_rows, tables),
         "total_cents": sum(int(r["net_cents"]) for r in report_rows),
-        "deals": sum(len(d) for d in deals_by_table.values()),
+        "deals": sum(table.deals for table in tables),
         "balance_cents": all_cents,
-        "balanced": all_cents == 0 and all(sum(v for (t, _), v in nets.items() if t == tid) == 0 for tid in infos),
+        "balanced": all_cents == 0 and all(sum(amount for _, _, amount, _ in table.accounts) == 0 for table in tables),
         "balanced_scope": f"every account (seats and the {POOL_ACCOUNT}) of the tables in this report",
-        "consistent_with_deal_results": not discrepancies,
-        "discrepancies": discrepancies,
+        "consistent_with_deal_results": not any(table.discrepancies for table in tables),
+        "discrepancies": [d for table in tables for d in table.discrepancies],
+        "next_after": next_after,
     }
 
 
-def _account_order(account: str) -> tuple[int, int]:
-    """Seats in seat order, then the pool."""
+def _account_order(account: str) -> tuple[int, int, str]:
+    """Seats in seat order, then the pool (and any other account, by name)."""
     if account.startswith("seat:"):
-        return (0, int(account.removeprefix("seat:")))
-    return (1, 0)
-
-
-def _discrepancies(
-    deal_nets: Mapping[tuple[str, int], Mapping[str, int]], stored: Mapping[tuple[str, int], list[int]]
-) -> list[dict[str, JSON]]:
-    """Deals whose transfers do not add up to their stored result.net."""
-    found: list[dict[str, JSON]] = []
-    for (tid, deal_no), per_account in sorted(deal_nets.items()):
-        net = stored.get((tid, deal_no), [])
-        from_transfers = [per_account.get(f"seat:{seat}", 0) for seat in range(len(net))]
-        if from_transfers != net:
-            found.append({"table_id": tid, "deal_no": deal_no, "result_net": net, "transfers_net": from_transfers})
-    return found
-
-
-def _names(conn: Conn, infos: Mapping[str, TableInfo]) -> dict[str, str]:
-    ids = sorted({pid for info in infos.values() for pid in info.players.values()})
-    return {pid: player.name for pid, player in players_by_id(conn, ids).items()} if ids else {}
+        return (0, int(account.removeprefix("seat:")), "")
+    return (1, 0, account)
 
 
 def _player_totals(rows: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
@@ -305,14 +466,13 @@ def _player_totals(rows: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
     return [totals[p] for p in sorted(totals)]
 
 
-def _table_totals(
-    rows: list[dict[str, JSON]], infos: Mapping[str, TableInfo], deals: Mapping[str, set[int]]
-) -> list[dict[str, JSON]]:
+def _table_totals(rows: list[dict[str, JSON]], tables: list[TableSettlement]) -> list[dict[str, JSON]]:
     shown: dict[str, int] = {}
     for row in rows:
         shown[str(row["table_id"])] = shown.get(str(row["table_id"]), 0) + int(row["net_cents"])
+    known = {table.table_id: table for table in tables}
     return [
-        {"table_id": tid, "game": infos[tid].game, "deals": len(deals[tid]), "net_cents_shown": cents}
+        {"table_id": tid, "game": known[tid].game, "deals": known[tid].deals, "net_cents_shown": cents}
         for tid, cents in sorted(shown.items())
     ]
 

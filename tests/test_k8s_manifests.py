@@ -46,3 +46,23 @@ def test_every_workload_reads_the_config_and_the_secret() -> None:
         for container in document["spec"]["template"]["spec"]["containers"]:
             refs = {next(iter(ref)) + ":" + next(iter(ref.values()))["name"] for ref in container["envFrom"]}
             assert refs == {"configMapRef:cardledger", "secretRef:cardledger"}, where
+
+
+def test_every_workload_mounts_the_optional_redis_ca() -> None:
+    """REDIS_URL may name a CA file (`ssl_ca_certs=/etc/cardledger/redis-ca/ca.crt`), and every process checks that
+    it exists at start (a configuration error otherwise): each workload that reads the Secret mounts it."""
+    for where, document in documents():
+        if document["kind"] not in ("Deployment", "Job"):
+            continue
+        pod = document["spec"]["template"]["spec"]
+        volumes = {volume["name"]: volume for volume in pod.get("volumes", [])}
+        assert volumes.get("redis-ca", {}).get("secret") == {"secretName": "cardledger-redis-ca", "optional": True}, (
+            where
+        )
+        for container in pod["containers"]:
+            mounts = {mount["name"]: mount for mount in container.get("volumeMounts", [])}
+            assert mounts.get("redis-ca") == {
+                "name": "redis-ca",
+                "mountPath": "/etc/cardledger/redis-ca",
+                "readOnly": True,
+            }, where

@@ -12,6 +12,16 @@ threads), and then nothing answered, not even /healthz. So the two are counted a
   client reconnects later (EventSource does) or reads the table instead; one caller (one bearer token, or
   one address without a token) follows at most `streams_per_caller` of them (CARDLEDGER_API_STREAMS_PER_CALLER),
   so no single caller takes every stream slot (429 `too_many_streams`);
+- one bearer token has at most `requests_per_caller` requests in progress at once
+  (CARDLEDGER_API_REQUESTS_PER_CALLER); one more is refused at once with 429 `too_many_requests_at_once`,
+  before Flask sees it. A client that sends its requests one after the other never meets this; one that
+  opens many connections cannot hold more than its share of the request slots, nor burn the server's time
+  on refusals (a refusal here costs far less than the rate limiter's);
+- a token that was answered 429 (by a rate limit or the limit above) and sends again before its
+  Retry-After has passed is held (asleep, costing nothing) until it has, at most `wait_seconds`, and then
+  served; at most `held_per_caller` of its requests are held at once, more are refused at once. A client
+  that waits as told never meets this; one that ignores Retry-After from many connections is slowed to what
+  its limits allow instead of keeping the server busy refusing it;
 - /healthz and /readyz are never held back, so a busy worker still answers its probes.
 
 A slot is given back when the server closes the response (a stream's ends with its generator).
@@ -20,8 +30,10 @@ A slot is given back when the server closes the response (a stream's ends with i
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,6 +46,32 @@ PROBES = frozenset({"/healthz", "/readyz"})
 RETRY_AFTER_SECONDS = 5
 DEFAULT_WAIT_SECONDS = 5.0
 DEFAULT_STREAMS_PER_CALLER = 4
+DEFAULT_REQUESTS_PER_CALLER = 2
+DEFAULT_HELD_PER_CALLER = 16
+MAX_PENALTIES = 10_000
+
+
+class _PerCaller:
+    """How many things each caller holds at once, up to `limit` each (callers holding none are forgotten)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def enter(self, caller: str) -> bool:
+        with self._lock:
+            count = self.held.get(caller, 0)
+            if count >= self.limit:
+                return False
+            self.held[caller] = count + 1
+            return True
+
+    def leave(self, caller: str) -> None:
+        with self._lock:
+            left = self.held.pop(caller) - 1
+            if left:
+                self.held[caller] = left
 
 
 class Admission:
@@ -44,6 +82,8 @@ class Admission:
         streams: int,
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
         streams_per_caller: int = DEFAULT_STREAMS_PER_CALLER,
+        requests_per_caller: int = DEFAULT_REQUESTS_PER_CALLER,
+        held_per_caller: int = DEFAULT_HELD_PER_CALLER,
     ) -> None:
         if requests < 1:
             raise ValueError(f"an API worker must serve at least 1 request at once, got {requests}")
@@ -53,15 +93,21 @@ class Admission:
             raise ValueError(f"a request must be allowed to wait for its turn, got {wait_seconds} s")
         if streams_per_caller < 1:
             raise ValueError(f"a caller must be allowed at least 1 stream, got {streams_per_caller}")
+        if requests_per_caller < 1:
+            raise ValueError(f"a caller must be allowed at least 1 request at once, got {requests_per_caller}")
         self.app = app
         self.requests = requests
         self.streams = streams
         self.wait_seconds = wait_seconds
         self.streams_per_caller = streams_per_caller
+        self.requests_per_caller = requests_per_caller
         self._request_slots = threading.BoundedSemaphore(requests)
         self._stream_slots = threading.BoundedSemaphore(streams) if streams else None
-        self._streams_of: dict[str, int] = {}
-        self._streams_lock = threading.Lock()
+        self._streams_of = _PerCaller(streams_per_caller)
+        self._requests_of = _PerCaller(requests_per_caller)
+        self._held_of = _PerCaller(max(1, held_per_caller))
+        self._refused_until: dict[str, float] = {}  # token -> monotonic time its last Retry-After ends
+        self._refused_lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
@@ -69,8 +115,26 @@ class Admission:
             return self.app(environ, start_response)
         if environ.get("REQUEST_METHOD") == "GET" and STREAM_PATH.match(path):
             return self._stream(environ, start_response)
+        token = _token_key(environ)
+        if token is not None:
+            early = self._hold_until_retry_after(token)
+            if early is not None:
+                return early(environ, start_response)
+            start_response = self._noting_refusals(token, start_response)
+        if token is not None and not self._requests_of.enter(token):
+            self._refused(token, 1.0)
+            refused = problem(
+                429,
+                "too_many_requests_at_once",
+                f"one caller has at most {self.requests_per_caller} requests in progress at once; "
+                "send the next when one has been answered",
+                headers={"Retry-After": "1"},
+            )
+            return refused(environ, start_response)
         slots = self._request_slots
         if not slots.acquire(timeout=self.wait_seconds):
+            if token is not None:
+                self._requests_of.leave(token)
             busy = problem(
                 503,
                 "server_busy",
@@ -78,37 +142,79 @@ class Admission:
                 headers={"Retry-After": "1"},
             )
             return busy(environ, start_response)
-        return self._run(environ, start_response, slots.release)
+
+        def release() -> None:
+            if token is not None:
+                self._requests_of.leave(token)
+            slots.release()
+
+        return self._run(environ, start_response, release)
+
+    def _hold_until_retry_after(self, token: str) -> WSGIApp | None:
+        """Sleep until the token's last Retry-After has passed (at most `wait_seconds`); None when the request may
+        go on, or a 429 when the token already has `held_per_caller` requests asleep."""
+        with self._refused_lock:
+            until = self._refused_until.get(token)
+        wait = 0.0 if until is None else until - time.monotonic()
+        if wait <= 0:
+            return None
+        if not self._held_of.enter(token):
+            seconds = max(1, math.ceil(wait))
+            return problem(
+                429,
+                "retry_after_not_waited",
+                f"this caller was told to retry after {seconds} s and already has requests waiting for that",
+                headers={"Retry-After": str(seconds)},
+            )
+        try:
+            time.sleep(min(wait, self.wait_seconds))
+        finally:
+            self._held_of.leave(token)
+        return None
+
+    def _noting_refusals(self, token: str, start_response: Callable[..., Any]) -> Callable[..., Any]:
+        def noted(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            if status.startswith("429"):
+                retry = next((value for name, value in headers if name.lower() == "retry-after"), "1")
+                self._refused(token, float(retry) if retry.isdigit() else 1.0)
+            return start_response(status, headers) if exc_info is None else start_response(status, headers, exc_info)
+
+        return noted
+
+    def _refused(self, token: str, seconds: float) -> None:
+        until = time.monotonic() + seconds
+        with self._refused_lock:
+            if len(self._refused_until) >= MAX_PENALTIES:
+                now = time.monotonic()
+                for stale in [key for key, ends in self._refused_until.items() if ends <= now]:
+                    del self._refused_until[stale]
+            self._refused_until[token] = max(until, self._refused_until.get(token, 0.0))
 
     def _stream(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         caller = _caller_key(environ)
-        with self._streams_lock:
-            if self._streams_of.get(caller, 0) >= self.streams_per_caller:
-                refused = problem(
-                    429,
-                    "too_many_streams",
-                    f"one caller follows at most {self.streams_per_caller} streams at once on this server; close "
-                    f"one first, or retry in {RETRY_AFTER_SECONDS} s",
-                    headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-                )
-                return refused(environ, start_response)
-            slots = self._stream_slots
-            if slots is None or not slots.acquire(blocking=False):
-                busy = problem(
-                    503,
-                    "stream_busy",
-                    f"this server follows {self.streams} streams at once and has none free; "
-                    f"retry in {RETRY_AFTER_SECONDS} s or read the table instead",
-                    headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-                )
-                return busy(environ, start_response)
-            self._streams_of[caller] = self._streams_of.get(caller, 0) + 1
+        if not self._streams_of.enter(caller):
+            refused = problem(
+                429,
+                "too_many_streams",
+                f"one caller follows at most {self.streams_per_caller} streams at once on this server; close "
+                f"one first, or retry in {RETRY_AFTER_SECONDS} s",
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+            return refused(environ, start_response)
+        slots = self._stream_slots
+        if slots is None or not slots.acquire(blocking=False):
+            self._streams_of.leave(caller)
+            busy = problem(
+                503,
+                "stream_busy",
+                f"this server follows {self.streams} streams at once and has none free; "
+                f"retry in {RETRY_AFTER_SECONDS} s or read the table instead",
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+            return busy(environ, start_response)
 
         def release() -> None:
-            with self._streams_lock:
-                left = self._streams_of.pop(caller) - 1
-                if left:
-                    self._streams_of[caller] = left
+            self._streams_of.leave(caller)
             slots.release()
 
         return self._run(environ, start_response, release)
@@ -124,12 +230,17 @@ class Admission:
         return _ReleasedOnClose(body, release)
 
 
-def _caller_key(environ: dict[str, Any]) -> str:
-    """Whose stream this is: the bearer token (hashed; never kept as it is), else the client address."""
+def _token_key(environ: dict[str, Any]) -> str | None:
+    """The caller's bearer token, hashed (never kept as it is); None without one."""
     authorization = environ.get("HTTP_AUTHORIZATION", "")
-    if authorization:
-        return "token:" + hashlib.sha256(authorization.encode("utf-8", "replace")).hexdigest()
-    return "address:" + str(environ.get("REMOTE_ADDR", ""))
+    if not authorization:
+        return None
+    return "token:" + hashlib.sha256(authorization.encode("utf-8", "replace")).hexdigest()
+
+
+def _caller_key(environ: dict[str, Any]) -> str:
+    """Whose stream this is: the bearer token, else the client address."""
+    return _token_key(environ) or "address:" + str(environ.get("REMOTE_ADDR", ""))
 
 
 class _ReleasedOnClose:

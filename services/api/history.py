@@ -8,7 +8,14 @@ from typing import Any
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.routing import Blueprint, secured
-from services.api.schemas import INT32_MAX, DealRecordSchema, EventsPageSchema, EventsQuerySchema, LedgerSchema
+from services.api.schemas import (
+    INT32_MAX,
+    DealRecordSchema,
+    EventsPageSchema,
+    EventsQuerySchema,
+    LedgerQuerySchema,
+    LedgerSchema,
+)
 from services.errors import NotFound
 
 blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="History, deal records and ledgers")
@@ -36,7 +43,10 @@ def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
 
 @blp.route("/<uuid:table_id>/ledger", methods=["GET"])
 @secured(blp, 403, 404)
+@blp.arguments(LedgerQuerySchema(), location="query")
 @blp.response(200, LedgerSchema)
-def ledger(table_id: uuid.UUID) -> dict[str, Any]:
-    """The double-entry ledger lines of the table (from the ledger projection)."""
-    return container().audit.table_ledger(caller(), str(table_id))
+def ledger(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
+    """A page of the table's double-entry ledger lines in log order (from the ledger projection, as fresh as it
+    is), cursor paginated: `after` = the previous page's `next_after`, null on the last page. `totals`,
+    `sum_amount`, `sum_cents`, `balanced` and `line_count` cover the whole table on every page."""
+    return container().audit.table_ledger(caller(), str(table_id), query.get("after"), query["limit"])

@@ -21,6 +21,12 @@ reached each API worker counts in its own memory until Redis answers again
 (flask-limiter's in-memory fallback: one warning when it starts, one line when
 Redis is back); the limits then hold per worker instead of across replicas.
 Any other failure of the limiter lets the request through (swallow_errors).
+A Redis that refuses the password of REDIS_URL counts as unreachable: the same
+fallback (and /readyz says why).
+
+The client address is `request.remote_addr`: the peer's, or with
+CARDLEDGER_TRUSTED_PROXIES the one the trusted proxies forwarded
+(`services.api.proxies`); with 0, X-Forwarded-For changes nothing.
 """
 
 from __future__ import annotations
@@ -77,7 +83,14 @@ def _drop_limiter_retry_after(response: Response) -> Response:
     return response
 
 
+# A Redis that does not answer costs a request at most this long before the in-memory fallback takes over.
+# (Parameters in REDIS_URL's query string win: redis-py's from_url lets them.)
+STORAGE_OPTIONS: dict[str, str | int] = {"socket_connect_timeout": 2, "socket_timeout": 2}
+
+
 def storage_uri(redis_url: str | None) -> str:
+    """limits' storage URI for REDIS_URL: the same URL (credentials, rediss:// and query parameters such as
+    ssl_ca_certs pass through to redis-py's from_url), except unix:// which limits spells redis+unix://."""
     if not redis_url:
         return "memory://"
     if redis_url.startswith("unix://"):
@@ -94,6 +107,7 @@ def install_limits(app: Flask, redis_url: str | None) -> Limiter:
         get_remote_address,
         app=app,
         storage_uri=uri,
+        storage_options=dict(STORAGE_OPTIONS) if uri.startswith("redis") else {},  # redis, rediss, redis+unix
         headers_enabled=True,
         header_name_mapping={HeaderNames.RETRY_AFTER: _LIMITER_RETRY_AFTER},
         swallow_errors=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import redis
 from flask import Response, current_app
 
 from infra.migrations import pending_migrations
@@ -42,8 +43,14 @@ def _checks() -> dict[str, dict[str, Any]]:
         services.redis.ping()
         checks["redis"] = {"ok": True}
     except Exception as error:
-        checks["redis"] = {"ok": False, "detail": f"{type(error).__name__}: redis unreachable"}
+        checks["redis"] = {"ok": False, "detail": _redis_detail(error)}
     return checks
+
+
+def _redis_detail(error: Exception) -> str:
+    if isinstance(error, redis.AuthenticationError):
+        return f"{type(error).__name__}: redis refused the credentials of REDIS_URL"
+    return f"{type(error).__name__}: redis unreachable"
 
 
 @blp.route("/readyz", methods=["GET"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Response, request
 
@@ -25,6 +26,12 @@ from services.receipt_checks import check_table_receipts, receipts_section
 blp = Blueprint("reports", __name__, url_prefix="/v1/reports", description="Settlement and dispute reports")
 
 _TEXT = {"schema": {"type": "string"}}
+_NEXT_PAGE_HEADER = {
+    "Link": {
+        "description": 'the next page, `<url>; rel="next"`, when there is one (the CSV has no `next_after`)',
+        "schema": {"type": "string"},
+    }
+}
 DISPUTE_RECEIPTS_MAX_BYTES = 512 * 1024  # room for MAX_DISPUTE_RECEIPTS receipts (about 330 bytes each)
 
 
@@ -37,11 +44,17 @@ def _room_for_receipts() -> None:
 @blp.route("/settlement", methods=["GET"])
 @secured(blp, 403, 404)
 @blp.arguments(SettlementQuerySchema(), location="query")
-@blp.response(200, SettlementSchema)
+@blp.response(200, SettlementSchema, headers=_NEXT_PAGE_HEADER)
 @blp.doc(responses={200: {"content": {"text/csv": _TEXT}}})
-def settlement(query: dict[str, Any]) -> dict[str, Any] | Response:
-    """Net per player and per table over the period (`from` inclusive, `to` exclusive). Players see their own
-    figures only (403 for another player's id); the auditor sees all. `format=csv` answers text/csv."""
+def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
+    """Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by their
+    end. Players see their own figures only (403 for another player's id); the auditor sees all.
+    `format=csv` answers text/csv.
+
+    Read from the deal_settlements projection (as fresh as it is). Paged by table: at most `limit` tables
+    (default 100, at most 200; a table has at most 5 rows) in table id order; `next_after` (and, for CSV, the
+    `Link` header) gives the next page, null on the last. Every figure of a page, the CSV's TOTAL row included,
+    covers the tables of that page."""
     who = caller()
     player_id = str(query["player_id"]) if "player_id" in query else None
     if not who.is_auditor:
@@ -49,11 +62,24 @@ def settlement(query: dict[str, Any]) -> dict[str, Any] | Response:
             raise Forbidden("players may read their own settlement only", "not_your_report")
         player_id = who.player_id
     table_id = str(query["table_id"]) if "table_id" in query else None
+    after = str(query["after"]) if "after" in query else None
     audit = container().audit
-    report = audit.settlement_report(who, player_id, table_id, query.get("date_from"), query.get("date_to"))
+    report = audit.settlement_report(
+        who, player_id, table_id, query.get("date_from"), query.get("date_to"), after, query["limit"]
+    )
+    headers = _next_page_link(report.get("next_after"))
     if query["format"] == "csv":
-        return Response(settlement_csv(report), mimetype="text/csv")
-    return report
+        return Response(settlement_csv(report), mimetype="text/csv", headers=headers)
+    return report, 200, headers
+
+
+def _next_page_link(next_after: Any) -> dict[str, str]:
+    """`Link: <this request with after=next_after>; rel="next"` when another page follows."""
+    if next_after is None:
+        return {}
+    args = [(key, value) for key, value in request.args.items(multi=True) if key != "after"]
+    url = request.path + "?" + urlencode([*args, ("after", str(next_after))])
+    return {"Link": f'<{url}>; rel="next"'}
 
 
 def _wants_html(explicit: str | None) -> bool:

@@ -3,7 +3,8 @@
 The id is bound to the request's context (`services.logs.current_request_id`)
 so that every log line of the request carries it and the events the request
 appends record it in their metadata. A DEBUG line per request gives method,
-route, status and duration (never headers or bodies).
+route, status, duration and the client's address (the proxies' forwarded one
+with CARDLEDGER_TRUSTED_PROXIES, `services.api.proxies`); never headers or bodies.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def install_request_ids(app: Flask) -> None:
                     "route": request.url_rule.rule if request.url_rule is not None else "unmatched",
                     "status": response.status_code,
                     "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+                    "remote_addr": request.remote_addr,
                 },
             )
         return response

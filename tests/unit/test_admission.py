@@ -179,13 +179,87 @@ def test_one_caller_cannot_take_every_stream_slot() -> None:
     assert all(status.startswith("200") for status, _, _ in [*others, anonymous])
     mine[0].close()  # type: ignore[attr-defined]
     assert call(admission, STREAM, token="alice")[0].startswith("200"), "a closed stream frees the caller's place"
-    assert admission._streams_of["token:" + __import__("hashlib").sha256(b"Bearer alice").hexdigest()] == 2
+    assert admission._streams_of.held["token:" + __import__("hashlib").sha256(b"Bearer alice").hexdigest()] == 2
     for _, _, body in [*others, anonymous]:
         body.close()
-    assert len(admission._streams_of) == 1  # callers with no stream left are forgotten
+    assert len(admission._streams_of.held) == 1  # callers with no stream left are forgotten
+
+
+def test_one_token_cannot_hold_more_than_its_share_of_the_request_slots() -> None:
+    admission = Admission(App(), requests=5, streams=0, requests_per_caller=2)
+    held = [call(admission, "/v1/reports/settlement", token="abuser")[2] for _ in range(2)]
+    status, headers, body = call(admission, "/v1/reports/settlement", token="abuser")
+    assert status.startswith("429") and headers["Retry-After"] == "1"
+    assert json.loads(b"".join(body))["code"] == "too_many_requests_at_once"
+    honest = call(admission, "/v1/tables", token="player")
+    anonymous = [call(admission, "/v1/players", "POST") for _ in range(2)]  # no token: the slots alone bound them
+    assert honest[0].startswith("200") and all(status.startswith("200") for status, _, _ in anonymous)
+    for _, _, answered in [honest, *anonymous]:
+        answered.close()
+    held[0].close()  # type: ignore[attr-defined]
+    again = call(admission, "/v1/reports/settlement", token="abuser")
+    assert again[0].startswith("200"), "an answered request frees the caller's place"
+    for body in (held[1], again[2]):
+        body.close()
+    assert admission._requests_of.held == {}
+
+
+def test_a_refused_slot_gives_the_callers_place_back() -> None:
+    admission = Admission(App(), requests=1, streams=0, wait_seconds=0.1, requests_per_caller=1)
+    held = call(admission, "/v1/tables", token="a")[2]
+    assert call(admission, "/v1/tables", token="b")[0].startswith("503")
+    held.close()  # type: ignore[attr-defined]
+    assert admission._requests_of.held == {}
+    answered = call(admission, "/v1/tables", token="b")
+    assert answered[0].startswith("200")
+    answered[2].close()
+
+
+class LimitedApp(App):
+    """Answers its first request 429 with Retry-After 1, then 200."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        self.calls += 1
+        if self.calls == 1:
+            start_response("429 Too Many Requests", [("Retry-After", "1")])
+            return [b"{}"]
+        return super().__call__(environ, start_response)
+
+
+def test_a_token_that_does_not_wait_its_retry_after_is_held_until_it_has_passed() -> None:
+    import time
+
+    app = LimitedApp()
+    admission = Admission(app, requests=2, streams=0, held_per_caller=1)
+    assert call(admission, "/v1/reports/settlement", token="eager")[0].startswith("429")
+    done: list[float] = []
+
+    def again() -> None:
+        started = time.monotonic()
+        status, _, body = call(admission, "/v1/reports/settlement", token="eager")
+        done.append(time.monotonic() - started)
+        assert status.startswith("200")
+        body.close()
+
+    thread = threading.Thread(target=again)
+    thread.start()
+    time.sleep(0.2)
+    status, _, body = call(admission, "/v1/reports/settlement", token="eager")  # one is held already
+    assert status.startswith("429") and json.loads(b"".join(body))["code"] == "retry_after_not_waited"
+    other = call(admission, "/v1/tables", token="patient")
+    assert other[0].startswith("200"), "another token is not held"
+    other[2].close()
+    thread.join()
+    assert done and 0.6 < done[0] < 5.0, "held until the Retry-After had passed (at most wait_seconds), then served"
 
 
 @pytest.mark.parametrize(("wait", "per_caller"), [(0, 4), (-1, 4), (1, 0)])
 def test_a_wait_or_a_per_caller_limit_out_of_range_is_refused(wait: float, per_caller: int) -> None:
     with pytest.raises(ValueError):
         Admission(App(), requests=1, streams=1, wait_seconds=wait, streams_per_caller=per_caller)
+    with pytest.raises(ValueError):
+        Admission(App(), requests=1, streams=1, wait_seconds=wait, requests_per_caller=per_caller)
