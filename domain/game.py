@@ -77,3 +77,13 @@ class Game(Protocol):
         ...
 
     def hand(self, deal: Any, seat: int) -> list[str]: ...
+
+    def timeout_action(self, table: TableState, seat: int) -> dict[str, JSON]:
+        """The action the turn clock takes for `seat`, the seat to act, when its time runs out (a house rule of
+        docs/house-rules.md): always legal, and chosen from the hand in canonical order, never at random."""
+        ...
+
+    def closing_transfers(self, table: TableState) -> list[Transfer]:
+        """What the service pays back when it closes the abandoned `table` (between deals, nobody seated): the
+        Cha Kau Tsz pool to those who paid into it since it was last won; nothing for Cholek Tiga."""
+        ...

@@ -1,12 +1,14 @@
 """Money moves as transfers; each transfer is a debit of the payer and a credit of the payee.
 
-Accounts are strings: "seat:N" for a seated player, "pool" for the Cha Kau Tsz pool.
+Accounts are strings: "seat:N" for the player seated at seat N when the transfer is made (the players of the
+deal it belongs to), "pool" for the Cha Kau Tsz pool, and "player:ID" for player ID by name, who need not
+hold a seat (the pool of an abandoned table goes back to its payers that way).
 Amounts are positive integers in the deal's unit (cents or chip points).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from domain.events import JSON
@@ -14,8 +16,30 @@ from domain.events import JSON
 POOL_ACCOUNT = "pool"
 
 
+SEAT_PREFIX = "seat:"
+PLAYER_PREFIX = "player:"
+
+
 def seat_account(seat: int) -> str:
-    return f"seat:{seat}"
+    return f"{SEAT_PREFIX}{seat}"
+
+
+def player_account(player_id: str) -> str:
+    return f"{PLAYER_PREFIX}{player_id}"
+
+
+def account_player(account: str, players: Sequence[str | None]) -> str | None:
+    """The player an account names: "player:ID" names ID; "seat:N" the player at seat N in `players` (the players
+    of the deal the transfer belongs to); the pool or an empty seat, nobody."""
+    if account.startswith(PLAYER_PREFIX):
+        return account.removeprefix(PLAYER_PREFIX)
+    if account.startswith(SEAT_PREFIX):
+        try:
+            seat = int(account.removeprefix(SEAT_PREFIX))
+        except ValueError:
+            return None
+        return players[seat] if 0 <= seat < len(players) else None
+    return None
 
 
 @dataclass(frozen=True, slots=True)

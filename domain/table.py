@@ -2,19 +2,31 @@
 
 `decide(state, command, seeds) -> events` and `evolve(state, event) -> state`
 are pure. Randomness enters only as server seeds, passed in by the caller as
-a mapping from deal number to seed (the current deal and the next one).
+a mapping from deal number to seed (the current deal and the next one), and
+time only as the `occurred_at` of events from the log and the `now` of the
+clock's commands (`Expire`, `Abandon`).
+
+The turn clock (house rules, docs/house-rules.md). `clock_since` is the time of
+the event from which the current clock runs: while a deal is played, the last
+event (every write ends where a seat must decide); between deals, the
+`deal_ended` event (readiness is due within `READY_FACTOR` turns of it); at a
+table nobody sits at, the event that emptied it (or its opening). From it and
+the table option `turn_seconds`, `turn_deadline(state)` is a pure function of
+the log, whichever process folds it and however often it restarts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
 from domain.errors import ConflictError, NotYourTurn, OptionError, RuleError
 from domain.events import JSON, Event
 from domain.games import game_named
+from domain.hashchain import canonical_timestamp
 from domain.ledger import Transfer
 from domain.shuffle import commitment, deal_deck, validate_client_seed
 
@@ -26,7 +38,20 @@ DEAL_STARTED = "deal_started"
 DEAL_ENDED = "deal_ended"
 PLAYER_READY = "player_ready"
 TABLE_CLOSED = "table_closed"
-TABLE_EVENT_TYPES = frozenset({TABLE_OPENED, PLAYER_SEATED, DEAL_STARTED, DEAL_ENDED, PLAYER_READY, TABLE_CLOSED})
+PLAYER_LEFT = "player_left"
+TABLE_EVENT_TYPES = frozenset(
+    {TABLE_OPENED, PLAYER_SEATED, DEAL_STARTED, DEAL_ENDED, PLAYER_READY, TABLE_CLOSED, PLAYER_LEFT}
+)
+
+# The turn clock (house rules). A table opened before it existed has no `turn_seconds` option: no clock.
+TURN_SECONDS = "turn_seconds"
+DEFAULT_TURN_SECONDS = 60
+MIN_TURN_SECONDS = 5
+MAX_TURN_SECONDS = 3600
+READY_FACTOR = 5  # between deals, a seat not ready within READY_FACTOR * turn_seconds is unseated
+TIMED_OUT = "timed_out"  # true in the data of an action the clock took, and of an unseating for not being ready
+CLOCK_ACTOR = "clock"  # the metadata actor of everything the service does by itself
+ABANDONED = "abandoned"  # the reason of a table_closed event the service appends to an abandoned table
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +71,7 @@ class TableState:
     carry: Mapping[str, JSON] = field(default_factory=dict)
     deal: Any = None  # the game's state of the running (or last) deal
     last_result: Mapping[str, JSON] | None = None
+    clock_since: datetime | None = None  # see the module's doc; None when folded from events without times
 
     def seat_of(self, player_id: str) -> int | None:
         for seat, occupant in enumerate(self.players):
@@ -70,7 +96,23 @@ class Act:
     action: Mapping[str, Any]
 
 
-Command = Sit | Act
+@dataclass(frozen=True, slots=True)
+class Expire:
+    """The turn clock at `now`: the default action of the seat to act, or between deals the unseating of the seats
+    not ready, once `turn_deadline` has passed (a ConflictError before)."""
+
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """Close a table nobody has sat at for `after` (at `now`), paying back what the game leaves on it."""
+
+    now: datetime
+    after: timedelta
+
+
+Command = Sit | Act | Expire | Abandon
 
 
 def open_table(table_id: str, game_name: str, seats: int, raw_options: Mapping[str, Any], first_seed: bytes) -> Event:
@@ -80,7 +122,7 @@ def open_table(table_id: str, game_name: str, seats: int, raw_options: Mapping[s
             f"{game.name} is played by {game.min_seats} to {game.max_seats} players, not {seats}",
             code="invalid_seats",
         )
-    options = game.parse_options(raw_options, seats)
+    options = _parse_options(game.name, raw_options, seats)
     return Event(
         TABLE_OPENED,
         {
@@ -91,6 +133,27 @@ def open_table(table_id: str, game_name: str, seats: int, raw_options: Mapping[s
             "commitment": commitment(first_seed),
         },
     )
+
+
+def _parse_options(game_name: str, raw: Mapping[str, Any], seats: int) -> dict[str, JSON]:
+    """The game's options and the table's own (`turn_seconds`, default DEFAULT_TURN_SECONDS)."""
+    if not isinstance(raw, Mapping) or TURN_SECONDS not in raw:
+        options = game_named(game_name).parse_options(raw, seats)
+        options[TURN_SECONDS] = DEFAULT_TURN_SECONDS
+        return options
+    options = game_named(game_name).parse_options({k: v for k, v in raw.items() if k != TURN_SECONDS}, seats)
+    value = raw[TURN_SECONDS]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (value == 0 or MIN_TURN_SECONDS <= value <= MAX_TURN_SECONDS)
+    ):
+        raise OptionError(
+            f"option {TURN_SECONDS} must be 0 (no clock) or an integer from {MIN_TURN_SECONDS} to "
+            f"{MAX_TURN_SECONDS}, not {value!r}"
+        )
+    options[TURN_SECONDS] = value
+    return options
 
 
 def decide(state: TableState, command: Command, seeds: Mapping[int, bytes]) -> list[Event]:
@@ -106,6 +169,11 @@ def decide_and_evolve(
     if isinstance(command, Sit):
         events = _sit(state, command, seeds)
         return events, fold(state, events)
+    if isinstance(command, Expire):
+        return _expire(state, command.now, seeds)
+    if isinstance(command, Abandon):
+        events = [_abandon(state, command.now, command.after)]
+        return events, fold(state, events)
     return _act(state, command.seat, command.action, seeds)
 
 
@@ -114,9 +182,9 @@ def _sit(state: TableState, command: Sit, seeds: Mapping[int, bytes]) -> list[Ev
         raise ConflictError(
             f"player {command.player_id} already sits at seat {state.seat_of(command.player_id)}", code="already_seated"
         )
-    if state.status != OPEN:
-        raise ConflictError(f"table {state.table_id} is full", code="table_full")
     free = [seat for seat, occupant in enumerate(state.players) if occupant is None]
+    if state.status not in (OPEN, BETWEEN_DEALS) or not free:
+        raise ConflictError(f"table {state.table_id} is full", code="table_full")
     seat = free[0] if command.seat is None else command.seat
     if not 0 <= seat < state.seats:
         raise RuleError(f"seat {seat} does not exist; this table has seats 0..{state.seats - 1}", code="invalid_seat")
@@ -125,8 +193,11 @@ def _sit(state: TableState, command: Sit, seeds: Mapping[int, bytes]) -> list[Ev
     client_seed = command.client_seed or ""
     validate_client_seed(client_seed)
     events = [Event(PLAYER_SEATED, {"seat": seat, "player_id": command.player_id, "client_seed": client_seed})]
-    if len(free) == 1:
-        events += _start_deal(evolve(state, events[0]), seeds)
+    after = evolve(state, events[0])
+    # Before deal 1 the last seating starts it; between deals a seating counts as ready, so it starts the next
+    # deal when every other seat is ready too.
+    if len(free) == 1 and (state.status == OPEN or len(after.ready) == state.seats):
+        events += _start_deal(after, seeds)
     return events
 
 
@@ -140,6 +211,15 @@ def _act(
     kind = action.get("type")
     if kind == "ready":
         events = _ready(state, seat, action, seeds)
+        return events, fold(state, events)
+    if kind == "leave":
+        if state.status == PLAYING:
+            raise ConflictError(
+                f"a seat cannot be left while deal {state.deal_no} is played; leave between deals (the turn clock "
+                "plays for an absent seat meanwhile)",
+                code="deal_in_progress",
+            )
+        events = [_left(state, seat, timed_out=False)]
         return events, fold(state, events)
     if kind == "close":
         if state.status != BETWEEN_DEALS:
@@ -163,6 +243,57 @@ def _act(
     return events, after
 
 
+def _left(state: TableState, seat: int, timed_out: bool) -> Event:
+    data: dict[str, JSON] = {"seat": seat, "player_id": state.players[seat], "deal_no": state.deal_no}
+    if timed_out:
+        data[TIMED_OUT] = True
+    return Event(PLAYER_LEFT, data)
+
+
+def _expire(state: TableState, now: datetime, seeds: Mapping[int, bytes]) -> tuple[list[Event], TableState]:
+    """The clock's move once the deadline has passed: the default action of the seat to act (its first event
+    marked `timed_out`), or between deals every seat not ready unseated."""
+    deadline = turn_deadline(state)
+    if deadline is None:
+        raise ConflictError(f"no turn clock runs at table {state.table_id} now", code="no_clock")
+    if now < deadline:
+        raise ConflictError(
+            f"the turn clock of table {state.table_id} runs until {canonical_timestamp(deadline)}",
+            code="clock_running",
+        )
+    if state.status == PLAYING:
+        seat = to_act(state)
+        assert seat is not None  # turn_deadline is None when nobody is to act
+        events, after = _act(state, seat, game_named(state.game).timeout_action(state, seat), seeds)
+        events[0] = Event(events[0].type, {**events[0].data, TIMED_OUT: True})
+        return events, after
+    events = [_left(state, seat, timed_out=True) for seat in seats_not_ready(state)]
+    return events, fold(state, events)
+
+
+def _abandon(state: TableState, now: datetime, after: timedelta) -> Event:
+    since = vacant_since(state)
+    if since is None:
+        raise ConflictError(f"table {state.table_id} has players or is closed", code="not_abandoned")
+    if now < since + after:
+        raise ConflictError(
+            f"table {state.table_id} has had nobody seated since {canonical_timestamp(since)}, not yet for {after}",
+            code="not_abandoned",
+        )
+    game = game_named(state.game)
+    data: dict[str, JSON] = {"deal_no": state.deal_no, "reason": ABANDONED}
+    transfers = game.closing_transfers(state)
+    if transfers:
+        data["transfers"] = [t.to_json() for t in transfers]
+        data["unit"] = game.money_unit
+    return Event(TABLE_CLOSED, data)
+
+
+def seats_not_ready(state: TableState) -> tuple[int, ...]:
+    """The seats taken between deals whose players have not said ready."""
+    return tuple(seat for seat, player in enumerate(state.players) if player is not None and seat not in state.ready)
+
+
 def _ready(state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping[int, bytes]) -> list[Event]:
     if state.status != BETWEEN_DEALS:
         raise ConflictError(f"'ready' is for between deals; the table is {state.status}", code="wrong_phase")
@@ -173,7 +304,7 @@ def _ready(state: TableState, seat: int, action: Mapping[str, Any], seeds: Mappi
         raise RuleError("client_seed must be a string", code="invalid_client_seed")
     validate_client_seed(client_seed)
     events = [Event(PLAYER_READY, {"seat": seat, "deal_no": state.deal_no + 1, "client_seed": client_seed})]
-    if len(state.ready) + 1 == state.seats:
+    if len(state.ready) + 1 == state.seats and None not in state.players:
         events += _start_deal(evolve(state, events[0]), seeds)
     return events
 
@@ -185,7 +316,12 @@ def _start_deal(state: TableState, seeds: Mapping[int, bytes]) -> list[Event]:
         raise RuntimeError(f"server seed for deal {deal_no} does not match its published commitment")
     started = Event(
         DEAL_STARTED,
-        {"deal_no": deal_no, "commitment": state.next_commitment, "client_seeds": list(state.next_client_seeds)},
+        {
+            "deal_no": deal_no,
+            "commitment": state.next_commitment,
+            "client_seeds": list(state.next_client_seeds),
+            "players": list(state.players),  # who plays the deal (seats change hands between deals)
+        },
     )
     dealing_state = evolve(state, started)
     return [started, *game_named(state.game).start_deal(dealing_state, _deck(dealing_state, seeds))]
@@ -238,19 +374,37 @@ def evolve(state: TableState | None, event: Event) -> TableState:
             next_commitment=str(data["commitment"]),
             next_client_seeds=("",) * seats,
             carry=game.initial_carry(seats, data["options"]),
+            clock_since=event.occurred_at,
         )
     if event.type not in TABLE_EVENT_TYPES:  # the hot path: one replace per game event
-        return _with_deal(state, game_named(state.game).evolve_deal(state, state.deal, event))
+        deal = game_named(state.game).evolve_deal(state, state.deal, event)
+        return _with_deal(state, deal, 1, event.occurred_at)
     state = replace(state, version=state.version + 1)
     if event.type == PLAYER_SEATED:
         seat = int(data["seat"])
         players = _set(state.players, seat, str(data["player_id"]))
         seeds = _set(state.next_client_seeds, seat, str(data["client_seed"]))
+        if state.status == BETWEEN_DEALS:  # sitting down between deals is being ready for the next one
+            return replace(state, players=players, next_client_seeds=seeds, ready=state.ready | {seat})
         status = PLAYING if None not in players else OPEN
         return replace(state, players=players, next_client_seeds=seeds, status=status)
-    if event.type == DEAL_STARTED:
+    if event.type == PLAYER_LEFT:
+        seat = int(data["seat"])
+        players = _set(state.players, seat, None)
+        empty = all(player is None for player in players)
         return replace(
             state,
+            players=players,
+            ready=state.ready - {seat},
+            next_client_seeds=_set(state.next_client_seeds, seat, ""),
+            clock_since=event.occurred_at if empty else state.clock_since,
+        )
+    if event.type == DEAL_STARTED:
+        players = tuple(data["players"]) if "players" in data else state.players  # absent before seats could change
+        return replace(
+            state,
+            players=players,
+            clock_since=event.occurred_at,
             status=PLAYING,
             deal_no=int(data["deal_no"]),
             deal_client_seeds=tuple(data["client_seeds"]),
@@ -269,6 +423,7 @@ def evolve(state: TableState | None, event: Event) -> TableState:
             next_commitment=str(data["next_commitment"]),
             last_result=dict(data["result"]),
             ready=frozenset(),
+            clock_since=event.occurred_at,
         )
     if event.type == PLAYER_READY:
         seat = int(data["seat"])
@@ -282,8 +437,9 @@ def evolve(state: TableState | None, event: Event) -> TableState:
     raise ValueError(f"{event.type} is not a table event")  # pragma: no cover - TABLE_EVENT_TYPES lists them all
 
 
-def _with_deal(state: TableState, deal: Any, steps: int = 1) -> TableState:
-    """`replace(state, version=+steps, deal=deal)`, spelled out: game events are most of every fold."""
+def _with_deal(state: TableState, deal: Any, steps: int = 1, at: datetime | None = None) -> TableState:
+    """`replace(state, version=+steps, deal=deal, clock_since=at)`, spelled out: game events are most of every
+    fold. `at` is the time of the last of the `steps` game events: each starts a decision."""
     return TableState(
         state.table_id,
         state.game,
@@ -300,6 +456,7 @@ def _with_deal(state: TableState, deal: Any, steps: int = 1) -> TableState:
         state.carry,
         deal,
         state.last_result,
+        at,
     )
 
 
@@ -311,21 +468,30 @@ def fold(state: TableState | None, events: Iterable[Event]) -> TableState:
     rather than one per event (in a seat_views rebuild, folding went from 18% to 12% of the samples).
     """
     deal: Any = None
+    at: datetime | None = None
     run = 0  # game events folded into `deal`, not yet into `state`
     for event in events:
         if state is not None and event.type not in TABLE_EVENT_TYPES:
             if run == 0:
                 deal, rules = state.deal, game_named(state.game)
             deal = rules.evolve_deal(state, deal, event)
+            at = event.occurred_at
             run += 1
             continue
         if run:
             assert state is not None
-            state, run = _with_deal(state, deal, run), 0
+            state, run = _with_deal(state, deal, run, at), 0
         state = evolve(state, event)
     if state is None:
         raise ValueError("no events to fold")
-    return _with_deal(state, deal, run) if run else state
+    return _with_deal(state, deal, run, at) if run else state
+
+
+def stamped(state: TableState, at: datetime) -> TableState:
+    """`state`, folded from events just decided (without times), as it is once they are appended at `at`:
+    events that start a clock leave `clock_since` None, which is then their time. Every other event keeps it,
+    so a state whose clock_since is None after such events was decided from one folded without times."""
+    return state if state.clock_since is not None else replace(state, clock_since=at)
 
 
 def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -341,13 +507,44 @@ def to_act(state: TableState) -> int | None:
     return game_named(state.game).to_act(state.deal)
 
 
+def turn_seconds(state: TableState) -> int:
+    """The table's clock in seconds; 0 (no clock) for a table opened before the clock existed."""
+    value = state.options.get(TURN_SECONDS, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def turn_deadline(state: TableState) -> datetime | None:
+    """When the clock acts (`Expire`): while a deal is played, `turn_seconds` after the event that made it the
+    turn of the seat to act; between deals, READY_FACTOR times that after the deal ended, if a seated player
+    is not ready. None without a clock, with nobody to act, or when folded from events without times."""
+    seconds = turn_seconds(state)
+    if seconds <= 0 or state.clock_since is None:
+        return None
+    if state.status == PLAYING and to_act(state) is not None:
+        return state.clock_since + timedelta(seconds=seconds)
+    if state.status == BETWEEN_DEALS and seats_not_ready(state):
+        return state.clock_since + timedelta(seconds=seconds * READY_FACTOR)
+    return None
+
+
+def vacant_since(state: TableState) -> datetime | None:
+    """Since when nobody has sat at the table (`Abandon`); None while someone does, or once it is closed."""
+    if state.status == CLOSED or any(player is not None for player in state.players):
+        return None
+    return state.clock_since
+
+
 def legal_actions(state: TableState, seat: int) -> list[dict[str, JSON]]:
     if state.status == PLAYING:
         if to_act(state) != seat:
             return []
         return game_named(state.game).legal_actions(state, seat)
+    if not 0 <= seat < state.seats or state.players[seat] is None:
+        return []
     if state.status == BETWEEN_DEALS and seat not in state.ready:
-        return [{"type": "ready"}, {"type": "close"}]
+        return [{"type": "ready"}, {"type": "close"}, {"type": "leave"}]
+    if state.status in (OPEN, BETWEEN_DEALS):
+        return [{"type": "leave"}]
     return []
 
 
@@ -366,12 +563,17 @@ def public_view(state: TableState) -> dict[str, JSON]:
         if state.status in (PLAYING, CLOSED)
         else {"deal_no": state.deal_no + 1, "commitment": state.next_commitment},
         "ready": sorted(state.ready),
+        "turn_deadline": _timestamp(turn_deadline(state)),
     }
     if state.deal is not None:
         view.update(game_named(state.game).public_state(state))
     if state.last_result is not None:
         view["last_result"] = dict(state.last_result)
     return view
+
+
+def _timestamp(moment: datetime | None) -> str | None:
+    return None if moment is None else canonical_timestamp(moment)
 
 
 def seat_view(state: TableState, seat: int, public: Mapping[str, JSON] | None = None) -> dict[str, JSON]:

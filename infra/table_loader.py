@@ -3,7 +3,10 @@
 A table's state is its opening and seatings (deal_no 0), the `deal_ended`
 event before the latest deal (which carries everything a finished deal leaves
 behind), and every event from there on. So the cost is one or two deals'
-events, however long the table has been playing.
+events, however long the table has been playing. Seats that changed hands
+between earlier deals are set right by the latest `deal_started`, which names
+the players of its deal (the seatings and leavings folded before it, from an
+older head, are overruled by it).
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ def _from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]
 def fold_recorded(events: list[RecordedEvent]) -> TableState | None:
     if not events:
         return None
-    state = fold(None, (Event(e.type, e.data) for e in events))
+    state = fold(None, (Event(e.type, e.data, e.occurred_at) for e in events))
     return replace(state, version=events[-1].version)
 
 
@@ -79,7 +82,7 @@ def evolve_recorded(state: TableState, events: list[RecordedEvent]) -> TableStat
     for offset, event in enumerate(events):
         if event.version != state.version + offset + 1:
             raise ValueError(f"event version {event.version} does not follow state version {state.version + offset}")
-    return fold(state, [Event(event.type, event.data) for event in events]) if events else state
+    return fold(state, [Event(event.type, event.data, event.occurred_at) for event in events]) if events else state
 
 
 def load_table(conn: Conn, table_id: str, up_to_version: int | None = None) -> TableState | None:

@@ -8,6 +8,10 @@ lost race is retried from the state that won. A read of one table's state or sea
 view is served the same way, so it is never older than the last committed
 write and never waits for the projections; a table this process has not seen
 is read from the projected view when that is current.
+
+The turn clock (`services.clock`) writes through the same guarded append as a
+player (`clock_tick`): at the version it read, as the actor "clock", so a late
+player and the clock never both act on one turn.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import hmac
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from psycopg_pool import ConnectionPool
@@ -53,6 +58,19 @@ class Caller:
 
 
 AUDITOR_CALLER = Caller(None, "auditor")
+CLOCK_CALLER = Caller(None, tables.CLOCK_ACTOR)  # the service acting by itself; never an API caller
+
+
+@dataclass(frozen=True, slots=True)
+class ClockWrite:
+    """What the clock appended at a table: `kind` is "timed_out" (the default action of the seat to act),
+    "unseated" (seats not ready between deals) or "closed" (an abandoned table)."""
+
+    table_id: str
+    kind: str
+    expected_version: int  # the version the clock read: it started the turn (or the wait) that ran out
+    version: int  # after the append
+    seats: tuple[int, ...]  # the seats it acted for
 
 
 def domain_error(error: DomainError) -> ServiceError:
@@ -95,7 +113,7 @@ def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool, hashes_wit
     }
 
 
-def _receipt_unless_withheld(response: Mapping[str, Any], receipt: dict[str, JSON]) -> dict[str, JSON] | None:
+def _receipt_unless_withheld(response: Mapping[str, Any], receipt: dict[str, JSON] | None) -> dict[str, JSON] | None:
     """The write's receipt; None when the answer withholds its last event's hash (a running deal begun before
     hash version 2, see `event_json`): the receipt holds that hash, and its signature would test guesses of it."""
     events = response["events"]
@@ -231,10 +249,12 @@ class CardLedger:
         command_for: Callable[[TableState], tables.Command],
         expected_version: int | None,
         idempotency: tuple[str, str, str] | None = None,
+        signed: bool = True,
     ) -> tuple[TableState, dict[str, JSON]]:
         """Load, decide, append; retried on a lost race unless the caller pinned a version (If-Match).
 
-        Returns the state after the write and the response the caller sees.
+        Returns the state after the write and the response the caller sees. `signed=False` (the clock's writes,
+        which answer nobody) makes no receipt: `receipt` is None.
         """
         for attempt in range(MAX_WRITE_ATTEMPTS):
             try:
@@ -257,9 +277,13 @@ class CardLedger:
                         raise domain_error(error) from error
                     new_events = self._annotate(state, events, caller)
                     pending = self.store.prepare(table_id, state.version, new_events, known.last_hash)
+                    # The clock of the new state runs from the append's time (events decided have none).
+                    after = tables.stamped(after, pending.occurred_at)
                     # Signed before the append so the idempotency record keeps this very receipt for replays.
-                    receipt = self.signer.sign(table_id, state.version + len(new_events), pending.hashes[-1])
-                    self._list_key_once(conn)
+                    receipt: dict[str, JSON] | None = None
+                    if signed:
+                        receipt = self.signer.sign(table_id, state.version + len(new_events), pending.hashes[-1])
+                        self._list_key_once(conn)
                     record = None
                     if idempotency is not None:
                         player_id, key, fingerprint = idempotency
@@ -296,7 +320,7 @@ class CardLedger:
         return new
 
     def _new_event(self, event: Event, deal_no: int, caller: Caller) -> NewEvent:
-        metadata: dict[str, JSON] = {"actor": caller.player_id or "auditor"}
+        metadata: dict[str, JSON] = {"actor": caller.player_id or caller.name}
         request_id = current_request_id()
         if request_id is not None:
             metadata["request_id"] = request_id
@@ -321,6 +345,44 @@ class CardLedger:
         if not self._key_listed:
             register_public_key(conn, self.signer)
             self._key_listed = True
+
+    # The clock -------------------------------------------------------------
+
+    def clock_tick(
+        self, table_id: str, now: datetime, abandon_after: timedelta, pause: Callable[[], None] | None = None
+    ) -> ClockWrite | None:
+        """The clock at `table_id` at `now`: when the turn deadline has passed, the default action of the seat to
+        act (or between deals, the unseating of the seats not ready); when nobody has sat at the table for
+        `abandon_after`, its closing. None when nothing is due.
+
+        The write is the same guarded append as a player's, expecting the version read here (the version whose
+        event started the clock that ran out): a player who acted meanwhile wins, and the clock does nothing
+        (None); a second clock for the same turn finds the turn taken. `pause` (fault injection) runs between
+        the decision and the append."""
+        with self.pool.connection() as conn:
+            known = self.states.current(conn, table_id)
+        if known is None:
+            return None
+        state = known.state
+        deadline, vacant = tables.turn_deadline(state), tables.vacant_since(state)
+        command: tables.Command
+        if deadline is not None and now >= deadline:
+            command = tables.Expire(now)
+            kind = "timed_out" if state.status == tables.PLAYING else "unseated"
+            seats = (tables.to_act(state),) if state.status == tables.PLAYING else tables.seats_not_ready(state)
+        elif vacant is not None and now >= vacant + abandon_after:
+            command, kind, seats = tables.Abandon(now, abandon_after), "closed", ()
+        else:
+            return None
+        if pause is not None:
+            pause()
+        try:
+            after, _ = self._write(
+                CLOCK_CALLER, table_id, lambda _state: command, expected_version=state.version, signed=False
+            )
+        except (PreconditionFailed, Conflict):
+            return None  # the table moved on (a player acted, or another clock did): nothing is due here now
+        return ClockWrite(table_id, kind, state.version, after.version, tuple(s for s in seats if s is not None))
 
     @staticmethod
     def _require_player(caller: Caller, what: str) -> str:

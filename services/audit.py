@@ -9,9 +9,11 @@
   per write transaction: who acted, their legal choices, each event redacted
   for the caller, the public state after it) with the verification;
   `dispute_html(report)` renders it as a page.
-- `table_ledger(caller, table_id)`: the double-entry ledger of the table.
-- `settlement_report(caller, player_id, table_id, date_from, date_to)`: net per
-  player per table over a period; `settlement_csv(report)` renders it as CSV.
+- `table_ledger(caller, table_id, after, limit)`: a page of the double-entry
+  ledger of the table, with the whole table's totals.
+- `settlement_report(caller, player_id, table_id, date_from, date_to, after,
+  limit)`: a page of the net per player per table over a period;
+  `settlement_csv(report)` renders it as CSV.
 
 Access: the deal record, dispute report and ledger of a table are for its
 seated players and the auditor (others: Forbidden; unknown table or deal:
@@ -23,8 +25,11 @@ unless `summary.ok`), and `settlement_report_offline(pool, date_from, date_to,
 player_id, fmt)` for `cardledger report settlement --from --to [--player]
 --format csv|json` (print the returned text).
 
-Reports are computed from the event log itself, not the projections, so they
-are exact at any moment (`services.audit_reports`).
+The ledger and the settlement report read the projections (`ledger_lines`,
+`deal_settlements`), so they are as fresh as those and cost what their page
+asks for, not what the log holds (`services.audit_reports`); the offline report
+first catches `deal_settlements` up with the log. Deal records and dispute
+reports read the deal's own events.
 """
 
 from __future__ import annotations
@@ -42,10 +47,20 @@ from domain.redaction import AUDITOR, Viewer
 from domain.table import TableState
 from infra.event_store import Conn, EventStore, RecordedEvent, read_stream_in
 from infra.players import players_by_id
+from infra.projections import catch_up
 from infra.table_loader import load_table
 from services.application import Caller, event_json
 from services.audit_html import dispute_html
-from services.audit_reports import PeriodBound, TableInfo, ledger_report, settlement_csv, table_infos
+from services.audit_reports import (
+    LEDGER_PAGE_DEFAULT,
+    SETTLEMENT_PAGE_DEFAULT,
+    PeriodBound,
+    TableInfo,
+    ledger_page,
+    settlement_csv,
+    settlement_report_whole,
+    table_infos,
+)
 from services.audit_reports import settlement_report as compute_settlement
 from services.audit_verify import DealBounds, deal_bounds, verify_deal
 from services.audit_verify_tables import VerifySummary, verify_tables
@@ -78,11 +93,15 @@ class Audit:
             bounds = _bounds(conn, table_id, deal_no)
             verdict = verify_deal(conn, table_id, bounds)
             started, ended = _deal_ends(conn, table_id, bounds)
+            timed_out = _timed_out_by_seat(conn, table_id, bounds, info.seats)
         return {
             "table_id": table_id,
             "game": info.game,
             "deal_no": deal_no,
             **_seed_fields(started, ended),
+            # The deal's players by seat (deals begun before seats could change hands: as seated at the table).
+            "players": started.data.get("players") or [info.players.get(seat) for seat in range(info.seats)],
+            "timed_out_actions": timed_out,
             "verification": verdict.to_json(),
         }
 
@@ -102,7 +121,7 @@ class Audit:
                 start_error = None
             except Exception as error:  # a tampered earlier event can make the state unbuildable
                 before, start_error = None, repr(error)
-            players = _named_players(conn, info)
+            players = _named_players(conn, info, started.data.get("players"))
         over = ended is not None
         withheld = not over and viewer is not AUDITOR and self.store.deal_holds_v1_private(table_id, deal_no)
         steps = _steps(events, before, deal_no, viewer, over, start_error, withheld)
@@ -124,11 +143,19 @@ class Audit:
 
     # Ledger and settlement ------------------------------------------------------------------
 
-    def table_ledger(self, caller: Caller, table_id: str) -> dict[str, JSON]:
+    def table_ledger(
+        self,
+        caller: Caller,
+        table_id: str,
+        after: tuple[int, int] | None = None,
+        limit: int = LEDGER_PAGE_DEFAULT,
+    ) -> dict[str, JSON]:
+        """A page of the table's ledger lines after the cursor `after` (global position, line number), with the
+        totals of the whole table."""
         with self.pool.connection() as conn:
             info = _table_info(conn, table_id)
             _viewer(info, caller)
-            return ledger_report(conn, info)
+            return ledger_page(conn, info, after, limit)
 
     def settlement_report(
         self,
@@ -137,8 +164,11 @@ class Audit:
         table_id: str | None,
         date_from: PeriodBound,
         date_to: PeriodBound,
+        after: str | None = None,
+        limit: int = SETTLEMENT_PAGE_DEFAULT,
     ) -> dict[str, JSON]:
-        """Net per player and per table over `[date_from, date_to)` (a date as `date_to` includes that day)."""
+        """A page (at most `limit` tables, after the table id `after`) of the net per player and per table over
+        `[date_from, date_to)` (a date as `date_to` includes that day)."""
         show_only_player = not caller.is_auditor
         if show_only_player:
             if player_id is not None and player_id != caller.player_id:
@@ -151,7 +181,7 @@ class Audit:
             if table_id is not None:
                 _table_info(conn, table_id)
             try:
-                return compute_settlement(conn, date_from, date_to, player_id, table_id, show_only_player)
+                return compute_settlement(conn, date_from, date_to, player_id, table_id, show_only_player, after, limit)
             except ValueError as error:
                 raise Unprocessable(str(error), "invalid_period") from error
 
@@ -161,13 +191,15 @@ def settlement_report_offline(
 ) -> str:
     """The settlement report with auditor rights, as text: `fmt` is "csv" or "json".
 
-    For `cardledger report settlement --from --to [--player] --format csv|json`. Raises
+    For `cardledger report settlement --from --to [--player] --format csv|json`. The read model is caught
+    up with the log first (as the projection workers would), and the report is every page as one. Raises
     ValueError for an unknown format or a malformed date.
     """
     if fmt not in ("csv", "json"):
         raise ValueError(f"unknown report format {fmt!r}; use csv or json")
     with pool.connection() as conn:
-        report = compute_settlement(conn, date_from, date_to, player_id, None, show_only_player=False)
+        catch_up(conn, "deal_settlements")
+        report = settlement_report_whole(conn, date_from, date_to, player_id, None, show_only_player=False)
     return settlement_csv(report) if fmt == "csv" else json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -195,12 +227,16 @@ def _viewer(info: TableInfo, caller: Caller) -> Viewer:
     return seat
 
 
-def _named_players(conn: Conn, info: TableInfo) -> list[JSON]:
-    """By seat: {"id", "name"} (as the table view shows players), or None for an empty seat."""
-    known = players_by_id(conn, sorted(info.players.values()))
+def _named_players(conn: Conn, info: TableInfo, deal_players: JSON = None) -> list[JSON]:
+    """By seat: {"id", "name"} (as the table view shows players), or None for an empty seat: the players of the
+    deal when its deal_started names them (seats change hands between deals), else as seated at the table."""
+    by_seat = dict(info.players)
+    if isinstance(deal_players, list) and len(deal_players) == info.seats:
+        by_seat = {seat: str(pid) for seat, pid in enumerate(deal_players) if pid is not None}
+    known = players_by_id(conn, sorted(by_seat.values()))
     named: list[JSON] = []
     for seat in range(info.seats):
-        pid = info.players.get(seat)
+        pid = by_seat.get(seat)
         named.append(None if pid is None else {"id": pid, "name": known[pid].name if pid in known else None})
     return named
 
@@ -249,6 +285,23 @@ def _seed_fields(started: RecordedEvent, ended: RecordedEvent | None) -> dict[st
     return fields
 
 
+def _timed_out_by_seat(conn: Conn, table_id: str, bounds: DealBounds, seats: int) -> list[int]:
+    """By seat, the actions the turn clock took for it in the deal (events marked "timed_out")."""
+    rows = conn.execute(
+        """SELECT data ->> 'seat' AS seat, count(*) AS n FROM events
+           WHERE stream_id = %s AND version >= %s AND version <= coalesce(%s, 2147483647)
+             AND data ->> 'timed_out' = 'true'
+           GROUP BY 1""",
+        (table_id, bounds.started_version, bounds.ended_version),
+    ).fetchall()
+    counts = [0] * seats
+    for row in rows:
+        seat = row["seat"]
+        if seat is not None and seat.isdigit() and int(seat) < seats:
+            counts[int(seat)] += int(row["n"])
+    return counts
+
+
 def _first_version_of_write(conn: Conn, table_id: str, version: int) -> int:
     """The first event written in the same transaction as `version` (the seat or ready that dealt)."""
     row = conn.execute(
@@ -284,6 +337,10 @@ def _steps(
     for number, members in enumerate(groups, start=1):
         actor = members[0].metadata.get("actor")
         seat = state.seat_of(str(actor)) if state is not None and actor is not None else None
+        # The turn clock acted for a seat whose time ran out: the step is that seat's, marked timed out.
+        timed_out = next((m for m in members if m.data.get(tables.TIMED_OUT) is True), None)
+        if seat is None and timed_out is not None and isinstance(timed_out.data.get("seat"), int):
+            seat = int(timed_out.data["seat"])
         alternatives: JSON = None
         if over and state is not None and seat is not None and error is None:
             alternatives = _safe(lambda s=state, seat=seat: tables.legal_actions(s, seat))
@@ -294,6 +351,7 @@ def _steps(
             "seat": seat,
             "to_act_before": None if state is None or error else _safe(lambda s=state: tables.to_act(s)),
             "legal_alternatives": alternatives,
+            "timed_out": timed_out is not None,
             "events": shown,
         }
         for recorded in members:
@@ -301,9 +359,10 @@ def _steps(
             item = event_json(recorded, viewer, deal_over, withheld and not deal_over)
             item["actor"] = actor
             item["seat"] = recorded.data.get("seat")
+            item["timed_out"] = recorded.data.get(tables.TIMED_OUT) is True
             if error is None:
                 try:
-                    state = tables.evolve(state, Event(recorded.type, recorded.data))
+                    state = tables.evolve(state, Event(recorded.type, recorded.data, recorded.occurred_at))
                     state = replace(state, version=recorded.version)
                 except Exception as failure:  # tampered data: say where the replay stopped
                     error = f"{recorded.type} (version {recorded.version}) does not fold: {failure!r}"

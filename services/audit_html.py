@@ -74,6 +74,11 @@ def _step(step: Mapping[str, Any]) -> str:
         + (f" (seat {_text(seat)})" if seat is not None else "")
         + f"; seat to act before: {_text(step.get('to_act_before'))}</h3>",
     ]
+    if step.get("timed_out"):
+        parts.append(
+            '<p class="bad">Timed out: the seat did not act in time, and the turn clock took the default action '
+            "for it (docs/house-rules.md).</p>"
+        )
     alternatives = step.get("legal_alternatives")
     if alternatives is not None:
         listed = ", ".join(f"<code>{_text(a)}</code>" for a in alternatives) or '<span class="muted">none</span>'

@@ -1,6 +1,6 @@
 """The `cardledger` command: run the stack or one of its processes, and audit tools.
 
-cardledger up                     migrations, API, relay and projection workers in one process group
+cardledger up                     migrations, API, relay and projection workers (with the turn clock) in one group
 cardledger migrate                apply the numbered SQL migrations (as the owner); --service-role NAME
 cardledger api | relay | worker   one process of the stack
 cardledger deck ...               print a deal's deck order from its revealed seed
@@ -34,11 +34,13 @@ log = logging.getLogger("cardledger")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    from services.clock import abandon_after
     from services.supervisor import api_streams, api_threads
 
     try:
         settings = Settings.from_env()
         api_threads(), api_streams()  # read when the API starts; a bad value is a configuration error here too
+        abandon_after()  # read by the turn clock of each worker
     except ValueError as error:
         print(f"cardledger: configuration error: {error}", file=sys.stderr)
         return 2

@@ -6,7 +6,9 @@ is not read. As the player or auditor the token names, it reads
 
 - `GET /v1/tables/{id}/events` page by page (`after`, `limit`), every event of the table;
 - `GET /v1/tables/{id}/view` (a seated player's seat; the auditor and others get 403, which is fine);
-- `GET /v1/tables/{id}/ledger`, the table's ledger lines (403 for a player who is not seated: an error);
+- `GET /v1/tables/{id}/ledger` page by page (`after`, `limit`), the table's ledger lines (403 for a player who
+  is not seated: an error); the ledger is a read model a little behind the log, so while it has not reached the
+  last event read that carries transfers, it is read on for up to `LEDGER_WAIT_SECONDS`;
 - `GET /v1/tables/{id}/deals/{n}` for every deal: commitment, client seeds and (once ended) server seed;
 
 and checks, reusing the database audit's own checks (`services.audit_verify`) on the events as shown:
@@ -35,6 +37,7 @@ the values that disagree), 2 the table could not be verified (network error, an 
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -47,7 +50,16 @@ from typing import IO, TYPE_CHECKING, Any, TypeGuard
 
 from domain.events import JSON, PRIVATE, Event
 from domain.hashchain import HASH_V1, canonical_json, canonical_timestamp
-from domain.table import DEAL_ENDED, DEAL_STARTED, PLAYER_SEATED, TABLE_OPENED, TableState, deal_transfers
+from domain.ledger import PLAYER_PREFIX
+from domain.table import (
+    DEAL_ENDED,
+    DEAL_STARTED,
+    PLAYER_LEFT,
+    PLAYER_SEATED,
+    TABLE_OPENED,
+    TableState,
+    deal_transfers,
+)
 from infra.event_store import RecordedEvent
 from infra.table_loader import _from_last_finished_deal, fold_recorded
 from services.audit_verify import CHAIN, COMMITMENT, DECK, REPLAY, ChainWalker, DealVerification, check_ended_deal
@@ -56,6 +68,8 @@ if TYPE_CHECKING:
     from infra.receipts import Receipt
 
 PAGE_SIZE = 500  # events per GET /events (the API allows 1..1000)
+LEDGER_PAGE_SIZE = 1000  # lines per GET /ledger (the API allows 1..1000)
+LEDGER_WAIT_SECONDS = 10.0  # how long the ledger may take to reach the events read
 TIMEOUT_SECONDS = 30.0
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
@@ -295,6 +309,52 @@ def fetch_events(api: ApiClient, table_id: str, page_size: int = PAGE_SIZE) -> l
         after = next_after
 
 
+def fetch_ledger(
+    api: ApiClient,
+    table_id: str,
+    newest: int | None,
+    page_size: int | None = None,
+    wait: float | None = None,
+) -> dict[str, Any]:
+    """Every ledger line of the table as the API shows it, page by page (`after` = the page's `next_after`,
+    `limit`), as {"lines": [...]}. `newest` is the version of the last event read whose transfers make lines: the
+    ledger is a projection of the log, a little behind it, so until it shows a line of that event, the pages
+    after its last line are read again, for at most `wait` seconds (then the check names what is missing).
+    A server without pages (no `next_after`) answers every line at once."""
+    path = f"/v1/tables/{_quoted(table_id)}/ledger"
+    page_size = page_size or LEDGER_PAGE_SIZE
+    lines: list[Any] = []
+    after: str | None = None
+    deadline = time.monotonic() + (LEDGER_WAIT_SECONDS if wait is None else wait)
+    while True:
+        query: dict[str, int | str] = {"limit": page_size} if after is None else {"limit": page_size, "after": after}
+        page = api.get(path, query)
+        shown = page.get("lines") if isinstance(page, dict) else None
+        next_after = page.get("next_after") if isinstance(page, dict) else None
+        if not isinstance(shown, list) or not (next_after is None or isinstance(next_after, str)):
+            raise RemoteError(f"GET {path}: the answer is not a page of ledger lines ({_short(page)})")
+        lines += shown
+        if next_after is not None:
+            if next_after == after or not shown:
+                raise RemoteError(f"GET {path}?after={after}: next_after {next_after!r} does not move on")
+            after = next_after
+            continue
+        if newest is None or _reaches(lines, newest) or time.monotonic() >= deadline:
+            return {"lines": lines}
+        last = lines[-1] if lines else None
+        if last is not None and not (
+            isinstance(last, dict) and _is_int(last.get("global_position")) and _is_int(last.get("line_no"))
+        ):
+            return {"lines": lines}  # no cursor to read on from: the check names the line
+        time.sleep(0.2)
+        after = None if last is None else f"{last['global_position']}:{last['line_no']}"
+
+
+def _reaches(lines: Sequence[Any], version: int) -> bool:
+    """Some line comes from the event at `version` or a later one."""
+    return any(isinstance(line, dict) and _is_int(line.get("version")) and line["version"] >= version for line in lines)
+
+
 def _quoted(text: str) -> str:
     return urllib.parse.quote(text, safe="")
 
@@ -384,7 +444,6 @@ def verify_remote(
     """Verify table `table_id` through the API; raises RemoteError when it cannot be read."""
     report = RemoteVerification(api.base_url, table_id)
     raw_events = fetch_events(api, table_id, page_size)
-    ledger = api.get(f"/v1/tables/{_quoted(table_id)}/ledger")  # 403 for a player without a seat: an error
     view = api.get(f"/v1/tables/{_quoted(table_id)}/view", allow=(403,))
     seat = view.get("seat") if isinstance(view, dict) and _is_int(view.get("seat")) else None
     report.viewer = f"seat {seat}" if seat is not None else "the auditor"
@@ -403,6 +462,12 @@ def verify_remote(
     if not raw_events:
         report.findings.append(Finding(FORMAT, None, None, None, f"table {table_id} shows no events"))
     types = {e.version: e.type for e in events}
+    try:
+        expected = expected_ledger_lines(events)
+        newest = int(expected[-1]["version"]) if expected else None
+    except UnreadableTransfers:
+        newest = None  # the ledger check names the event
+    ledger = fetch_ledger(api, table_id, newest)  # 403 for a player without a seat: an error
     deals = _deals(events)
     ended = {d.deal_no for d in deals if d.ended is not None}
 
@@ -676,8 +741,9 @@ class UnreadableTransfers(ValueError):
 
 def expected_ledger_lines(events: Iterable[RecordedEvent]) -> list[dict[str, JSON]]:
     """The ledger lines the events' transfers make, as `infra.projections.ledger.ledger_lines` derives them:
-    per transfer the payer debited, then the payee credited; account "seat:N" is the player seated there;
-    the unit is the event's `unit` ("cents" when absent), converted at the table's `chip_value_cents`."""
+    per transfer the payer debited, then the payee credited; account "seat:N" is the player seated there (the
+    players of the deal: seats change hands only between deals), "player:ID" is player ID; the unit is the
+    event's `unit` ("cents" when absent), converted at the table's `chip_value_cents`."""
     seated: dict[int, str] = {}
     options: Mapping[str, JSON] = {}
     lines: list[dict[str, JSON]] = []
@@ -686,6 +752,8 @@ def expected_ledger_lines(events: Iterable[RecordedEvent]) -> list[dict[str, JSO
             options = event.data["options"]
         elif event.type == PLAYER_SEATED and _is_int(event.data.get("seat")):
             seated[int(event.data["seat"])] = str(event.data.get("player_id"))
+        elif event.type == PLAYER_LEFT and _is_int(event.data.get("seat")):
+            seated.pop(int(event.data["seat"]), None)
         if "transfers" not in event.data:
             continue
         try:
@@ -697,13 +765,14 @@ def expected_ledger_lines(events: Iterable[RecordedEvent]) -> list[dict[str, JSO
         for transfer in transfers:
             for account, amount in transfer.entries():
                 seat = int(account.removeprefix("seat:")) if account.startswith("seat:") else None
+                named = account.removeprefix(PLAYER_PREFIX) if account.startswith(PLAYER_PREFIX) else None
                 lines.append(
                     {
                         "version": event.version,
                         "event_type": event.type,
                         "deal_no": event.deal_no,
                         "account": account,
-                        "player_id": None if seat is None else seated.get(seat),
+                        "player_id": named if seat is None else seated.get(seat),
                         "amount": amount,
                         "unit": unit,
                         "amount_cents": amount * factor,

@@ -34,6 +34,8 @@ API_QUEUE_SECONDS_VARIABLE = "CARDLEDGER_API_QUEUE_SECONDS"
 DEFAULT_API_QUEUE_SECONDS = 5
 API_STREAMS_PER_CALLER_VARIABLE = "CARDLEDGER_API_STREAMS_PER_CALLER"
 DEFAULT_API_STREAMS_PER_CALLER = 4
+API_REQUESTS_PER_CALLER_VARIABLE = "CARDLEDGER_API_REQUESTS_PER_CALLER"
+DEFAULT_API_REQUESTS_PER_CALLER = 2
 
 
 def api_threads(environ: Mapping[str, str] = os.environ) -> int:
@@ -55,6 +57,11 @@ def api_queue_seconds(environ: Mapping[str, str] = os.environ) -> float:
 def api_streams_per_caller(environ: Mapping[str, str] = os.environ) -> int:
     """CARDLEDGER_API_STREAMS_PER_CALLER: streams one token (or address) follows at once on one worker."""
     return int_setting(environ, API_STREAMS_PER_CALLER_VARIABLE, DEFAULT_API_STREAMS_PER_CALLER, 1, 512)
+
+
+def api_requests_per_caller(environ: Mapping[str, str] = os.environ) -> int:
+    """CARDLEDGER_API_REQUESTS_PER_CALLER: requests one token has in progress at once on one worker."""
+    return int_setting(environ, API_REQUESTS_PER_CALLER_VARIABLE, DEFAULT_API_REQUESTS_PER_CALLER, 1, 64)
 
 
 def gunicorn_command(

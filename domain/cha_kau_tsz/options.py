@@ -74,10 +74,12 @@ def starting_stack(options: Mapping[str, JSON]) -> int:
 
 
 def initial_carry(seats: int, options: Mapping[str, JSON]) -> dict[str, JSON]:
-    """The cross-hand state before hand 1: balances are changes from the starting stack."""
+    """The cross-hand state before hand 1: balances are changes from the starting stack; `pool_paid` lists who
+    paid how much into the pool since it was last won (`domain.cha_kau_tsz.scoring.pool_paid_after`)."""
     return {
         "balances": [0] * seats,
         "pool": 0,
+        "pool_paid": [],
         "pool_game": 1,
         "hands_in_pool_game": 0,
         "starting_stack": starting_stack(options),

@@ -11,10 +11,12 @@ from domain.cha_kau_tsz import views
 from domain.cha_kau_tsz.dealing import deal_events
 from domain.cha_kau_tsz.decide import decide_play
 from domain.cha_kau_tsz.evolve import evolve_hand
-from domain.cha_kau_tsz.scoring import settle
+from domain.cha_kau_tsz.plays import in_deck_order
+from domain.cha_kau_tsz.scoring import pool_paid_after, pool_refunds, settle
 from domain.cha_kau_tsz.state import Hand
 from domain.events import JSON, Event
 from domain.game import DealOutcome
+from domain.ledger import Transfer
 
 if TYPE_CHECKING:
     from domain.game import Game
@@ -50,7 +52,7 @@ class ChaKauTsz:
     def outcome(self, table: TableState) -> DealOutcome:
         hand = _hand(table.deal)
         settlement = settle(hand.tricks, table.carry, int(table.options["pool_target_tricks"]))
-        carry = settlement.carry
+        carry = pool_paid_after(table.carry, settlement, table.players)
         cents = int(table.options["chip_value_cents"])
         result: dict[str, JSON] = {
             "hand_no": hand.hand_no,
@@ -77,6 +79,17 @@ class ChaKauTsz:
 
     def hand(self, deal: Any, seat: int) -> list[str]:
         return views.held_cards(deal, seat)
+
+    def timeout_action(self, table: TableState, seat: int) -> dict[str, JSON]:
+        """On lead, the hand's first card in canonical (deck) order as a single; following a lead of k cards,
+        the hand's first k cards in canonical order."""
+        hand = _hand(table.deal)
+        held = in_deck_order(hand.hands[seat])
+        count = 1 if hand.on_lead else len(hand.trick[0].cards)
+        return {"type": "play", "cards": list(held[:count])}
+
+    def closing_transfers(self, table: TableState) -> list[Transfer]:
+        return pool_refunds(table.carry)
 
 
 def _hand(deal: Any) -> Hand:

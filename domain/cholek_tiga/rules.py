@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from domain.cards import CHERKI_DECK
+from domain.cards import CHERKI_DECK, CHERKI_TYPES
 from domain.cholek_tiga import decide, evolve, options, views
 from domain.cholek_tiga.scoring import scores
 from domain.cholek_tiga.settlement import ang_pow_transfers, net_by_seat, next_first_seat, point_transfers
 from domain.cholek_tiga.state import DealState
 from domain.events import JSON, Event
 from domain.game import DealOutcome
+from domain.ledger import Transfer
 
 if TYPE_CHECKING:
     from domain.game import Game
@@ -68,6 +69,20 @@ class CholekTiga:
 
     def hand(self, deal: DealState | None, seat: int) -> list[str]:
         return views.hand(deal, seat)
+
+    def timeout_action(self, table: TableState, seat: int) -> dict[str, JSON]:
+        """With a turned-up card pending, pass; otherwise discard the hand's first card in canonical order
+        (RULES.md 1.1: coins, strings, myriads by rank, then OT WF RF), capturing nothing."""
+        deal: DealState = table.deal
+        if deal.pending is not None:
+            return {"type": "pass"}
+        return {"type": "discard", "card": min(deal.hands[seat], key=_CANONICAL.__getitem__), "capture": None}
+
+    def closing_transfers(self, table: TableState) -> list[Transfer]:
+        return []  # Cholek Tiga settles each game in full when it ends: nothing is left on the table
+
+
+_CANONICAL: dict[str, int] = {code: index for index, code in enumerate(CHERKI_TYPES)}
 
 
 CHOLEK_TIGA = CholekTiga()

@@ -1,20 +1,28 @@
 """What a projection needs to know about a table besides the batch: its opening and its players.
 
-A table's head (the `table_opened` event and the `player_seated` events, all
-in deal 0) does not change once every seat is taken, so complete heads are
-kept in a small per-process cache.
+A table's head (the `table_opened` event and the `player_seated` and
+`player_left` events of deal 0) does not change once every seat is taken (that
+starts deal 1), so complete heads are kept in a small per-process cache.
+
+Seats may change hands between deals, so an account "seat:N" names the player
+at seat N in the deal the transfer belongs to: `table_heads(conn, ids, deals)`
+adds the players of the given deals (from their `deal_started` events, which
+name them; a deal started before they did had the head's players, as seats
+could not change then), kept in a cache of their own (a deal's players never
+change), and `TableHead.player_at(account, deal_no)` reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import psycopg
 
 from domain.events import JSON, Event
-from domain.table import PLAYER_SEATED, TABLE_OPENED, TableState, fold
+from domain.ledger import account_player
+from domain.table import DEAL_STARTED, PLAYER_LEFT, PLAYER_SEATED, TABLE_OPENED, TableState, fold
 from infra.event_store import RecordedEvent
 from infra.lru import Lru
 from infra.table_loader import evolve_recorded, load_events_after, load_table
@@ -29,21 +37,27 @@ class TableHead:
     seats: int
     options: Mapping[str, JSON]
     created_seq: int  # global position of table_opened
-    players: tuple[str | None, ...]
+    players: tuple[str | None, ...]  # as seated before deal 1
+    deal_players: Mapping[int, tuple[str | None, ...]] = field(default_factory=dict)  # of the deals asked for
 
     @property
     def complete(self) -> bool:
         return None not in self.players
 
-    def player_at(self, account: str) -> str | None:
-        """The player of account "seat:N"; None for the pool or an empty seat."""
-        if not account.startswith("seat:"):
-            return None
-        seat = int(account.removeprefix("seat:"))
-        return self.players[seat] if 0 <= seat < len(self.players) else None
+    def players_in(self, deal_no: int | None) -> tuple[str | None, ...]:
+        """The players of deal `deal_no` (asked for from `table_heads`), else those seated before deal 1."""
+        if deal_no is None:
+            return self.players
+        return self.deal_players.get(deal_no, self.players)
+
+    def player_at(self, account: str, deal_no: int | None = None) -> str | None:
+        """The player of account "seat:N" in deal `deal_no` (see `players_in`), or of "player:ID"; None for the
+        pool or an empty seat."""
+        return account_player(account, self.players_in(deal_no))
 
 
 _heads: Lru[str, TableHead] = Lru(20_000)
+_deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(50_000)  # (table, deal) -> its players
 _states: Lru[str, tuple[TableState, ...]] = Lru(5_000)  # a few recent states per table, oldest first
 # The states folded from a table's slice of a batch, by (table, first version, last version). The table
 # projections fold the same batch one after another: the first folds, the others take its states (three
@@ -53,8 +67,46 @@ STATES_KEPT = 2  # the state before a batch (for the next projection folding it)
 CATCH_UP_LIMIT = 200
 
 
-def table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
-    """Heads of the given tables; streams that do not begin with table_opened are left out."""
+def table_heads(conn: Conn, table_ids: Iterable[str], deals: Iterable[tuple[str, int]] = ()) -> dict[str, TableHead]:
+    """Heads of the given tables, with the players of `deals` ((table, deal number) pairs); streams that do not
+    begin with table_opened are left out."""
+    heads = _table_heads(conn, table_ids)
+    wanted = sorted({(table_id, deal_no) for table_id, deal_no in deals if table_id in heads and deal_no >= 1})
+    if not wanted:
+        return heads
+    players: dict[tuple[str, int], tuple[str | None, ...]] = {}
+    missing = []
+    for key in wanted:
+        kept = _deal_players.get(key)
+        if kept is None:
+            missing.append(key)
+        else:
+            players[key] = kept
+    if missing:
+        # The partial index of deal starts (migration 004) finds them; the type is in the text for its predicate.
+        rows = conn.execute(
+            f"""SELECT e.stream_id, e.deal_no, e.data -> 'players' AS players FROM events e
+                JOIN unnest(%s::text[], %s::integer[]) AS d (stream_id, deal_no)
+                  ON e.stream_id = d.stream_id AND e.deal_no = d.deal_no
+                WHERE e.type = '{DEAL_STARTED}'""",
+            ([t for t, _ in missing], [d for _, d in missing]),
+        ).fetchall()
+        for row in rows:
+            key = (str(row["stream_id"]), int(row["deal_no"]))
+            raw = row["players"]
+            named = tuple(None if p is None else str(p) for p in raw) if isinstance(raw, list) else None
+            players[key] = named if named is not None else heads[key[0]].players
+            _deal_players.put(key, players[key])
+    by_table: dict[str, dict[int, tuple[str | None, ...]]] = {}
+    for (table_id, deal_no), seated in players.items():
+        by_table.setdefault(table_id, {})[deal_no] = seated
+    return {
+        table_id: replace(head, deal_players=by_table[table_id]) if table_id in by_table else head
+        for table_id, head in heads.items()
+    }
+
+
+def _table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
     wanted = sorted(set(table_ids))
     found: dict[str, TableHead] = {}
     missing = []
@@ -68,9 +120,9 @@ def table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
         return found
     rows = conn.execute(
         """SELECT stream_id, type, data, global_position FROM events
-           WHERE stream_id = ANY(%s) AND deal_no = 0 AND type IN (%s, %s)
+           WHERE stream_id = ANY(%s) AND deal_no = 0 AND type IN (%s, %s, %s)
            ORDER BY stream_id, version""",
-        (missing, TABLE_OPENED, PLAYER_SEATED),
+        (missing, TABLE_OPENED, PLAYER_SEATED, PLAYER_LEFT),
     ).fetchall()
     for row in rows:
         table_id, data = str(row["stream_id"]), row["data"]
@@ -82,7 +134,8 @@ def table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
         elif table_id in found:
             head = found[table_id]
             seat = int(data["seat"])
-            players = (*head.players[:seat], str(data["player_id"]), *head.players[seat + 1 :])
+            player = str(data["player_id"]) if row["type"] == PLAYER_SEATED else None
+            players = (*head.players[:seat], player, *head.players[seat + 1 :])
             found[table_id] = replace(head, players=players)
     for table_id in missing:
         head = found.get(table_id)
@@ -126,7 +179,7 @@ def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[Table
         start = 0
         for index, event in enumerate(mine):
             if index == len(mine) - 1 or mine[index + 1].deal_no != event.deal_no:
-                state = fold(state, [Event(e.type, e.data) for e in mine[start : index + 1]])
+                state = fold(state, [Event(e.type, e.data, e.occurred_at) for e in mine[start : index + 1]])
                 states.append(state)
                 start = index + 1
         assert state is not None
@@ -168,5 +221,6 @@ def _keep_state(table_id: str, state: TableState) -> None:
 
 def clear_caches() -> None:
     _heads.clear()
+    _deal_players.clear()
     _states.clear()
     _slices.clear()

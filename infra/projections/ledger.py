@@ -32,8 +32,8 @@ CENTS = "cents"
 
 _INSERT_LINE = """
 INSERT INTO ledger_lines (global_position, line_no, table_id, game, deal_no, account, player_id,
-                          amount, unit, amount_cents, reason, occurred_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                          amount, unit, amount_cents, reason, occurred_at, version, event_type)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 """
 
 _ADD_SETTLEMENT = """
@@ -60,6 +60,8 @@ class Line:
     amount_cents: int
     reason: str
     occurred_at: Any
+    version: int  # of the event in the table's stream
+    event_type: str
 
 
 def ledger_lines(event: RecordedEvent, head: TableHead) -> list[Line]:
@@ -80,20 +82,23 @@ def ledger_lines(event: RecordedEvent, head: TableHead) -> list[Line]:
                     head.game,
                     event.deal_no,
                     account,
-                    head.player_at(account),
+                    head.player_at(account, event.deal_no),  # the deal's players: seats change hands between deals
                     amount,
                     unit,
                     amount * factor,
                     transfer.reason,
                     event.occurred_at,
+                    event.version,
+                    event.type,
                 )
             )
     return lines
 
 
 def _heads_for(conn: Conn, events: list[RecordedEvent], types: frozenset[str]) -> dict[str, TableHead]:
-    tables = {event.stream_id for event in events if event.type in types or "transfers" in event.data}
-    return table_heads(conn, tables) if tables else {}
+    wanted = [event for event in events if event.type in types or "transfers" in event.data]
+    tables = {event.stream_id for event in wanted}
+    return table_heads(conn, tables, {(event.stream_id, event.deal_no) for event in wanted}) if tables else {}
 
 
 def apply_ledger(conn: Conn, events: list[RecordedEvent]) -> None:
@@ -118,6 +123,8 @@ def apply_ledger(conn: Conn, events: list[RecordedEvent]) -> None:
                     line.amount_cents,
                     line.reason,
                     line.occurred_at,
+                    line.version,
+                    line.event_type,
                 )
             )
     if rows:
@@ -143,7 +150,7 @@ def apply_settlements(conn: Conn, events: list[RecordedEvent]) -> None:
         if event.type == PLAYER_SEATED:
             deltas.setdefault((str(event.data["player_id"]), head.table_id), [0, 0, 0])
         if event.type == DEAL_ENDED:
-            for player in head.players:
+            for player in head.players_in(event.deal_no):
                 if player is not None:
                     deltas.setdefault((player, head.table_id), [0, 0, 0])[2] += 1
         unit = _money_unit(head.game)
@@ -169,7 +176,7 @@ LEDGER = Projection(
         ModelTable(
             "ledger_lines",
             "global_position, line_no, table_id, game, deal_no, account, player_id, amount, unit, amount_cents, "
-            "reason, occurred_at",
+            "reason, occurred_at, version, event_type",
             "global_position, line_no",
         ),
     ),

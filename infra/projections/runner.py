@@ -31,12 +31,15 @@ from infra.projections.checkpoint import (
     store_position,
     store_positions,
 )
+from infra.projections.deal_settlements import DEAL_SETTLEMENTS
 from infra.projections.ledger import LEDGER, SETTLEMENTS
 from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
 
 Conn = psycopg.Connection[dict[str, Any]]
 
-PROJECTIONS: dict[str, Projection] = {p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS)}
+PROJECTIONS: dict[str, Projection] = {
+    p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS, DEAL_SETTLEMENTS)
+}
 NAMES: tuple[str, ...] = tuple(PROJECTIONS)
 BATCH_SIZE = 500
 # How catch_up_all commits a batch: the table views on their own and first (players wait for them), then
@@ -44,7 +47,7 @@ BATCH_SIZE = 500
 # projections' own work on the few events a live batch holds).
 COMMITTED_TOGETHER: tuple[tuple[str, ...], ...] = (
     (TABLE_VIEWS.name,),
-    (SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name),
+    (SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
 )
 
 # Fault injection for tests: seconds to sleep after applying a batch, before its commit.

@@ -1,4 +1,9 @@
-"""Projections of table state: the public table view (lobby), private seat views, and tricks per hand."""
+"""Projections of table state: the public table view (lobby), private seat views, and tricks per hand.
+
+A table view row also carries the times the turn clock sweeps for (`turn_deadline`, `vacant_since`: pure
+functions of the table's state, indexed; migration 010). Every seat of a table has a seat view row once the
+table has had an event in a batch; an empty seat's row has no player (its player may have left).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from domain.events import JSON
-from domain.table import public_view, seat_view
+from domain.table import public_view, seat_view, turn_deadline, vacant_since
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import fold_tables, table_heads
@@ -20,14 +25,18 @@ CHA_KAU_TSZ = "cha-kau-tsz"
 # Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement and one JSON
 # encoding per batch. executemany sent a statement per row, and that cost a live catch-up a fifth of its time.
 _UPSERT_TABLE_VIEWS = """
-INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, updated_at)
-SELECT table_id, game, status, seats, version, created_seq, view, now()
+INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since,
+                         updated_at)
+SELECT table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since, now()
 FROM jsonb_to_recordset(%s::jsonb)
-     AS row (table_id text, game text, status text, seats integer, version integer, created_seq bigint, view jsonb)
+     AS row (table_id text, game text, status text, seats integer, version integer, created_seq bigint, view jsonb,
+             turn_deadline timestamptz, vacant_since timestamptz)
 ON CONFLICT (table_id) DO UPDATE
 SET status = EXCLUDED.status,
     version = EXCLUDED.version,
     view = EXCLUDED.view,
+    turn_deadline = EXCLUDED.turn_deadline,
+    vacant_since = EXCLUDED.vacant_since,
     updated_at = now()
 """
 
@@ -58,6 +67,7 @@ def apply_table_views(conn: Conn, events: list[RecordedEvent]) -> None:
     rows: list[JSON] = []
     for table_id, states in sorted(folded.items()):
         state = states[-1]
+        deadline, vacant = turn_deadline(state), vacant_since(state)
         rows.append(
             {
                 "table_id": table_id,
@@ -67,6 +77,8 @@ def apply_table_views(conn: Conn, events: list[RecordedEvent]) -> None:
                 "version": state.version,
                 "created_seq": heads[table_id].created_seq,
                 "view": public_view(state),
+                "turn_deadline": None if deadline is None else deadline.isoformat(),
+                "vacant_since": None if vacant is None else vacant.isoformat(),
             }
         )
     conn.execute(_UPSERT_TABLE_VIEWS, (Jsonb(rows),))
@@ -79,11 +91,12 @@ def apply_seat_views(conn: Conn, events: list[RecordedEvent]) -> None:
         state = states[-1]
         public = public_view(state)
         for seat, player_id in enumerate(state.players):
-            if player_id is not None:
-                view = seat_view(state, seat, public)
-                rows.append(
-                    {"table_id": table_id, "seat": seat, "player_id": player_id, "version": state.version, "view": view}
-                )
+            # An empty seat's row too (player NULL): its player may have left since the row was written, and a
+            # rebuild, which folds longer batches, must end with the same rows as the live model.
+            view = seat_view(state, seat, public)
+            rows.append(
+                {"table_id": table_id, "seat": seat, "player_id": player_id, "version": state.version, "view": view}
+            )
     if rows:
         conn.execute(_UPSERT_SEAT_VIEWS, (Jsonb(rows),))
 
@@ -117,7 +130,13 @@ def apply_hand_tricks(conn: Conn, events: list[RecordedEvent]) -> None:
 
 TABLE_VIEWS = Projection(
     "table_views",
-    (ModelTable("table_views", "table_id, game, status, seats, version, created_seq, view", "table_id"),),
+    (
+        ModelTable(
+            "table_views",
+            "table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since",
+            "table_id",
+        ),
+    ),
     apply_table_views,
 )
 SEAT_VIEWS = Projection(

@@ -3,14 +3,15 @@
 `create_app(settings=None, container=None)` builds the app. Without a
 container, the services are wired on the first request (per process, so a
 forking server opens its pools in each worker) from `settings`, which default
-to `Settings.from_env()`.
+to `Settings.from_env()`. With CARDLEDGER_TRUSTED_PROXIES > 0 the outermost
+WSGI layer believes the proxies' X-Forwarded-For/-Proto (`services.api.proxies`).
 """
 
 from __future__ import annotations
 
 import http
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flask import Flask, Response
@@ -25,6 +26,7 @@ from services.api.deps import EXTENSION, ContainerHolder
 from services.api.limits import install_limits, limit_config
 from services.api.metrics import install_metrics
 from services.api.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
+from services.api.proxies import WSGIApp, behind_proxies
 from services.api.request_ids import install_request_ids
 from services.api.schemas import ProblemSchema
 from services.bootstrap import Container, bootstrap, list_signing_key
@@ -82,8 +84,11 @@ def create_app(
     settings: Settings | None = None,
     container: Container | None = None,
     config: Mapping[str, Any] | None = None,
+    middleware: Sequence[Callable[[WSGIApp], WSGIApp]] = (),
 ) -> Flask:
-    """The API app. `container` (tests) wins over `settings`; `config` overrides Flask settings."""
+    """The API app. `container` (tests) wins over `settings`; `config` overrides Flask settings. `middleware`
+    wraps the WSGI app, innermost first; the trusted proxies' ProxyFix goes around them all, so that each sees
+    the client's address."""
     if settings is None:
         settings = container.settings if container is not None else Settings.from_env()
     resolved = settings
@@ -107,6 +112,10 @@ def create_app(
     install_metrics(app)
     redis_url = container.redis_url if container is not None else settings.redis_url
     install_limits(app, redis_url)
+    wsgi: WSGIApp = app.wsgi_app
+    for wrap in middleware:
+        wsgi = wrap(wsgi)
+    app.wsgi_app = behind_proxies(wsgi, settings.trusted_proxies)  # type: ignore[method-assign,assignment]
     return app
 
 
@@ -114,13 +123,24 @@ def create_served_app() -> Flask:
     """The app as gunicorn serves it (`supervisor.gunicorn_command`): requests and streams admitted apart, as
     many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.admission`)."""
     from infra.signing import signing_seed
-    from services.supervisor import api_queue_seconds, api_streams, api_streams_per_caller, api_threads
+    from services.supervisor import (
+        api_queue_seconds,
+        api_requests_per_caller,
+        api_streams,
+        api_streams_per_caller,
+        api_threads,
+    )
 
     settings = Settings.from_env()
     signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
-    app = create_app(settings)
-    app.wsgi_app = Admission(app.wsgi_app, api_threads(), api_streams(), api_queue_seconds(), api_streams_per_caller())  # type: ignore[method-assign]
-    return app
+
+    def admission(wsgi: WSGIApp) -> WSGIApp:
+        return Admission(
+            wsgi, api_threads(), api_streams(), api_queue_seconds(), api_streams_per_caller(), api_requests_per_caller()
+        )
+
+    # Admission inside the proxy fix: it counts streams per caller by the client's address, not the proxy's.
+    return create_app(settings, middleware=[admission])
 
 
 __all__ = ["create_app", "create_served_app"]

@@ -20,8 +20,11 @@ blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actio
 @blp.arguments(ActionSchema())
 @blp.response(201, ActionResultSchema)
 def act(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
-    """Act at the table. `Idempotency-Key` is required: a retry with the same key and body returns the first
-    answer and appends nothing; the same key with another body is a 422 `idempotency_key_reused`.
+    """Act at the table: a play of the game, or `ready`, `close` or `leave` between deals (`leave` also before the
+    first deal; during a deal it is a 409 `deal_in_progress`). A seat that lets its `turn_deadline` pass gets the
+    turn clock's default action instead (docs/house-rules.md). `Idempotency-Key` is required: a retry with the
+    same key and body returns the first answer and appends nothing; the same key with another body is a 422
+    `idempotency_key_reused`.
     `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise).
     The answer carries the signed `receipt` of the write (a replay, the first answer's receipt)."""
     expected = parse_if_match(headers.get("if_match"))

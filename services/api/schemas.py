@@ -9,11 +9,19 @@ from typing import Any
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields, post_dump, validate
 
 from domain.games import GAME_NAMES
+from services.audit_reports import (
+    LEDGER_PAGE_DEFAULT,
+    LEDGER_PAGE_MAX,
+    MAX_ACCOUNTS_PER_TABLE,
+    SETTLEMENT_PAGE_DEFAULT,
+    SETTLEMENT_PAGE_MAX,
+    parse_ledger_cursor,
+)
 
 INT32_MAX = 2**31 - 1
 INT63_MAX = 2**63 - 1
 STATUSES = ("open", "playing", "between_deals", "closed")
-ACTION_TYPES = ("discard", "capture", "pass", "play", "ready", "close")
+ACTION_TYPES = ("discard", "capture", "pass", "play", "ready", "close", "leave")
 
 _PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
 _ASCII_PRINTABLE = validate.Regexp(r"^[\x20-\x7e]*$", error="must be printable ASCII")
@@ -137,7 +145,12 @@ class TableCreateSchema(Schema):
     game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
     seats = _int(required=True, validate=validate.Range(min=1, max=16))
     options = fields.Dict(
-        keys=fields.String(), load_default=dict, metadata={"description": "per-table settings of RULES.md"}
+        keys=fields.String(),
+        load_default=dict,
+        metadata={
+            "description": "per-table settings of RULES.md, and turn_seconds (the turn clock: 0 for none, else "
+            "5 to 3600; default 60; docs/house-rules.md)"
+        },
     )
 
 
@@ -155,6 +168,16 @@ class TableSchema(OpenSchema):
     version = fields.Integer(required=True)
     next_deal = fields.Nested(NextDealSchema, allow_none=True)
     ready = fields.List(fields.Integer())
+    turn_deadline = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "description": "RFC 3339 UTC: when the turn clock acts for the seat to act (its default action, "
+            '"timed_out": true), or between deals unseats the seats not ready; null with no clock '
+            "(option turn_seconds 0) or nobody to act",
+        },
+    )
     last_result = fields.Dict(allow_none=True)
     # Cholek Tiga
     pool = fields.Raw(metadata={"description": "Cholek Tiga: cards in the pool; Cha Kau Tsz: chips in the pool"})
@@ -187,6 +210,9 @@ class OpenedTableSchema(TableSchema):
     receipt = fields.Nested(ReceiptSchema, required=True)
 
 
+LOBBY_PAGE_MAX = 100
+
+
 class LobbyQuerySchema(Schema):
     class Meta:
         unknown = RAISE
@@ -194,7 +220,11 @@ class LobbyQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
     game = fields.String(validate=validate.OneOf(GAME_NAMES))
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=INT63_MAX))
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(min=1, max=LOBBY_PAGE_MAX),
+        metadata={"description": f"tables per page, at most {LOBBY_PAGE_MAX} (422 above)"},
+    )
 
 
 class LobbySchema(Schema):
@@ -329,12 +359,19 @@ class ActionResultSchema(Schema):
 # History, audit, reports ------------------------------------------------------
 
 
+EVENTS_PAGE_MAX = 1000
+
+
 class EventsQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=INT32_MAX))
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    limit = fields.Integer(
+        load_default=100,
+        validate=validate.Range(min=1, max=EVENTS_PAGE_MAX),
+        metadata={"description": f"events per page, at most {EVENTS_PAGE_MAX} (422 above)"},
+    )
 
 
 class EventsPageSchema(Schema):
@@ -348,11 +385,87 @@ class DealRecordSchema(OpenSchema):
     client_seeds = fields.List(fields.String(), required=True)
     server_seed = fields.String(required=True, allow_none=True, metadata={"description": "hex, once the deal ended"})
     result = fields.Dict(required=True, allow_none=True)
+    players = fields.List(fields.String(allow_none=True), metadata={"description": "the deal's players (ids) by seat"})
+    timed_out_actions = fields.List(
+        fields.Integer(),
+        metadata={"description": "by seat: the actions the turn clock took for it in this deal (timed_out events)"},
+    )
     verification = fields.Dict(required=True, allow_none=True)
 
 
+class LedgerCursor(fields.String):
+    """A ledger page's cursor, "<global_position>:<line_no>" of the last line read; loads as (int, int)."""
+
+    default_error_messages = {"invalid_cursor": "not a ledger cursor: <global_position>:<line_no>, as next_after"}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return parse_ledger_cursor(text)
+        except ValueError as error:
+            raise self.make_error("invalid_cursor") from error
+
+
+class LedgerQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    after = LedgerCursor(
+        metadata={
+            "description": "the previous page's `next_after` (`<global_position>:<line_no>` of its last line): "
+            "the page starts after that line",
+            "pattern": "^[0-9]{1,19}:[0-9]{1,10}$",
+            "maxLength": 30,
+        },
+    )
+    limit = fields.Integer(
+        load_default=LEDGER_PAGE_DEFAULT,
+        validate=validate.Range(min=1, max=LEDGER_PAGE_MAX),
+        metadata={"description": f"lines per page, at most {LEDGER_PAGE_MAX} (422 above)"},
+    )
+
+
+class LedgerLineSchema(OpenSchema):
+    global_position = fields.Integer(required=True, metadata={"description": "of the event the line comes from"})
+    line_no = fields.Integer(required=True, metadata={"description": "the line's place in its event, from 1"})
+    version = fields.Integer(required=True, metadata={"description": "the event's position in the table stream"})
+    event_type = fields.String(required=True)
+    deal_no = fields.Integer(required=True)
+    account = fields.String(required=True, metadata={"description": '"seat:N" or "pool"'})
+    player_id = fields.String(required=True, allow_none=True)
+    amount = fields.Integer(required=True, metadata={"description": "negative for the payer, positive for the payee"})
+    unit = fields.String(required=True)
+    amount_cents = fields.Integer(required=True)
+    reason = fields.String(required=True)
+    occurred_at = fields.String(required=True, metadata={"format": "date-time"})
+
+
+class LedgerTotalSchema(Schema):
+    account = fields.String(required=True)
+    player_id = fields.String(required=True, allow_none=True)
+    amount = fields.Integer(required=True)
+    amount_cents = fields.Integer(required=True)
+
+
 class LedgerSchema(OpenSchema):
-    lines = fields.List(fields.Dict(), required=True)
+    """A page of the table's ledger lines, with the totals of the whole table (every line, not just the page's)."""
+
+    table_id = fields.String(required=True)
+    game = fields.String(required=True)
+    unit = fields.String(required=True)
+    lines = fields.List(fields.Nested(LedgerLineSchema), required=True, metadata={"description": "in log order"})
+    totals = fields.List(
+        fields.Nested(LedgerTotalSchema), required=True, metadata={"description": "by account, the whole table"}
+    )
+    sum_amount = fields.Integer(required=True, metadata={"description": "the whole table"})
+    sum_cents = fields.Integer(required=True, metadata={"description": "the whole table"})
+    balanced = fields.Boolean(required=True, metadata={"description": "the whole table's lines sum to zero"})
+    line_count = fields.Integer(required=True, metadata={"description": "lines of the whole table"})
+    next_after = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "cursor of the next page (pass it as `after`), null on the last"},
+    )
 
 
 class SettlementQuerySchema(Schema):
@@ -364,10 +477,30 @@ class SettlementQuerySchema(Schema):
     date_from = fields.AwareDateTime(data_key="from", default_timezone=UTC)
     date_to = fields.AwareDateTime(data_key="to", default_timezone=UTC)
     format = fields.String(load_default="json", validate=validate.OneOf(("json", "csv")))
+    after = fields.UUID(
+        metadata={"description": "the previous page's `next_after` (a table id): the page starts after that table"}
+    )
+    limit = fields.Integer(
+        load_default=SETTLEMENT_PAGE_DEFAULT,
+        validate=validate.Range(min=1, max=SETTLEMENT_PAGE_MAX),
+        metadata={
+            "description": f"tables per page, at most {SETTLEMENT_PAGE_MAX} (422 above); a table has at most "
+            f"{MAX_ACCOUNTS_PER_TABLE} rows (its seats and the pool), so a page has at most "
+            f"{MAX_ACCOUNTS_PER_TABLE * SETTLEMENT_PAGE_MAX} rows"
+        },
+    )
 
 
 class SettlementSchema(OpenSchema):
-    pass
+    """A page of the report: the tables that settled deals in the period, in table id order. Every figure
+    (rows, players, tables, totals, balance, discrepancies) covers the tables of this page."""
+
+    rows = fields.List(fields.Dict(), required=True)
+    next_after = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "cursor of the next page (a table id, pass it as `after`), null on the last"},
+    )
 
 
 class DisputeQuerySchema(Schema):

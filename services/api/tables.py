@@ -70,8 +70,9 @@ def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -
 @blp.arguments(SeatRequestSchema())
 @blp.response(201, SeatSchema)
 def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
-    """Sit down (at `seat`, or the first free one). When the last seat is filled, deal 1 starts.
-    The answer carries the signed `receipt` of the write."""
+    """Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat someone
+    left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready, the next
+    deal starts. The answer carries the signed `receipt` of the write."""
     return container().ledger.sit(caller(), str(table_id), body.get("seat"), body.get("client_seed"))
 
 

@@ -19,6 +19,8 @@ from rq.exceptions import DequeueTimeout
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
+from infra import redis_bus
+from services.clock import start_clock_thread
 from services.metrics import count_error
 from services.projector import jobs
 from services.projector.queueing import JOB_SERIALIZER, PROJECTIONS_QUEUE
@@ -94,8 +96,14 @@ def _run_rq(redis_url: str, stop: threading.Event) -> None:
             worker.work(logging_level="WARNING")
             delay = 0.5
         except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
-            count_error("worker", "redis_unavailable")
-            log.warning("projection worker cannot reach Redis (%s); retrying in %.1f s", error, delay)
+            code = redis_bus.failure_code(error)  # a refused password too: one line per attempt, then retried
+            count_error("worker", code)
+            log.log(
+                logging.ERROR if code == "redis_auth_failed" else logging.WARNING,
+                "projection worker: %s; retrying in %.1f s (the polling fallback keeps the projections up)",
+                redis_bus.describe_failure(error),
+                delay,
+            )
         except Exception:
             count_error("worker", "unexpected")
             log.exception("projection worker failed; restarting in %.1f s", delay)
@@ -113,12 +121,18 @@ def _stop_when_set(current: list[ThreadWorker], stop: threading.Event) -> None:
         worker._stop_requested = True
 
 
-def run_worker(database_url: str, redis_url: str, stop: threading.Event, fallback_interval: float = 1.0) -> None:
-    """Run an RQ worker on queue "projections" and the polling fallback until `stop` is set (blocking)."""
+def run_worker(
+    database_url: str, redis_url: str, stop: threading.Event, fallback_interval: float = 1.0, clock: bool = True
+) -> None:
+    """Run an RQ worker on queue "projections" and the polling fallback until `stop` is set (blocking), and
+    with `clock` the turn clock's thread (`services.clock`: one worker's clock sweeps, the others stand by)."""
     jobs.configure(database_url, stop)
     poller = threading.Thread(target=poll_forever, args=(stop, fallback_interval), name="projection-poller")
     poller.start()
+    ticker = start_clock_thread(database_url, stop) if clock else None
     try:
         _run_rq(redis_url, stop)
     finally:
         poller.join()
+        if ticker is not None:
+            ticker.join(timeout=10)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from services.simulate.bots import BOTS
 from services.simulate.report import closing_table
-from services.simulate.runner import GAMES, SimulationConfig, SimulationResult, simulate
+from services.simulate.runner import DEFAULT_TURN_SECONDS, GAMES, SimulationConfig, SimulationResult, simulate
 from services.simulate.stack import embedded_stack
 
 
@@ -21,6 +21,16 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a probability from 0 to 1")
     return value
 
 
@@ -38,6 +48,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", default="cardledger-simulate", help="seed of the bots' choices")
     parser.add_argument("--duration", type=float, help="seconds after which no new deal starts (current ones end)")
     parser.add_argument("--max-actions-per-deal", type=_positive, default=5000)
+    parser.add_argument(
+        "--absent",
+        type=_probability,
+        default=0.0,
+        metavar="P",
+        help="probability that a seat stops playing for the rest of a deal (the turn clock plays for it)",
+    )
+    parser.add_argument(
+        "--turn-seconds",
+        type=int,
+        default=DEFAULT_TURN_SECONDS,
+        help="the tables' turn clock, 5 to 3600 (default %(default)s)",
+    )
     parser.add_argument("--json", type=Path, help="also write the summary and per-table results as JSON here")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -56,6 +79,8 @@ def config_from_args(args: argparse.Namespace, base_url: str) -> SimulationConfi
         duration=args.duration,
         max_actions_per_deal=args.max_actions_per_deal,
         progress=not args.no_progress,
+        absent=args.absent,
+        turn_seconds=args.turn_seconds,
     )
 
 
@@ -87,6 +112,7 @@ def report(result: SimulationResult, json_path: Path | None = None) -> None:
     title = (
         f"cardledger simulate: {c.game}, {c.tables} tables x {c.seats} seats, {c.deals} deal(s) each, "
         f"concurrency {c.concurrency}, bot {c.bot}"
+        + (f", absent {c.absent:g} (turn clock {c.turn_seconds} s)" if c.absent else "")
     )
     print(closing_table(title, result.summary, result.tables))
     if json_path is not None:

@@ -29,6 +29,7 @@ class TableResult:
     failed: bool = False
     error: str | None = None
     verified: bool | None = None
+    timed_out: int = 0  # actions the service's turn clock took at this table
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -45,6 +46,7 @@ class Stats:
     requests: int = 0
     deals_completed: int = 0
     deals_failed: int = 0
+    timed_out_actions: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     retried: Counter[str] = field(default_factory=Counter)
@@ -65,6 +67,10 @@ class Stats:
             if retried:
                 self.retried[code] += 1
 
+    def timed_out(self, count: int) -> None:
+        with self.lock:
+            self.timed_out_actions += count
+
     def deal(self, ok: bool) -> None:
         with self.lock:
             if ok:
@@ -84,6 +90,7 @@ class Stats:
                 "deals_completed": self.deals_completed,
                 "deals_failed": self.deals_failed,
                 "actions": self.actions,
+                "timed_out_actions": self.timed_out_actions,
                 "requests": self.requests,
                 "elapsed_s": elapsed,
                 "actions_per_s": self.actions / elapsed if elapsed > 0 else 0.0,
@@ -171,6 +178,7 @@ def closing_table(title: str, summary: dict[str, Any], tables: list[TableResult]
         ("deals completed", f"{summary['deals_completed']} / {summary['deals_requested']}"),
         ("deals failed", str(summary["deals_failed"])),
         ("actions", str(summary["actions"])),
+        ("timed-out actions (the turn clock)", str(summary.get("timed_out_actions", 0))),
         ("HTTP requests (all)", str(summary["requests"])),
         ("elapsed", f"{summary['elapsed_s']:,.1f} s"),
         ("actions/s", f"{summary['actions_per_s']:,.1f}"),

@@ -4,6 +4,11 @@ Reads come from projections, so every GET asks for at least the version of the l
 (`min_version`); an action is conditional on the version it was chosen at (`If-Match`), and a 412 means the
 table moved on: the bot re-reads and chooses again. A 429 waits its `Retry-After` and sends the same request
 (same Idempotency-Key) again. Any other error fails the deal in progress and stops that table.
+
+Tables are opened with a short turn clock (`turn_seconds`, default 5). With `absent` P, each seat of each deal
+stops playing, with probability P, from a random one of its turns to the end of the deal: the service's clock
+then plays for it (docs/house-rules.md), and the other bots wait for the clock. The seat is back for the next
+deal. At the end each table's events are read once to count the actions the clock took (`timed_out`).
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ GAMES = ("cholek-tiga", "cha-kau-tsz")
 SEATS = {"cholek-tiga": (2, 3), "cha-kau-tsz": (2, 3, 4)}
 MAX_RATE_LIMIT_RETRIES = 30
 MAX_STALE_READS = 100
+DEFAULT_TURN_SECONDS = 5
+ABSENT_FROM_TURNS = 20  # an absent seat stops at one of its first this many turns of the deal, uniformly
+CLOCK_POLL_S = 0.2
 
 
 class SimulationError(Exception):
@@ -46,6 +54,8 @@ class SimulationConfig:
     max_actions_per_deal: int = 5000
     progress: bool = True
     timeout: float = 30.0
+    absent: float = 0.0  # the probability that a seat stops playing for the rest of a deal
+    turn_seconds: int = DEFAULT_TURN_SECONDS  # the tables' turn clock
 
     def check(self) -> None:
         if self.game not in GAMES:
@@ -55,6 +65,10 @@ class SimulationConfig:
         for name in ("tables", "concurrency", "deals", "max_actions_per_deal"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if not 0.0 <= self.absent <= 1.0:
+            raise ValueError(f"absent must be a probability from 0 to 1, not {self.absent}")
+        if not 5 <= self.turn_seconds <= 3600:
+            raise ValueError(f"turn_seconds must be from 5 to 3600, not {self.turn_seconds}")
         make_bot(self.bot, random.Random(0))
 
 
@@ -161,6 +175,7 @@ class TablePlayer:
                 "GET", f"/v1/tables/{self.table_id}?min_version={self.known}", token=self.players[0].token
             )
             self.result.status, self.result.version = str(table["status"]), int(table["version"])
+            self.count_timed_out()
         except Exception as error:  # a failed deal is reported, never raised: the other tables play on
             self.result.failed = True
             self.result.error = f"{type(error).__name__}: {error}"
@@ -172,8 +187,12 @@ class TablePlayer:
         for n in range(config.seats):
             body = self.call("POST", "/v1/players", {"name": f"sim-{config.bot}-{index}-{n}"})
             self.players.append(Player(str(body["id"]), str(body["token"])))
+        options = {"turn_seconds": config.turn_seconds}
         table = self.call(
-            "POST", "/v1/tables", {"game": config.game, "seats": config.seats, "options": {}}, self.players[0].token
+            "POST",
+            "/v1/tables",
+            {"game": config.game, "seats": config.seats, "options": options},
+            self.players[0].token,
         )
         self.table_id = self.result.table_id = str(table["id"])
         self.known = int(table.get("version") or 0)
@@ -193,9 +212,44 @@ class TablePlayer:
             action = {"type": "ready", "client_seed": f"sim-{self.result.index}-{player.seat}-{deal_no}"}
             self.act(player, action, None)
 
+    def absent_from(self) -> dict[int, int]:
+        """For this deal: the seats that stop playing, each with the number of its own actions before it does."""
+        return {
+            seat: self.rng.randrange(ABSENT_FROM_TURNS)
+            for seat in range(len(self.players))
+            if self.config.absent > 0 and self.rng.random() < self.config.absent
+        }
+
+    def wait_for_the_clock(self, seat: int, version: int) -> None:
+        """The seat to act is absent: wait until the table moves on (the clock acts after turn_seconds)."""
+        deadline = time.monotonic() + 2 * self.config.turn_seconds + 30
+        while time.monotonic() < deadline:
+            time.sleep(CLOCK_POLL_S)
+            table = self.call("GET", f"/v1/tables/{self.table_id}", token=self.players[0].token)
+            if int(table["version"]) > version:
+                self.known = max(self.known, int(table["version"]))
+                return
+        raise SimulationError(f"table {self.table_id}: the clock did not act for absent seat {seat}")
+
+    def count_timed_out(self) -> None:
+        """The actions the service's clock took at this table (events marked timed_out), read once at the end."""
+        after, count = 0, 0
+        while True:
+            page = self.call(
+                "GET", f"/v1/tables/{self.table_id}/events?after={after}&limit=1000", token=self.players[0].token
+            )
+            count += sum(1 for event in page["events"] if event["data"].get("timed_out") is True)
+            if not page["events"]:
+                break
+            after = int(page["next_after"])
+        self.result.timed_out = count
+        self.stats.timed_out(count)
+
     def play_deal(self) -> None:
         """Act until the table is between deals again."""
         reader, actions, stale = 0, 0, 0
+        absent = self.absent_from()
+        played: dict[int, int] = {}  # actions of each seat in this deal
         while True:
             view = self.view(reader)
             status = view["status"]
@@ -207,6 +261,9 @@ class TablePlayer:
             if to_act is not None and to_act != view["seat"]:
                 reader = int(to_act)  # the guess was wrong: read the view of the seat to act
                 continue
+            if to_act is not None and int(to_act) in absent and played.get(int(to_act), 0) >= absent[int(to_act)]:
+                self.wait_for_the_clock(int(to_act), int(view["version"]))
+                continue
             if to_act is None or not view["legal_actions"]:
                 stale += 1
                 if stale > MAX_STALE_READS:
@@ -217,6 +274,7 @@ class TablePlayer:
             if not self.act(self.players[reader], action, int(view["version"])).ok:
                 continue  # 412: the table moved on; read again and choose again
             actions += 1
+            played[reader] = played.get(reader, 0) + 1
             if actions > self.config.max_actions_per_deal:
                 raise SimulationError(f"table {self.table_id}: the deal did not end in {actions - 1} actions")
             reader = (reader + 1) % len(self.players)  # most often the next seat acts next

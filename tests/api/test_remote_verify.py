@@ -23,9 +23,10 @@ from werkzeug.wrappers import Request, Response
 
 from domain.events import PRIVATE
 from domain.hashchain import event_hash, hashed_fields
+from services import remote_verify
 from services.bootstrap import Container
 from services.cli import main
-from tests.api.conftest import AUDITOR_TOKEN, Api, bot_action, play_deal
+from tests.api.conftest import AUDITOR_TOKEN, Api, bot_action, play_deal, project
 
 Verify = Callable[..., tuple[int, str, str]]
 
@@ -52,8 +53,9 @@ def base_url(app: Flask) -> Iterator[str]:
 
 
 @pytest.fixture
-def verify(capsys: pytest.CaptureFixture[str]) -> Verify:
+def verify(capsys: pytest.CaptureFixture[str], clean: str) -> Verify:
     def run(url: str, token: str, table_id: str, *extra: str) -> tuple[int, str, str]:
+        project(clean)  # the ledger is a projection: the workers' catch-up, done inline
         code = main(["verify", "--url", url, "--token", token, "--table", table_id, *extra])
         captured = capsys.readouterr()
         return code, captured.out, captured.err
@@ -406,3 +408,24 @@ def _raw_events(api: Api, table_id: str) -> str:
     response = api.client.get(f"/v1/tables/{table_id}/events", headers={"Authorization": f"Bearer {AUDITOR_TOKEN}"})
     assert response.status_code == 200
     return response.get_data(as_text=True)
+
+
+def test_the_ledger_is_read_page_by_page_and_waited_for_while_its_projection_catches_up(
+    api: Api, base_url: str, clean: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger is a projection, a little behind the log: the verifier reads on until it shows the lines of the
+    last event read that carries transfers (here the projection runs a second after the verifier began)."""
+    monkeypatch.setattr(remote_verify, "LEDGER_PAGE_SIZE", 1)
+    table_id, tokens = _table(api, "cha-kau-tsz", 3)
+    play_deal(api, table_id, tokens, random.Random(12))
+    late = threading.Timer(1.0, project, args=(clean,))
+    late.start()
+    try:
+        code = main(["verify", "--url", base_url, "--token", tokens[0], "--table", table_id, "--json"])
+    finally:
+        late.join()
+    out = capsys.readouterr().out
+    assert code == 0, out
+    verdict = json.loads(out)
+    expected = [e for e in _events(clean, table_id) if "transfers" in e["data"]]
+    assert verdict["ledger_lines"] == 2 * sum(len(e["data"]["transfers"]) for e in expected) >= 2  # pages of 1

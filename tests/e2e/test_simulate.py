@@ -70,3 +70,31 @@ def test_a_failed_deal_makes_the_command_fail(capsys: pytest.CaptureFixture[str]
     argv = ["--url", f"http://127.0.0.1:{free_port()}", "--game", "cholek-tiga", "--tables", "1", "--seats", "2"]
     assert simulate_main([*argv, "--concurrency", "1", "--no-progress"]) == 1
     assert "FAILED table #0" in capsys.readouterr().out
+
+
+def absent_seed(probability: float, seats: int, stops_at: int) -> str:
+    """A `--seed` whose first deal makes exactly seat 0 stop playing, at its `stops_at`-th turn (the runner draws
+    these from the table's own generator, `Random(f"{seed}-0")`, before anything else)."""
+    import random
+
+    for n in range(100_000):
+        seed = f"absent-{n}"
+        rng = random.Random(f"{seed}-0")
+        absent = {s: rng.randrange(20) for s in range(seats) if rng.random() < probability}
+        if absent == {0: stops_at}:
+            return seed
+    raise AssertionError("no such seed")
+
+
+def test_simulate_with_an_absent_seat_counts_the_clock_s_actions(stack: str, tmp_path: Path) -> None:
+    """Seat 0 stops playing at its tenth turn: the service's clock (turn_seconds 5) plays the rest of its deal."""
+    out = tmp_path / "result.json"
+    argv = ["--url", stack, "--game", "cha-kau-tsz", "--tables", "1", "--seats", "2", "--concurrency", "1"]
+    argv += ["--absent", "0.5", "--seed", absent_seed(0.5, 2, 10), "--auditor-token", AUDITOR]
+    assert simulate_main([*argv, "--json", str(out), "--no-progress"]) == 0
+    result = json.loads(out.read_text())
+    table = result["tables"][0]
+    assert result["ok"] is True and table["deals_completed"] == 1 and table["verified"] is True
+    deal = call("GET", f"{stack}/v1/tables/{table['table_id']}/deals/1", token=AUDITOR)
+    assert deal["timed_out_actions"][1] == 0 and deal["timed_out_actions"][0] > 0
+    assert result["summary"]["timed_out_actions"] == table["timed_out"] == deal["timed_out_actions"][0]

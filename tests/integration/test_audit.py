@@ -18,7 +18,15 @@ from infra.event_store import EventStore
 from services.application import AUDITOR_CALLER, Caller
 from services.audit import dispute_html, verify_tables
 from services.errors import Forbidden, NotFound
-from tests.integration.test_audit_support import event_row, other_card, play_table, register, services, tamper_event
+from tests.integration.test_audit_support import (
+    event_row,
+    other_card,
+    play_table,
+    project,
+    register,
+    services,
+    tamper_event,
+)
 
 Pool = ConnectionPool[Any]
 
@@ -267,6 +275,7 @@ def test_ledger_has_two_balanced_lines_per_transfer(pool: Pool, store: EventStor
     played = play_table(
         ledger, "cholek-tiga", players, deals=2, rng=random.Random(29), options={"in_play_bonuses": True}
     )
+    project(pool)  # the ledger reads its projection
     report = audit.table_ledger(players[2], played.table_id)
     assert report["balanced"] is True
     assert report["sum_amount"] == 0
@@ -292,6 +301,7 @@ def test_cha_kau_tsz_ledger_counts_the_pool_and_converts_points(pool: Pool, stor
     played = play_table(
         ledger, "cha-kau-tsz", players, deals=2, rng=random.Random(31), options={"chip_value_cents": 25}
     )
+    project(pool)
     report = audit.table_ledger(AUDITOR_CALLER, played.table_id)
     assert report["balanced"] is True
     assert all(line["amount_cents"] == 25 * line["amount"] for line in report["lines"])

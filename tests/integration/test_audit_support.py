@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from domain import table as tables
 from domain.games import game_named
 from domain.hashchain import event_hash, hashed_fields, private_commitment
 from infra.event_store import EventStore
+from infra.projections import catch_up_all
 from services.application import Caller, CardLedger
 from services.audit import Audit
 
@@ -89,6 +91,28 @@ def play_table(
             if event["type"] == tables.DEAL_ENDED:
                 played.deals.append(event["data"])
     return played
+
+
+def project(pool: ConnectionPool[Any], timeout: float = 20.0) -> None:
+    """Catch every projection up with the whole log (the projection workers' job, done inline): the ledger and
+    the settlement report read the projections.
+
+    The log is read behind the oldest transaction still running on the server (another test run's included),
+    so this retries until every projection's checkpoint has passed the newest event.
+    """
+    deadline = time.monotonic() + timeout
+    with pool.connection() as conn:
+        while True:
+            catch_up_all(conn)
+            row = conn.execute(
+                """SELECT count(*) AS n FROM log_positions
+                   WHERE name LIKE 'projection:%%'
+                     AND global_position < (SELECT coalesce(max(global_position), 0) FROM events)"""
+            ).fetchone()
+            if row is not None and row["n"] == 0:
+                return
+            assert time.monotonic() < deadline, "the projections did not catch up with the log"
+            time.sleep(0.05)
 
 
 def _key() -> str:

@@ -423,7 +423,7 @@ def test_bounded_loads_equal_a_fold_of_the_whole_stream_at_every_version(
     assert {e.deal_no for e in events} == {0, 1, 2, 3}
     state: TableState | None = None
     for event in events:
-        state = tables.evolve(state, Event(event.type, event.data))
+        state = tables.evolve(state, Event(event.type, event.data, event.occurred_at))
         assert load_table(conn, table_id, up_to_version=event.version) == state, f"at version {event.version}"
     assert state is not None and state.version == len(events)
     assert load_table(conn, table_id) == state

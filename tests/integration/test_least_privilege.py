@@ -74,6 +74,7 @@ EXPECTED_PRIVILEGES = {
     "hand_tricks": {"SELECT", "INSERT", "UPDATE"},
     "settlements": {"SELECT", "INSERT", "UPDATE"},
     "ledger_lines": {"SELECT", "INSERT"},
+    "deal_settlements": {"SELECT", "INSERT", "UPDATE"},
 }
 
 

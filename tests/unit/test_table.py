@@ -77,7 +77,12 @@ def test_seating_rules() -> None:
     _, state = t.decide_and_evolve(state, t.Sit("bob", seat=2), SEEDS)
     events, state = t.decide_and_evolve(state, t.Sit("carol"), SEEDS)
     assert [e.type for e in events[:2]] == [t.PLAYER_SEATED, t.DEAL_STARTED]  # the last seat starts deal 1
-    assert events[1].data == {"deal_no": 1, "commitment": commitment(SEEDS[1]), "client_seeds": ["", "", ""]}
+    assert events[1].data == {
+        "deal_no": 1,
+        "commitment": commitment(SEEDS[1]),
+        "client_seeds": ["", "", ""],
+        "players": ["alice", "carol", "bob"],
+    }
     with pytest.raises(ConflictError) as full:
         t.decide(state, t.Sit("dave"), SEEDS)
     assert full.value.code == "table_full"
@@ -123,7 +128,7 @@ def test_deals_reveal_their_seed_commit_to_the_next_and_start_when_everyone_is_r
     net = net_by_account(t.deal_transfers(ended))
     assert [net.get(f"seat:{seat}", 0) for seat in range(2)] == ended.data["result"]["net"]
     assert sum(net.values()) == 0
-    assert t.legal_actions(state, 0) == [{"type": "ready"}, {"type": "close"}]
+    assert t.legal_actions(state, 0) == [{"type": "ready"}, {"type": "close"}, {"type": "leave"}]
 
     ready, state = t.decide_and_evolve(state, t.Act(0, {"type": "ready", "client_seed": "again"}), SEEDS)
     assert [e.type for e in ready] == [t.PLAYER_READY]
@@ -132,7 +137,12 @@ def test_deals_reveal_their_seed_commit_to_the_next_and_start_when_everyone_is_r
     assert twice.value.code == "already_ready"
     started, state = t.decide_and_evolve(state, t.Act(1, {"type": "ready"}), SEEDS)
     assert started[1].type == t.DEAL_STARTED
-    assert started[1].data == {"deal_no": 2, "commitment": commitment(SEEDS[2]), "client_seeds": ["again", ""]}
+    assert started[1].data == {
+        "deal_no": 2,
+        "commitment": commitment(SEEDS[2]),
+        "client_seeds": ["again", ""],
+        "players": ["p0", "p1"],
+    }
     assert state.status == t.PLAYING and state.deal_no == 2
 
 

@@ -28,6 +28,7 @@ def test_given_values_are_kept() -> None:
     assert CHA_KAU_TSZ.initial_carry(2, raw) == {
         "balances": [0, 0],
         "pool": 0,
+        "pool_paid": [],
         "pool_game": 1,
         "hands_in_pool_game": 0,
         "starting_stack": 20 + 50 + 125,

@@ -28,7 +28,7 @@ def test_every_option_may_be_set_and_parsing_is_idempotent() -> None:
 
 def test_the_table_stores_the_parsed_options() -> None:
     state = evolve(None, open_table("t", "cholek-tiga", 3, {"in_play_bonuses": True}, bytes(32)))
-    assert state.options == {**DEFAULTS, "in_play_bonuses": True}
+    assert state.options == {**DEFAULTS, "in_play_bonuses": True, "turn_seconds": 60}
 
 
 @pytest.mark.parametrize(
