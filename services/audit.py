@@ -25,10 +25,11 @@ unless `summary.ok`), and `settlement_report_offline(pool, date_from, date_to,
 player_id, fmt)` for `cardledger report settlement --from --to [--player]
 --format csv|json` (print the returned text).
 
-The ledger and the settlement report read the projections (`ledger_lines`,
-`deal_settlements`), so they are as fresh as those and cost what their page
-asks for, not what the log holds (`services.audit_reports`); the offline report
-first catches `deal_settlements` up with the log. Deal records and dispute
+The ledger and the settlement report read the projections (`ledger_lines`;
+`deal_settlements` and `closing_refunds`, both built by the deal_settlements
+projection), so they are as fresh as those and cost what their page asks for,
+not what the log holds (`services.audit_reports`); the offline report first
+catches the deal_settlements projection up with the log. Deal records and dispute
 reports read the deal's own events.
 """
 

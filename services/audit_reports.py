@@ -1,14 +1,18 @@
 """Money reports, read from the projections: a table's double-entry ledger, and settlements.
 
 Both come from the transfers the events carry (`domain.table.deal_transfers`:
-the `deal_ended` settlement and, in Cholek Tiga, in-play `bonus_paid` events).
-Each transfer is two lines: the payer debited (negative), the payee credited
-(positive). Accounts are `seat:N` (the player seated there) and `pool` (the Cha
-Kau Tsz pool). Reports read the read models the projection workers build
-(`ledger_lines`; `deal_settlements`, one row per deal and account), so they are
-as fresh as those (normally milliseconds behind the log), and what a request
-costs is bounded by what it asks for, never by the size of the log: every query
-goes through an index on the request's filters, and every answer is a page.
+the `deal_ended` settlement, in Cholek Tiga in-play `bonus_paid` events, and
+the pool refund of the `table_closed` event that closes an abandoned Cha Kau
+Tsz table). Each transfer is two lines: the payer debited (negative), the payee
+credited (positive). Accounts are `seat:N` (the player seated there in the
+deal), `pool` (the Cha Kau Tsz pool) and `player:<id>` (a player by id, who
+need not hold a seat: where a closing refunds the pool). Reports read the read
+models the projection workers build (`ledger_lines`; `deal_settlements`, one
+row per deal and account, and `closing_refunds`, one row per account a
+closing's refund touched), so they are as fresh as those (normally
+milliseconds behind the log), and what a request costs is bounded by what it
+asks for, never by the size of the log: every query goes through an index on
+the request's filters, and every answer is a page.
 
 Amounts are in the game's unit (Cholek Tiga cents, Cha Kau Tsz chip points);
 `*_cents` figures convert points at the table option `chip_value_cents`.
@@ -17,12 +21,30 @@ Ledger: a page of at most `LEDGER_PAGE_MAX` lines in log order, after a cursor
 (`<global_position>:<line_no>` of the last line read), with the totals and the
 balance of the whole table.
 
-Settlement counts finished deals only, each dated by its `deal_ended` event
-(in-play bonuses of a deal go with the deal), so a report over a period equals
-the sum of `result.net` of the deals that ended in it. Periods are half-open
-`[from, to)`; a bare date as `to` means the end of that day (UTC). A page holds
-at most `SETTLEMENT_PAGE_MAX` tables, in table id order after a cursor (the
-last table id of the page before); its figures cover its tables.
+Settlement counts finished deals, each dated by its `deal_ended` event
+(in-play bonuses of a deal go with the deal), and closings' pool refunds, each
+dated by its `table_closed` event. A report over a period holds, for each table
+with deals or a closing in it, one row per account of the table the period
+moved money for, which is what the ledger holds for those accounts: every seat
+and the pool of a table whose deals it counts (at zero when untouched), the
+sum of `result.net` of the deals that ended in it; and, when the table's
+closing falls in it, the pool's refund (on the `pool` row) and one row per
+player refunded, account `player:<id>` with that player's id. A refund is
+kept on its own row, not added to a seat's: money follows the player, not the
+seat, a refunded player may hold no seat any more (or have held several), and a
+row is always one ledger account, so a closed table's rows over all time equal
+its ledger totals. A player's figure is the sum of their rows (`players`). A
+closing is not a deal: `deals` counts `deal_ended` events only, and the check
+of each deal's transfers against its `result.net` (`discrepancies`) is the
+deals' alone. Every table's rows still sum to zero (the refund leaves the pool
+for the players), so `balanced` holds. Periods are half-open `[from, to)`; a
+bare date as `to` means the end of that day (UTC). A page holds at most
+`SETTLEMENT_PAGE_MAX` tables, in table id order after a cursor (the last table
+id of the page before); its figures cover its tables. A table has at most
+`MAX_ACCOUNTS_PER_TABLE` rows for its deals (its seats and the pool) and, in a
+period with its closing, one more per player refunded (the players who paid
+into the pool since it was last won: at most one per seat, unless seats
+changed hands while the pool was carried over).
 """
 
 from __future__ import annotations
@@ -36,7 +58,7 @@ from typing import Any
 
 from domain.events import JSON
 from domain.games import GAMES, game_named
-from domain.ledger import POOL_ACCOUNT
+from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT
 from domain.table import PLAYER_SEATED, TABLE_OPENED
 from infra.event_store import Conn
 from infra.players import players_by_id
@@ -67,6 +89,8 @@ class TableInfo:
     def player_of(self, account: str) -> str | None:
         if account.startswith("seat:"):
             return self.players.get(int(account.removeprefix("seat:")))
+        if account.startswith(PLAYER_PREFIX):
+            return account.removeprefix(PLAYER_PREFIX)
         return None
 
 
@@ -214,8 +238,11 @@ def _moment(bound: PeriodBound, end: bool) -> datetime | None:
 
 SETTLEMENT_COLUMNS = ("player_id", "name", "account", "table_id", "game", "unit", "net_amount", "net_cents", "deals")
 
-# A page of the settlement report holds at most this many tables; a table's accounts are its seats (at most 4)
-# and a pool, so a page has at most 5 rows a table (1000 rows), whatever the period, the filter or the log's size.
+# A page of the settlement report holds at most this many tables. A table's rows for its deals are its seats (at
+# most 4) and a pool: at most 5 rows a table (1000 a page), whatever the period, the filter or the log's size. In
+# a period with the table's closing, each player its pool refund went to has one row more (`player:<id>`): the
+# players who paid into the pool since it was last won, at most one per seat unless seats changed hands while the
+# pool was carried over (then one per player who paid meanwhile).
 SETTLEMENT_PAGE_DEFAULT = 100
 SETTLEMENT_PAGE_MAX = 200
 MAX_ACCOUNTS_PER_TABLE = max(game.max_seats for game in GAMES.values()) + 1
@@ -233,7 +260,9 @@ class SettlementQuery:
 
 @dataclass(frozen=True, slots=True)
 class TableSettlement:
-    """One table's figures over the period: every account of the table, the deals, the deals that disagree."""
+    """One table's figures over the period: every account the period moved money for (the seats and the pool
+    of a table with deals in it; the pool and each `player:<id>` refunded by its closing), the deals (a closing
+    is none), the deals that disagree."""
 
     table_id: str
     game: str
@@ -252,46 +281,60 @@ def settlement_query(
     return SettlementQuery(start, end, player_id, table_id)
 
 
-def _period(query: SettlementQuery) -> tuple[str, dict[str, Any]]:
-    """The conditions on deal_settlements of the period (settled deals only) and the table, with parameters."""
-    conditions = ["settled_at IS NOT NULL"]
+def _period(query: SettlementQuery) -> tuple[str, str, dict[str, Any]]:
+    """The conditions of the period and the table on deal_settlements (settled deals only, by settled_at) and
+    on closing_refunds (by closed_at), with their parameters (the same for both)."""
+    deals = ["settled_at IS NOT NULL"]
+    closings = []
     params: dict[str, Any] = {}
     if query.start is not None:
-        conditions.append("settled_at >= %(start)s")
+        deals.append("settled_at >= %(start)s")
+        closings.append("closed_at >= %(start)s")
         params["start"] = query.start
     if query.end is not None:
-        conditions.append("settled_at < %(end)s")
+        deals.append("settled_at < %(end)s")
+        closings.append("closed_at < %(end)s")
         params["end"] = query.end
     if query.table_id is not None:
-        conditions.append("table_id = %(table)s")
+        deals.append("table_id = %(table)s")
+        closings.append("table_id = %(table)s")
         params["table"] = query.table_id
-    return " AND ".join(conditions), params
+    return " AND ".join(deals), " AND ".join(closings) or "TRUE", params
 
 
 def settled_tables(
     conn: Conn, query: SettlementQuery, after: str | None, limit: int
 ) -> tuple[list[TableSettlement], str | None]:
-    """The tables (in table id order, after the table id `after`) that settled deals in the period, at most
-    `limit` of them, and the cursor of the next page (None on the last).
+    """The tables (in table id order, after the table id `after`) that settled deals or were closed with a
+    refund in the period, at most `limit` of them, and the cursor of the next page (None on the last).
 
-    Read from the deal_settlements projection: with a player, the tables where the player has a row, through
-    (player_id, settled_at); with a table, through (table_id, settled_at); else through (settled_at) or, in
-    table id order, (table_id, settled_at). Each table's figures are then summed by PostgreSQL over its rows in
-    the period, and only the deals that disagree with their result (none, unless the log was tampered with)
-    come back whole, through a partial index.
+    Read from the deal_settlements projection's two tables: with a player, the tables where the player has a
+    row, through (player_id, settled_at) and (player_id, closed_at); with a table, through (table_id,
+    settled_at) and closing_refunds' primary key; else through (settled_at) and (closed_at) or, in table id
+    order, (table_id, settled_at) and the primary key; each side at most `limit` + 1 tables. Each table's
+    figures are then summed by PostgreSQL over its rows of both in the period, its deals counted in
+    deal_settlements alone, and only the deals that disagree with their result (none, unless the log was
+    tampered with) come back whole, through a partial index.
     """
     if not 1 <= limit <= SETTLEMENT_PAGE_MAX:
         raise ValueError(f"limit must be 1 to {SETTLEMENT_PAGE_MAX}, not {limit}")
-    where, params = _period(query)
-    chosen = where
+    where, closed, params = _period(query)
+    chosen, chosen_closed = where, closed
     if query.player_id is not None:
         chosen += " AND player_id = %(player)s"
+        chosen_closed += " AND player_id = %(player)s"
         params["player"] = query.player_id
     if after is not None:
         chosen += " AND table_id > %(after)s"
+        chosen_closed += " AND table_id > %(after)s"
         params["after"] = after
     found = conn.execute(
-        f"SELECT DISTINCT table_id FROM deal_settlements WHERE {chosen} ORDER BY table_id LIMIT %(limit)s",
+        f"""SELECT table_id FROM (
+                (SELECT DISTINCT table_id FROM deal_settlements WHERE {chosen} ORDER BY table_id LIMIT %(limit)s)
+                UNION
+                (SELECT DISTINCT table_id FROM closing_refunds WHERE {chosen_closed} ORDER BY table_id
+                 LIMIT %(limit)s)
+            ) AS found ORDER BY table_id LIMIT %(limit)s""",
         {**params, "limit": limit + 1},
     ).fetchall()
     page = sorted(str(row["table_id"]) for row in found)[:limit]
@@ -302,7 +345,11 @@ def settled_tables(
     accounts = conn.execute(
         f"""SELECT table_id, account, min(player_id) AS player_id, min(game) AS game, min(unit) AS unit,
                    sum(amount) AS amount, sum(amount_cents) AS amount_cents
-            FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where}
+            FROM (SELECT table_id, account, player_id, game, unit, amount, amount_cents
+                  FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where}
+                  UNION ALL
+                  SELECT table_id, account, player_id, game, unit, amount, amount_cents
+                  FROM closing_refunds WHERE table_id = ANY(%(tables)s) AND {closed}) AS entries
             GROUP BY table_id, account""",
         params,
     ).fetchall()
@@ -335,7 +382,7 @@ def settled_tables(
                 str(rows[0]["game"]),
                 str(rows[0]["unit"]),
                 tuple((str(r["account"]), r["player_id"], int(r["amount"]), int(r["amount_cents"])) for r in rows),
-                deal_counts[table_id],
+                deal_counts.get(table_id, 0),  # a table with only its closing in the period: no deal
                 tuple(
                     {
                         "table_id": tid,
@@ -365,9 +412,10 @@ def settlement_report(
     the table id `after`); `next_after` is the cursor of the next page, null on the last. See the module doc.
     Access is the caller's business.
 
-    With `player_id`, only tables where that player sat count; with `show_only_player`, only that
-    player's rows are shown (`balanced` still covers every account of the tables in the report). Every figure
-    of a page (totals, balance, discrepancies) covers the tables of the page.
+    With `player_id`, only tables where that player has a row count (a seat in a deal that ended in the period,
+    or a refund of a closing in it); with `show_only_player`, only that player's rows are shown (`balanced`
+    still covers every account of the tables in the report). Every figure of a page (totals, balance,
+    discrepancies) covers the tables of the page.
     """
     query = settlement_query(date_from, date_to, player_id, table_id)
     tables, next_after = settled_tables(conn, query, after, limit)
@@ -427,7 +475,8 @@ def build_settlement(
         "period": {
             "from": None if start is None else start.isoformat(),
             "to": None if end is None else end.isoformat(),
-            "bounds": "from inclusive, to exclusive; deals are dated by their deal_ended event",
+            "bounds": "from inclusive, to exclusive; deals are dated by their deal_ended event, a closing's pool "
+            "refund by its table_closed event",
         },
         "player_id": query.player_id,
         "table_id": query.table_id,
@@ -447,14 +496,19 @@ def build_settlement(
 
 
 def _account_order(account: str) -> tuple[int, int, str]:
-    """Seats in seat order, then the pool (and any other account, by name)."""
+    """Seats in seat order, then the pool, then any other account (the `player:<id>` of refunds) by name."""
     if account.startswith("seat:"):
         return (0, int(account.removeprefix("seat:")), "")
-    return (1, 0, account)
+    if account == POOL_ACCOUNT:
+        return (1, 0, "")
+    return (2, 0, account)
 
 
 def _player_totals(rows: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+    """Each player's net over their rows, and the tables they have rows at (a refunded player may have two rows
+    at a table: a seat's and their `player:<id>`)."""
     totals: dict[str, dict[str, JSON]] = {}
+    tables: dict[str, set[str]] = {}
     for row in rows:
         if row["player_id"] is None:
             continue
@@ -462,7 +516,8 @@ def _player_totals(rows: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
             str(row["player_id"]), {"player_id": row["player_id"], "name": row["name"], "net_cents": 0, "tables": 0}
         )
         entry["net_cents"] = int(entry["net_cents"]) + int(row["net_cents"])
-        entry["tables"] = int(entry["tables"]) + 1
+        tables.setdefault(str(row["player_id"]), set()).add(str(row["table_id"]))
+        entry["tables"] = len(tables[str(row["player_id"])])
     return [totals[p] for p in sorted(totals)]
 
 

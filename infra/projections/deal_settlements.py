@@ -1,12 +1,13 @@
-"""The settlement of each deal per account: the read model of the settlement report.
+"""The settlement of each deal per account, and the pool refunds of closed tables: the read model of the
+settlement report.
 
-One row per (table, deal, account). A deal's transfers are those of its
-`deal_ended` event and of the in-play bonuses (Cholek Tiga `bonus_paid`) of the
-same deal before it; each row holds the account's net of them (`amount`, in the
-game's money unit, and `amount_cents`, points converted at the table's
-`chip_value_cents`), the player at the account ("seat:N": the player of that
-seat in that deal, `TableHead.player_at`; none for the pool), and
-`settled_at`, the deal_ended's `occurred_at`, which dates the whole deal.
+deal_settlements: one row per (table, deal, account). A deal's transfers are
+those of its `deal_ended` event and of the in-play bonuses (Cholek Tiga
+`bonus_paid`) of the same deal before it; each row holds the account's net of
+them (`amount`, in the game's money unit, and `amount_cents`, points converted
+at the table's `chip_value_cents`), the player at the account ("seat:N": the
+player of that seat in that deal, `TableHead.player_at`; none for the pool),
+and `settled_at`, the deal_ended's `occurred_at`, which dates the whole deal.
 When a deal ends, every seat of the table (and the Cha Kau Tsz pool) gets a
 row, at zero when no transfer touched it, so that a report over any set of
 deals lists every account of their tables, as the report from the log did.
@@ -21,8 +22,21 @@ tampered log).
 The amounts and the discrepancy check are exactly those of the report that
 joined the log with itself (tests/integration/test_audit_reports.py keeps that
 report as the oracle): transfers are read with `domain.table.deal_transfers`
-from any event that carries a "transfers" key, and a deal counts when such an
-event is among its events up to its `deal_ended`.
+from any event that carries a "transfers" key (but `table_closed`, below), and
+a deal counts when such an event is among its events up to its `deal_ended`.
+
+closing_refunds (migration 011): one row per (table, account) that the
+transfers of the table's `table_closed` event touched. The service closes an
+abandoned Cha Kau Tsz table with its pool refunded, from `pool` to
+`player:<id>` (docs/house-rules.md); that comes after the table's last
+`deal_ended` and belongs to no deal, so it is kept here and not counted as
+one: no `result.net` to agree with, no row for the seats. Each row holds the
+account's net of the closing (`amount`, `amount_cents` as above; the pool's is
+negative, each refunded player's positive), the player (`player:<id>` names
+it; none for the pool) and `closed_at`, the table_closed's `occurred_at`. A
+table closes once (a closed table refuses every action), so a row is never
+changed; a closing without transfers (Cholek Tiga, an empty pool, a table
+closed by its players) has no rows.
 """
 
 from __future__ import annotations
@@ -36,7 +50,7 @@ import psycopg
 from domain.events import Event
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
-from domain.table import DEAL_ENDED, deal_transfers
+from domain.table import DEAL_ENDED, TABLE_CLOSED, deal_transfers
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import TableHead, table_heads
@@ -80,6 +94,14 @@ SET amount = EXCLUDED.amount,
     settled_at = EXCLUDED.settled_at,
     result_net = EXCLUDED.result_net,
     consistent = EXCLUDED.consistent
+"""
+
+_ADD_CLOSINGS = """
+INSERT INTO closing_refunds (table_id, account, player_id, game, unit, amount, amount_cents, closed_at)
+SELECT table_id, account, player_id, game, unit, amount, amount_cents, closed_at
+FROM jsonb_to_recordset(%s::jsonb) AS row (table_id text, account text, player_id text, game text, unit text,
+                                            amount bigint, amount_cents bigint, closed_at timestamptz)
+ON CONFLICT (table_id, account) DO NOTHING
 """
 
 DealKey = tuple[str, int]  # (table, deal)
@@ -132,12 +154,34 @@ def _row(head: TableHead, deal_no: int, account: str, amount: int) -> dict[str, 
     }
 
 
+def closing_rows(head: TableHead, closed: RecordedEvent) -> list[dict[str, Any]]:
+    """The closing_refunds rows of a table_closed event: one per account its transfers touched."""
+    per_account: dict[str, int] = {}
+    for transfer in deal_transfers(Event(closed.type, {"transfers": closed.data["transfers"]})):
+        for account, amount in transfer.entries():
+            per_account[account] = per_account.get(account, 0) + amount
+    rows = []
+    for account, amount in sorted(per_account.items()):
+        row = _row(head, closed.deal_no, account, amount)
+        del row["deal_no"]
+        row["closed_at"] = closed.occurred_at.isoformat()
+        rows.append(row)
+    return rows
+
+
 def apply_deal_settlements(conn: Conn, events: list[RecordedEvent]) -> None:
-    deals = {(e.stream_id, e.deal_no) for e in events if e.type == DEAL_ENDED or "transfers" in e.data}
-    heads = table_heads(conn, {table_id for table_id, _ in deals}, deals) if deals else {}
+    closings = [e for e in events if e.type == TABLE_CLOSED and "transfers" in e.data]
+    deal_events = [e for e in events if e.type != TABLE_CLOSED]
+    deals = {(e.stream_id, e.deal_no) for e in deal_events if e.type == DEAL_ENDED or "transfers" in e.data}
+    tables = {table_id for table_id, _ in deals} | {e.stream_id for e in closings}
+    heads = table_heads(conn, tables, deals) if tables else {}
+    if closings:
+        refunds = [row for e in closings if e.stream_id in heads for row in closing_rows(heads[e.stream_id], e)]
+        if refunds:
+            conn.execute(_ADD_CLOSINGS, (json.dumps(refunds),))
     amounts: dict[DealKey, dict[str, int]] = {}  # this batch's transfers, by deal and account
     ended: dict[DealKey, RecordedEvent] = {}
-    for event in events:
+    for event in deal_events:  # a closing's transfers (a pool refund) are no deal's: closing_rows above
         head = heads.get(event.stream_id)
         key = (event.stream_id, event.deal_no)
         if head is None or key in ended:
@@ -193,6 +237,11 @@ DEAL_SETTLEMENTS = Projection(
             "table_id, deal_no, account, player_id, game, unit, amount, amount_cents, settled_at, result_net, "
             "consistent",
             "table_id, deal_no, account",
+        ),
+        ModelTable(
+            "closing_refunds",
+            "table_id, account, player_id, game, unit, amount, amount_cents, closed_at",
+            "table_id, account",
         ),
     ),
     apply_deal_settlements,

@@ -51,10 +51,14 @@ def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     end. Players see their own figures only (403 for another player's id); the auditor sees all.
     `format=csv` answers text/csv.
 
+    The pool refund of an abandoned Cha Kau Tsz table is dated by its closing (`table_closed`) and shown on
+    rows of its own, account `player:<id>`, one per player refunded, and on the pool's row; a closing is not
+    a deal (docs/house-rules.md).
+
     Read from the deal_settlements projection (as fresh as it is). Paged by table: at most `limit` tables
-    (default 100, at most 200; a table has at most 5 rows) in table id order; `next_after` (and, for CSV, the
-    `Link` header) gives the next page, null on the last. Every figure of a page, the CSV's TOTAL row included,
-    covers the tables of that page."""
+    (default 100, at most 200; a table has at most 5 rows for its deals, and one more per player its closing
+    refunded) in table id order; `next_after` (and, for CSV, the `Link` header) gives the next page, null on
+    the last. Every figure of a page, the CSV's TOTAL row included, covers the tables of that page."""
     who = caller()
     player_id = str(query["player_id"]) if "player_id" in query else None
     if not who.is_auditor:

@@ -485,15 +485,19 @@ class SettlementQuerySchema(Schema):
         validate=validate.Range(min=1, max=SETTLEMENT_PAGE_MAX),
         metadata={
             "description": f"tables per page, at most {SETTLEMENT_PAGE_MAX} (422 above); a table has at most "
-            f"{MAX_ACCOUNTS_PER_TABLE} rows (its seats and the pool), so a page has at most "
-            f"{MAX_ACCOUNTS_PER_TABLE * SETTLEMENT_PAGE_MAX} rows"
+            f"{MAX_ACCOUNTS_PER_TABLE} rows for its deals (its seats and the pool), so a page has at most "
+            f"{MAX_ACCOUNTS_PER_TABLE * SETTLEMENT_PAGE_MAX} of them, and, when the period holds the closing of "
+            "an abandoned Cha Kau Tsz table whose pool was refunded, one row more per player refunded "
+            "(account `player:<id>`; at most one per seat unless seats changed hands while the pool was carried)"
         },
     )
 
 
 class SettlementSchema(OpenSchema):
-    """A page of the report: the tables that settled deals in the period, in table id order. Every figure
-    (rows, players, tables, totals, balance, discrepancies) covers the tables of this page."""
+    """A page of the report: the tables that settled deals in the period or were closed in it with their pool
+    refunded, in table id order; one row per account of a table (`seat:N`, `pool`, and `player:<id>` for each
+    player a closing refunded). Every figure (rows, players, tables, totals, balance, discrepancies) covers the
+    tables of this page."""
 
     rows = fields.List(fields.Dict(), required=True)
     next_after = fields.String(

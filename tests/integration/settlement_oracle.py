@@ -2,6 +2,13 @@
 itself on type = 'deal_ended' (no index: every call read the whole log). Kept as the oracle of
 tests/integration/test_audit_reports.py, which checks that the report from the deal_settlements read model
 gives exactly the same answer. (A module of helpers, not tests.)
+
+Since migration 011 the report also holds the pool refunds of closed tables (`table_closed` events with
+transfers, from `pool` to `player:<id>`), dated by the closing and not counted as deals; this oracle reads them
+from the log too (`services.audit_reports` says how the report shows them): a table with its closing in the
+period has the pool's refund on its `pool` row and a `player:<id>` row per player refunded, and with a player
+filter, a table counts when the player sat there and it has deals in the period, or its closing in the period
+refunded the player.
 """
 
 from __future__ import annotations
@@ -11,8 +18,8 @@ from dataclasses import dataclass
 
 from domain.events import JSON, Event
 from domain.games import game_named
-from domain.ledger import POOL_ACCOUNT
-from domain.table import DEAL_ENDED, PLAYER_SEATED, TABLE_OPENED, deal_transfers
+from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT, Transfer, player_account
+from domain.table import DEAL_ENDED, PLAYER_SEATED, TABLE_CLOSED, TABLE_OPENED, deal_transfers
 from infra.event_store import Conn
 from infra.players import players_by_id
 from services.audit_reports import PeriodBound, period_end, period_start
@@ -41,6 +48,8 @@ class TableInfo:
     def player_of(self, account: str) -> str | None:
         if account.startswith("seat:"):
             return self.players.get(int(account.removeprefix("seat:")))
+        if account.startswith(PLAYER_PREFIX):
+            return account.removeprefix(PLAYER_PREFIX)
         return None
 
 
@@ -74,12 +83,30 @@ def settlement_from_the_log(
 ) -> dict[str, JSON]:
     """Net per (player, table) over the period; see the module doc. Access is the caller's business.
 
-    With `player_id`, only tables where that player sat count; with `show_only_player`, only that
-    player's rows are shown (`balanced` still covers every account of the tables in the report).
+    With `player_id`, only tables where that player sat and that have deals in the period count, and those
+    whose closing in the period refunded the player; with `show_only_player`, only that player's rows are shown
+    (`balanced` still covers every account of the tables in the report).
     """
     start, end = period_start(date_from), period_end(date_to)
     if start is not None and end is not None and end <= start:
         raise ValueError(f"the period from {start.isoformat()} to {end.isoformat()} is empty")
+    closings = conn.execute(
+        """SELECT stream_id, type, data -> 'transfers' AS transfers FROM events
+           WHERE type = %(closed)s AND data -> 'transfers' IS NOT NULL
+             AND (%(start)s::timestamptz IS NULL OR occurred_at >= %(start)s::timestamptz)
+             AND (%(end)s::timestamptz IS NULL OR occurred_at < %(end)s::timestamptz)
+             AND (%(table)s::text IS NULL OR stream_id = %(table)s::text)
+           ORDER BY stream_id, version""",
+        {"closed": TABLE_CLOSED, "start": start, "end": end, "table": table_id},
+    ).fetchall()
+    refunded = sorted(
+        {
+            str(row["stream_id"])
+            for row in closings
+            if player_id is not None
+            and any(t.payee == player_account(player_id) for t in _transfers(row["type"], row["transfers"]))
+        }
+    )
     rows = conn.execute(
         """SELECT d.stream_id, d.deal_no, d.data -> 'result' -> 'net' AS result_net,
                   e.type, e.data -> 'transfers' AS transfers
@@ -90,7 +117,7 @@ def settlement_from_the_log(
              AND (%(start)s::timestamptz IS NULL OR d.occurred_at >= %(start)s::timestamptz)
              AND (%(end)s::timestamptz IS NULL OR d.occurred_at < %(end)s::timestamptz)
              AND (%(table)s::text IS NULL OR d.stream_id = %(table)s::text)
-             AND (%(player)s::text IS NULL OR d.stream_id IN (
+             AND (%(player)s::text IS NULL OR d.stream_id = ANY(%(refunded)s::text[]) OR d.stream_id IN (
                     SELECT stream_id FROM events WHERE type = %(seated)s AND data ->> 'player_id' = %(player)s::text))
            ORDER BY d.stream_id, d.deal_no, e.version""",
         {
@@ -100,9 +127,13 @@ def settlement_from_the_log(
             "table": table_id,
             "player": player_id,
             "seated": PLAYER_SEATED,
+            "refunded": refunded,
         },
     ).fetchall()
-    infos = table_infos(conn, sorted({str(r["stream_id"]) for r in rows}))
+    if player_id is not None:  # a closing counts with the table's deals in the period, or for its own refund
+        with_deals = {str(r["stream_id"]) for r in rows}
+        closings = [c for c in closings if str(c["stream_id"]) in with_deals or str(c["stream_id"]) in refunded]
+    infos = table_infos(conn, sorted({str(r["stream_id"]) for r in rows} | {str(c["stream_id"]) for c in closings}))
     nets: dict[tuple[str, str], int] = {}  # (table, account) -> amount
     deal_nets: dict[tuple[str, int], dict[str, int]] = {}
     stored_nets: dict[tuple[str, int], list[int]] = {}
@@ -114,11 +145,16 @@ def settlement_from_the_log(
             for account, amount in transfer.entries():
                 nets[(tid, account)] = nets.get((tid, account), 0) + amount
                 per_deal[account] = per_deal.get(account, 0) + amount
+    for closing in closings:  # after the last deal_ended, and no deal: its own entries, in no deal's check
+        tid = str(closing["stream_id"])
+        for transfer in _transfers(closing["type"], closing["transfers"]):
+            for account, amount in transfer.entries():
+                nets[(tid, account)] = nets.get((tid, account), 0) + amount
     discrepancies = _discrepancies(deal_nets, stored_nets)
     deals_by_table: dict[str, set[int]] = {}
     for tid, deal_no in deal_nets:
         deals_by_table.setdefault(tid, set()).add(deal_no)
-    names = _names(conn, infos)
+    names = _names(conn, infos, nets)
     for tid in deals_by_table:  # every seat (and the pool) of a table that settled deals, at zero if untouched
         info = infos[tid]
         accounts = [f"seat:{seat}" for seat in range(info.seats)]
@@ -140,7 +176,7 @@ def settlement_from_the_log(
                 "unit": info.unit,
                 "net_amount": amount,
                 "net_cents": info.to_cents(amount),
-                "deals": len(deals_by_table[tid]),
+                "deals": len(deals_by_table.get(tid, ())),
             }
         )
     all_cents = sum(infos[tid].to_cents(amount) for (tid, _), amount in nets.items())
@@ -148,7 +184,8 @@ def settlement_from_the_log(
         "period": {
             "from": None if start is None else start.isoformat(),
             "to": None if end is None else end.isoformat(),
-            "bounds": "from inclusive, to exclusive; deals are dated by their deal_ended event",
+            "bounds": "from inclusive, to exclusive; deals are dated by their deal_ended event, a closing's pool "
+            "refund by its table_closed event",
         },
         "player_id": player_id,
         "table_id": table_id,
@@ -166,11 +203,17 @@ def settlement_from_the_log(
     }
 
 
-def _account_order(account: str) -> tuple[int, int]:
-    """Seats in seat order, then the pool."""
+def _transfers(event_type: object, transfers: object) -> list[Transfer]:
+    return deal_transfers(Event(str(event_type), {"transfers": transfers}))
+
+
+def _account_order(account: str) -> tuple[int, int, str]:
+    """Seats in seat order, then the pool, then the players refunded by a closing (by account)."""
     if account.startswith("seat:"):
-        return (0, int(account.removeprefix("seat:")))
-    return (1, 0)
+        return (0, int(account.removeprefix("seat:")), "")
+    if account == POOL_ACCOUNT:
+        return (1, 0, "")
+    return (2, 0, account)
 
 
 def _discrepancies(
@@ -186,8 +229,10 @@ def _discrepancies(
     return found
 
 
-def _names(conn: Conn, infos: Mapping[str, TableInfo]) -> dict[str, str]:
-    ids = sorted({pid for info in infos.values() for pid in info.players.values()})
+def _names(conn: Conn, infos: Mapping[str, TableInfo], nets: Mapping[tuple[str, str], int]) -> dict[str, str]:
+    seated = {pid for info in infos.values() for pid in info.players.values()}
+    refunded = {account.removeprefix(PLAYER_PREFIX) for _, account in nets if account.startswith(PLAYER_PREFIX)}
+    ids = sorted(seated | refunded)
     return {pid: player.name for pid, player in players_by_id(conn, ids).items()} if ids else {}
 
 
@@ -200,7 +245,8 @@ def _player_totals(rows: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
             str(row["player_id"]), {"player_id": row["player_id"], "name": row["name"], "net_cents": 0, "tables": 0}
         )
         entry["net_cents"] = int(entry["net_cents"]) + int(row["net_cents"])
-        entry["tables"] = int(entry["tables"]) + 1
+    for pid, entry in totals.items():  # a refunded player may have two rows at a table: a seat's and their own
+        entry["tables"] = len({str(row["table_id"]) for row in rows if row["player_id"] == pid})
     return [totals[p] for p in sorted(totals)]
 
 
@@ -211,6 +257,6 @@ def _table_totals(
     for row in rows:
         shown[str(row["table_id"])] = shown.get(str(row["table_id"]), 0) + int(row["net_cents"])
     return [
-        {"table_id": tid, "game": infos[tid].game, "deals": len(deals[tid]), "net_cents_shown": cents}
+        {"table_id": tid, "game": infos[tid].game, "deals": len(deals.get(tid, ())), "net_cents_shown": cents}
         for tid, cents in sorted(shown.items())
     ]

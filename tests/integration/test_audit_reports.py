@@ -1,5 +1,6 @@
 """Settlement reports over several tables and both games, against the sum of the deals' results, and against
-the report computed from the event log (the old self-join of the log, kept here as the oracle)."""
+the report computed from the event log (the old self-join of the log, kept here as the oracle); the pool refund
+of an abandoned Cha Kau Tsz table, dated by its closing."""
 
 from __future__ import annotations
 
@@ -7,18 +8,21 @@ import csv
 import io
 import json
 import random
+import uuid
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
 from psycopg_pool import ConnectionPool
 
+from domain import table as tables
 from infra.event_store import EventStore
 from infra.projections import catch_up
 from services.application import AUDITOR_CALLER, Caller
 from services.audit import settlement_csv, settlement_report_offline
 from services.audit_reports import parse_ledger_cursor, settlement_report_whole
 from services.audit_reports import settlement_report as compute_settlement
+from services.clock import Clock
 from services.errors import Forbidden, NotFound, Unprocessable
 from services.projector.rebuild import rebuild
 from services.remote_verify import expected_ledger_lines
@@ -27,6 +31,7 @@ from tests.integration.test_audit_support import (
     PlayedTable,
     event_row,
     play_table,
+    play_until_a_pool,
     project,
     register,
     services,
@@ -291,3 +296,143 @@ def test_the_report_from_the_read_model_equals_the_report_from_the_log(
     # Built in batches of 7 or in one batch of 5000 (a rebuild), the read model is the same.
     (rebuilt,) = rebuild(db_url, ["deal_settlements"], progress=False)
     assert rebuilt.equal and rebuilt.rebuilt_rows > 0, rebuilt.summary()
+
+
+ABANDON = timedelta(hours=24)
+
+
+def test_the_pool_refund_of_an_abandoned_table_is_reported_at_its_closing(
+    pool: Pool, store: EventStore, db_url: str
+) -> None:
+    """An abandoned Cha Kau Tsz table with points in its pool: the clock closes it and refunds the pool to its
+    payers (table_closed, from `pool` to `player:<id>`). A period that holds the closing shows each refund on
+    the player's own row (account `player:<id>`) and the pool emptied; one that ends before it does not; one
+    that holds only the closing shows the refund alone. The closing is no deal, every table balances, and the
+    read model (built in small batches, and rebuilt) gives the report the log gives."""
+    ledger, audit = services(pool, store)
+    people = [register(ledger, name) for name in ("Ana", "Budi", "Chen")]
+    rng = random.Random(1011)
+    other = play_table(ledger, "cholek-tiga", people[:2], 1, rng)  # deals only, beside it
+    table = play_until_a_pool(ledger, people, rng, {"chip_value_cents": 5})
+    pool_points = int(ledger.load_state(table.table_id).carry["pool"])
+    for caller in people:
+        ledger.act(caller, table.table_id, {"type": "leave"}, uuid.uuid4().hex, None)
+    vacant = tables.vacant_since(ledger.load_state(table.table_id))
+    assert vacant is not None
+    written = Clock(ledger, ABANDON).tick(table.table_id, vacant + ABANDON)
+    assert written is not None and written.kind == "closed"
+    closed = store.read_stream(table.table_id)[-1]
+    assert closed.type == tables.TABLE_CLOSED and closed.data["reason"] == tables.ABANDONED
+    refunds = {str(t["payee"]): int(t["amount"]) for t in closed.data["transfers"]}
+    assert refunds and sum(refunds.values()) == pool_points
+    with pool.connection() as conn:
+        assert catch_up(conn, "deal_settlements", batch_size=3) > 0  # the closing apart from the last deal's end
+    project(pool)
+
+    deals = len(table.deals)
+    seat_nets = {f"seat:{seat}": sum(int(deal["result"]["net"][seat]) for deal in table.deals) for seat in range(3)}
+    # Before the closing: the report as it was, the pool still holding the points.
+    before = audit.settlement_report(AUDITOR_CALLER, None, table.table_id, None, closed.occurred_at)
+    assert {r["account"]: r["net_amount"] for r in before["rows"]} == {**seat_nets, "pool": pool_points}
+    assert before["deals"] == deals and before["balanced"] is True
+    # Over a period holding it: each refund on the player's own row, the pool back to zero, no deal more.
+    whole = audit.settlement_report(AUDITOR_CALLER, None, table.table_id, None, None)
+    assert [r["account"] for r in whole["rows"]] == [*seat_nets, "pool", *sorted(refunds)]
+    by_account = {r["account"]: r for r in whole["rows"]}
+    assert {a: r["net_amount"] for a, r in by_account.items()} == {**seat_nets, "pool": 0, **refunds}
+    names = {str(p.player_id): p.name for p in people}
+    for account, amount in refunds.items():
+        row = by_account[account]
+        player = account.removeprefix("player:")
+        assert (row["player_id"], row["name"], row["net_cents"], row["deals"]) == (
+            player,
+            names[player],
+            amount * 5,
+            deals,
+        )
+    assert whole["deals"] == deals and whole["tables"] == [
+        {"table_id": table.table_id, "game": "cha-kau-tsz", "deals": deals, "net_cents_shown": 0}
+    ]
+    assert (whole["balanced"], whole["balance_cents"], whole["total_cents"]) == (True, 0, 0)
+    assert whole["consistent_with_deal_results"] is True and whole["discrepancies"] == []
+    # A player's figure is the sum of their rows: what the settlements read model and the ledger hold.
+    with pool.connection() as conn:
+        settled = {
+            str(row["player_id"]): int(row["net_cents"])
+            for row in conn.execute(
+                "SELECT player_id, net_cents FROM settlements WHERE table_id = %s", (table.table_id,)
+            )
+        }
+    assert {p["player_id"]: p["net_cents"] for p in whole["players"]} == settled
+    assert all(p["tables"] == 1 for p in whole["players"])
+    totals = {t["account"]: t["amount"] for t in audit.table_ledger(AUDITOR_CALLER, table.table_id)["totals"]}
+    assert {a: totals.get(a, 0) for a in by_account} == {a: r["net_amount"] for a, r in by_account.items()}
+    assert set(totals) <= set(by_account)
+    text = settlement_csv(whole)
+    assert [line.split(",")[2] for line in text.splitlines()[1:-1]] == list(by_account)
+    # Over a period holding the closing alone: the refund, and no deal.
+    after = audit.settlement_report(AUDITOR_CALLER, None, None, closed.occurred_at, None)
+    assert [(r["table_id"], r["account"], r["net_amount"], r["deals"]) for r in after["rows"]] == [
+        (table.table_id, "pool", -pool_points, 0),
+        *[(table.table_id, account, refunds[account], 0) for account in sorted(refunds)],
+    ]
+    assert (after["deals"], after["balanced"], after["total_cents"]) == (0, True, 0)
+    # A refunded player sees their refund for a period that holds the closing, and not before it.
+    account = sorted(refunds)[0]
+    payee = next(p for p in people if f"player:{p.player_id}" == account)
+    own = audit.settlement_report(payee, None, None, None, None)
+    assert {r["account"]: r["net_amount"] for r in own["rows"] if r["table_id"] == table.table_id} == {
+        **{a: n for a, n in seat_nets.items() if by_account[a]["player_id"] == payee.player_id},
+        account: refunds[account],
+    }
+    own_before = audit.settlement_report(payee, None, None, None, closed.occurred_at)
+    assert not [r for r in own_before["rows"] if r["account"].startswith("player:")]
+    assert own["total_cents"] - own_before["total_cents"] == refunds[account] * 5
+    own_after = audit.settlement_report(payee, None, None, closed.occurred_at, None)
+    assert [(r["account"], r["net_cents"]) for r in own_after["rows"]] == [(account, refunds[account] * 5)]
+    # The read model's report is the log's, for every filter and period, page by page.
+    with pool.connection() as conn:
+        ends = [
+            row["occurred_at"]
+            for row in conn.execute(
+                "SELECT occurred_at FROM events WHERE stream_id = %s AND type = 'deal_ended' ORDER BY version",
+                (table.table_id,),
+            )
+        ]
+    assert len(ends) == deals
+    periods: list[tuple[Any, Any]] = [(None, None), (None, closed.occurred_at), (closed.occurred_at, None)]
+    periods += [
+        (vacant, None),
+        ("2000-01-01", closed.occurred_at + timedelta(microseconds=1)),
+        *((e, None) for e in ends),
+    ]
+    filters: list[tuple[str | None, str | None, bool]] = [(None, None, False), (None, table.table_id, False)]
+    filters += [(None, other.table_id, False)]
+    filters += [(person.player_id, None, only) for person in people for only in (True, False)]
+    for date_from, date_to in periods:
+        for player_id, table_id, only in filters:
+            with pool.connection() as conn:
+                old = settlement_from_the_log(conn, date_from, date_to, player_id, table_id, only)
+                new = settlement_report_whole(conn, date_from, date_to, player_id, table_id, only)
+                rows: list[Any] = []
+                after_table = None
+                while True:
+                    page = compute_settlement(conn, date_from, date_to, player_id, table_id, only, after_table, 1)
+                    rows += page["rows"]
+                    after_table = page["next_after"]
+                    if after_table is None:
+                        break
+            assert new.pop("next_after") is None
+            assert new == old, (date_from, date_to, player_id, table_id, only)
+            assert rows == old["rows"]
+    # Built in batches of 3 or rebuilt in one batch, the read model is the same.
+    (rebuilt,) = rebuild(db_url, ["deal_settlements"], progress=False)
+    assert rebuilt.equal, rebuilt.summary()
+    with pool.connection() as conn:
+        stored = conn.execute(
+            "SELECT account, player_id, amount, closed_at FROM closing_refunds WHERE table_id = %s ORDER BY account",
+            (table.table_id,),
+        ).fetchall()
+    assert sorted((r["account"], r["amount"], r["closed_at"]) for r in stored) == sorted(
+        [("pool", -pool_points, closed.occurred_at), *((a, n, closed.occurred_at) for a, n in refunds.items())]
+    )

@@ -93,6 +93,38 @@ def play_table(
     return played
 
 
+def play_until_a_pool(
+    ledger: CardLedger, players: list[Caller], rng: random.Random, options: Mapping[str, Any] | None = None
+) -> PlayedTable:
+    """A Cha Kau Tsz table of `players`, played deal by deal (random legal actions) until a deal ends with
+    points carried in the pool (paid into it and not won), then left between deals as it is."""
+    view = ledger.open_table(players[0], "cha-kau-tsz", len(players), dict(options or {}))
+    table_id = str(view["id"])
+    for seat, caller in enumerate(players):
+        ledger.sit(caller, table_id, seat, f"client-{seat}-{rng.randrange(10**6)}")
+    played = PlayedTable(table_id, "cha-kau-tsz", list(players), dict(options or {}))
+    rules = game_named("cha-kau-tsz")
+    while True:
+        state = ledger.load_state(table_id)
+        if state.status == tables.BETWEEN_DEALS:
+            if int(state.carry["pool"]) > 0:
+                return played
+            assert state.deal_no < 20, "no deal left points in the pool"
+            seat = min(set(range(state.seats)) - set(state.ready))
+            action = {"type": "ready", "client_seed": f"client-{seat}-{rng.randrange(10**6)}"}
+            ledger.act(players[seat], table_id, action, _key(), None)
+            continue
+        assert state.status == tables.PLAYING, f"table {table_id} is {state.status}"
+        seat = tables.to_act(state)
+        assert seat is not None
+        action = dict(rng.choice(tables.legal_actions(state, seat)))
+        if "count" in action:
+            action = {"type": "play", "cards": rng.sample(rules.hand(state.deal, seat), int(action["count"]))}
+        for event in ledger.act(players[seat], table_id, action, _key(), None)["events"]:
+            if event["type"] == tables.DEAL_ENDED:
+                played.deals.append(event["data"])
+
+
 def project(pool: ConnectionPool[Any], timeout: float = 20.0) -> None:
     """Catch every projection up with the whole log (the projection workers' job, done inline): the ledger and
     the settlement report read the projections.

@@ -75,6 +75,7 @@ EXPECTED_PRIVILEGES = {
     "settlements": {"SELECT", "INSERT", "UPDATE"},
     "ledger_lines": {"SELECT", "INSERT"},
     "deal_settlements": {"SELECT", "INSERT", "UPDATE"},
+    "closing_refunds": {"SELECT", "INSERT"},
 }
 
 

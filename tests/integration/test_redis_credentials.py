@@ -38,6 +38,7 @@ from services.projector.worker import QUEUE, run_worker
 from services.relay import RELAY_POSITION, Relay
 from tests.api.conftest import TEST_CONFIG
 from tests.faults.servers import RedisServer, RedisServerExited, TlsFiles, redis_server_binary, wait_until
+from tests.integration.test_projection_workers import Running
 
 PASSWORD = "s3cret/with+odd@chars:%"
 WRONG = "not-the-pa55word"
@@ -69,25 +70,6 @@ def events_in(db_url: str) -> int:
     with psycopg.connect(db_url) as conn:
         row = conn.execute("SELECT count(*) FROM events").fetchone()
     return int(row[0]) if row else 0
-
-
-class Running:
-    """Service loops (relay, worker) in threads until stopped."""
-
-    def __init__(self) -> None:
-        self.stop = threading.Event()
-        self.threads: list[threading.Thread] = []
-
-    def start(self, target: Any, *args: Any) -> None:
-        thread = threading.Thread(target=target, args=(*args, self.stop), daemon=True)
-        thread.start()
-        self.threads.append(thread)
-
-    def close(self) -> None:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join(timeout=30)
-            assert not thread.is_alive(), "a service loop did not stop"
 
 
 @pytest.fixture
