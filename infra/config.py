@@ -21,6 +21,9 @@ CARDLEDGER_SIGNING_KEY     (none)          receipt signing key: base64url of a 3
                                            (unset: the embedded default's key file; see infra/signing.py)
 CARDLEDGER_TRUSTED_PROXIES 0               reverse proxies in front of the API (0..5) whose
                                            X-Forwarded-For/-Proto are believed (services/api/proxies.py)
+CARDLEDGER_CORS_ORIGINS    (none)          browser origins allowed to call the API, comma-separated
+                                           (https://app.example.com,http://localhost:3000), or * for any;
+                                           unset: no CORS headers at all (services/api/cors.py)
 =========================  ==============  =============================================
 
 ``CARDLEDGER_MIGRATE_DATABASE_URL`` (default: ``DATABASE_URL``) is the database owner's URL, for
@@ -31,6 +34,7 @@ service's role (docs/operations.md, "Database roles"). It needs ``DATABASE_URL``
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +44,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASE_SCHEMES = ("postgresql", "postgres")
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 MAX_TRUSTED_PROXIES = 5
+CORS_ORIGINS_VARIABLE = "CARDLEDGER_CORS_ORIGINS"
+ANY_ORIGIN = "*"
+_ORIGIN_SCHEMES = {"http": 80, "https": 443}
+_ORIGIN_HOST = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|[0-9a-f:.]*:[0-9a-f:.]*")
 
 
 def _get(environ: Mapping[str, str], name: str) -> str | None:
@@ -101,6 +109,52 @@ def _signing_key(environ: Mapping[str, str], name: str = "CARDLEDGER_SIGNING_KEY
     return parse_signing_key(raw, name)
 
 
+def _origin(entry: str, name: str) -> str:
+    """One origin as browsers send it in `Origin`: scheme://host[:port], lowercase, without the default port,
+    a path, a query or credentials. Anything else could never match, so it is refused, naming the fix."""
+    try:
+        parts = urlsplit(entry)
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"{name}: {entry!r} is not an origin such as https://app.example.com") from None
+    scheme, host = parts.scheme.lower(), parts.hostname
+    if scheme not in _ORIGIN_SCHEMES or not host or _ORIGIN_HOST.fullmatch(host) is None:
+        raise ValueError(f"{name}: {entry!r} is not an origin such as https://app.example.com (http or https, a host)")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"{name}: {entry!r} holds credentials; an origin is scheme://host[:port]")
+    if parts.path or parts.query or parts.fragment or entry.endswith(("?", "#")):
+        raise ValueError(
+            f"{name}: {entry!r} has a path, query or fragment; an origin is scheme://host[:port] only "
+            "(no trailing slash)"
+        )
+    shown_host = f"[{host}]" if ":" in host else host
+    canonical = f"{scheme}://{shown_host}" + ("" if port is None or port == _ORIGIN_SCHEMES[scheme] else f":{port}")
+    if canonical != entry:
+        raise ValueError(f"{name}: browsers send {entry!r} as {canonical!r}; write it so")
+    return canonical
+
+
+def _cors_origins(environ: Mapping[str, str], name: str = CORS_ORIGINS_VARIABLE) -> tuple[str, ...]:
+    """The origins of CARDLEDGER_CORS_ORIGINS: comma-separated exact origins, or `*` alone for any origin;
+    () when unset (no CORS headers at all)."""
+    raw = _get(environ, name)
+    if raw is None:
+        return ()
+    entries = [entry.strip() for entry in raw.split(",")]
+    if not all(entries):
+        raise ValueError(f"{name} has an empty entry; list origins separated by single commas, got {raw!r}")
+    if ANY_ORIGIN in entries:
+        if len(entries) > 1:
+            raise ValueError(f"{name}: '*' (any origin) cannot be listed with other origins, got {raw!r}")
+        return (ANY_ORIGIN,)
+    origins: list[str] = []
+    for entry in entries:
+        origin = _origin(entry, name)
+        if origin not in origins:
+            origins.append(origin)
+    return tuple(origins)
+
+
 MIN_AUDITOR_TOKEN_CHARS = 32
 
 
@@ -130,6 +184,7 @@ class Settings:
     signing_key: bytes | None = field(default=None, repr=False)  # the 32-byte seed; never printed
     migrate_database_url: str | None = field(default=None, repr=False)  # the owner's; None: database_url
     trusted_proxies: int = 0  # proxy hops whose X-Forwarded-For/-Proto the API believes
+    cors_origins: tuple[str, ...] = ()  # browser origins allowed by CORS; ("*",) for any; () for no CORS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -154,4 +209,5 @@ class Settings:
             signing_key=_signing_key(environ),
             migrate_database_url=migrate_database_url,
             trusted_proxies=int_setting(environ, "CARDLEDGER_TRUSTED_PROXIES", 0, 0, MAX_TRUSTED_PROXIES),
+            cors_origins=_cors_origins(environ),
         )

@@ -9,6 +9,7 @@ cardledger verify                 re-check every deal (seed, deck, hash chain, r
 cardledger report settlement      settlement figures over a period, offline
 cardledger spec                   print the OpenAPI document
 cardledger simulate               bot players play complete deals over the REST API (load generator)
+cardledger demo                   one deal played by bots over the REST API, told step by step (start here)
 """
 
 from __future__ import annotations
@@ -117,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
     simulate = sub.add_parser("simulate", help="bot players play complete deals over the REST API")
     simulate_arguments(simulate)
     simulate.set_defaults(handler=_simulate)
+
+    from services.demo import add_arguments as demo_arguments
+
+    demo = sub.add_parser("demo", help="one deal played by bots over the REST API, told step by step")
+    demo_arguments(demo)
+    demo.set_defaults(handler=_demo)
     return parser
 
 
@@ -371,6 +378,12 @@ def _settlement(args: argparse.Namespace, settings: Settings) -> int:
 
 def _simulate(args: argparse.Namespace, settings: Settings) -> int:
     from services.simulate import run_from_args
+
+    return run_from_args(args)
+
+
+def _demo(args: argparse.Namespace, settings: Settings) -> int:
+    from services.demo import run_from_args
 
     return run_from_args(args)
 

@@ -1,10 +1,12 @@
-"""The public REST API (API.md): a Flask app factory with flask-smorest blueprints.
+"""The public REST API (docs/api.md): a Flask app factory with flask-smorest blueprints.
 
 `create_app(settings=None, container=None)` builds the app. Without a
 container, the services are wired on the first request (per process, so a
 forking server opens its pools in each worker) from `settings`, which default
 to `Settings.from_env()`. With CARDLEDGER_TRUSTED_PROXIES > 0 the outermost
-WSGI layer believes the proxies' X-Forwarded-For/-Proto (`services.api.proxies`).
+WSGI layer believes the proxies' X-Forwarded-For/-Proto (`services.api.proxies`). With
+CARDLEDGER_CORS_ORIGINS the origins it names may call the API from a browser (`services.api.cors`).
+/docs is Swagger UI from a Python package, offline (`services.api.swagger_ui`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from infra.config import Settings
-from services.api import actions, history, keys, ops, players, reports, stream, tables
+from services.api import actions, history, keys, ops, players, reports, stream, swagger_ui, tables
 from services.api.admission import Admission
+from services.api.cors import CorsPolicy, install_cors
 from services.api.deps import EXTENSION, ContainerHolder
 from services.api.limits import install_limits, limit_config
 from services.api.metrics import install_metrics
@@ -66,7 +69,9 @@ def base_config() -> dict[str, Any]:
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
         "OPENAPI_SWAGGER_UI_PATH": "docs",
-        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+        "OPENAPI_SWAGGER_UI_URL": swagger_ui.ASSETS_URL,  # served by this app, from a package: no CDN
+        # No validator badge: Swagger UI would send the document's URL to validator.swagger.io from every page.
+        "OPENAPI_SWAGGER_UI_CONFIG": {"validatorUrl": None},
         "API_SPEC_OPTIONS": {
             "info": {
                 "description": "Event-sourced referee and ledger for Cholek Tiga and Cha Kau Tsz. "
@@ -106,12 +111,14 @@ def create_app(
     api = CardLedgerApi(app)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    app.register_blueprint(swagger_ui.blp)  # a plain Flask blueprint: not part of the OpenAPI document
 
     install_request_ids(app)  # first: every other hook and every log line of the request sees its id
     install_error_handlers(app)
     install_metrics(app)
     redis_url = container.redis_url if container is not None else settings.redis_url
     install_limits(app, redis_url)
+    install_cors(app, settings.cors_origins)
     wsgi: WSGIApp = app.wsgi_app
     for wrap in middleware:
         wsgi = wrap(wsgi)
@@ -136,7 +143,13 @@ def create_served_app() -> Flask:
 
     def admission(wsgi: WSGIApp) -> WSGIApp:
         return Admission(
-            wsgi, api_threads(), api_streams(), api_queue_seconds(), api_streams_per_caller(), api_requests_per_caller()
+            wsgi,
+            api_threads(),
+            api_streams(),
+            api_queue_seconds(),
+            api_streams_per_caller(),
+            api_requests_per_caller(),
+            cors=CorsPolicy(settings.cors_origins),  # its refusals carry the CORS headers too
         )
 
     # Admission inside the proxy fix: it counts streams per caller by the client's address, not the proxy's.

@@ -23,6 +23,10 @@ threads), and then nothing answered, not even /healthz. So the two are counted a
   that waits as told never meets this; one that ignores Retry-After from many connections is slowed to what
   its limits allow instead of keeping the server busy refusing it;
 - /healthz and /readyz are never held back, so a busy worker still answers its probes.
+- a CORS preflight (OPTIONS) carries no token (browsers never send one), so it is admitted as a request
+  without a token: a request slot, no count of any caller, never held. With CORS on (`services.api.cors`)
+  every refusal above carries the CORS headers of its origin, so a browser page can read it and its
+  Retry-After.
 
 A slot is given back when the server closes the response (a stream's ends with its generator).
 """
@@ -37,6 +41,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from services.api.cors import CorsPolicy
 from services.api.problems import problem
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -84,6 +89,7 @@ class Admission:
         streams_per_caller: int = DEFAULT_STREAMS_PER_CALLER,
         requests_per_caller: int = DEFAULT_REQUESTS_PER_CALLER,
         held_per_caller: int = DEFAULT_HELD_PER_CALLER,
+        cors: CorsPolicy | None = None,
     ) -> None:
         if requests < 1:
             raise ValueError(f"an API worker must serve at least 1 request at once, got {requests}")
@@ -107,6 +113,7 @@ class Admission:
         self._requests_of = _PerCaller(requests_per_caller)
         self._held_of = _PerCaller(max(1, held_per_caller))
         self._refused_until: dict[str, float] = {}  # token -> monotonic time its last Retry-After ends
+        self._cors = cors
         self._refused_lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -117,13 +124,14 @@ class Admission:
             return self._stream(environ, start_response)
         token = _token_key(environ)
         if token is not None:
-            early = self._hold_until_retry_after(token)
+            early = self._hold_until_retry_after(environ, token)
             if early is not None:
                 return early(environ, start_response)
             start_response = self._noting_refusals(token, start_response)
         if token is not None and not self._requests_of.enter(token):
             self._refused(token, 1.0)
-            refused = problem(
+            refused = self._refusal(
+                environ,
                 429,
                 "too_many_requests_at_once",
                 f"one caller has at most {self.requests_per_caller} requests in progress at once; "
@@ -135,7 +143,8 @@ class Admission:
         if not slots.acquire(timeout=self.wait_seconds):
             if token is not None:
                 self._requests_of.leave(token)
-            busy = problem(
+            busy = self._refusal(
+                environ,
                 503,
                 "server_busy",
                 f"every request slot of this server stayed taken for {self.wait_seconds:g} s; retry in 1 s",
@@ -150,7 +159,14 @@ class Admission:
 
         return self._run(environ, start_response, release)
 
-    def _hold_until_retry_after(self, token: str) -> WSGIApp | None:
+    def _refusal(
+        self, environ: dict[str, Any], status: int, code: str, detail: str, headers: dict[str, str]
+    ) -> WSGIApp:
+        """A problem+json refusal, with the CORS headers of the request's origin when CORS is on."""
+        cors = {} if self._cors is None else self._cors.headers_for(environ)
+        return problem(status, code, detail, headers={**headers, **cors})
+
+    def _hold_until_retry_after(self, environ: dict[str, Any], token: str) -> WSGIApp | None:
         """Sleep until the token's last Retry-After has passed (at most `wait_seconds`); None when the request may
         go on, or a 429 when the token already has `held_per_caller` requests asleep."""
         with self._refused_lock:
@@ -160,7 +176,8 @@ class Admission:
             return None
         if not self._held_of.enter(token):
             seconds = max(1, math.ceil(wait))
-            return problem(
+            return self._refusal(
+                environ,
                 429,
                 "retry_after_not_waited",
                 f"this caller was told to retry after {seconds} s and already has requests waiting for that",
@@ -193,7 +210,8 @@ class Admission:
     def _stream(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         caller = _caller_key(environ)
         if not self._streams_of.enter(caller):
-            refused = problem(
+            refused = self._refusal(
+                environ,
                 429,
                 "too_many_streams",
                 f"one caller follows at most {self.streams_per_caller} streams at once on this server; close "
@@ -204,7 +222,8 @@ class Admission:
         slots = self._stream_slots
         if slots is None or not slots.acquire(blocking=False):
             self._streams_of.leave(caller)
-            busy = problem(
+            busy = self._refusal(
+                environ,
                 503,
                 "stream_busy",
                 f"this server follows {self.streams} streams at once and has none free; "

@@ -24,6 +24,10 @@ Any other failure of the limiter lets the request through (swallow_errors).
 A Redis that refuses the password of REDIS_URL counts as unreachable: the same
 fallback (and /readyz says why).
 
+CORS preflights (OPTIONS) are never counted nor refused: a browser sends one before a cross-origin call,
+without the token, so counting it would charge the page's address, not its player, for the call
+(`services.api.cors`).
+
 The client address is `request.remote_addr`: the peer's, or with
 CARDLEDGER_TRUSTED_PROXIES the one the trusted proxies forwarded
 (`services.api.proxies`); with 0, X-Forwarded-For changes nothing.
@@ -37,7 +41,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app
+from flask import Flask, Response, current_app, request
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 
@@ -78,6 +82,11 @@ def retry_after_seconds() -> int:
     return 1
 
 
+def _is_preflight() -> bool:
+    """OPTIONS: a CORS preflight (or a client asking what a path allows); Flask answers it without a view."""
+    return request.method == "OPTIONS"
+
+
 def _drop_limiter_retry_after(response: Response) -> Response:
     response.headers.pop(_LIMITER_RETRY_AFTER, None)
     return response
@@ -116,6 +125,7 @@ def install_limits(app: Flask, redis_url: str | None) -> Limiter:
         key_prefix="cardledger:ratelimit",
         strategy="moving-window",
     )
+    limiter.request_filter(_is_preflight)
     limiter.limit(str(config["RATE_LIMIT_REGISTRATION"]), key_func=get_remote_address)(players.blp)
     limiter.limit(str(config["RATE_LIMIT_ACTIONS"]), key_func=token_key)(actions.blp)
     for blueprint in (tables.blp, keys.blp, stream.blp):

@@ -148,8 +148,8 @@ class TableCreateSchema(Schema):
         keys=fields.String(),
         load_default=dict,
         metadata={
-            "description": "per-table settings of RULES.md, and turn_seconds (the turn clock: 0 for none, else "
-            "5 to 3600; default 60; docs/house-rules.md)"
+            "description": "per-table settings of the game (docs/rules.md), and turn_seconds (the turn clock: 0 for "
+            "none, else 5 to 3600; default 60; docs/house-rules.md)"
         },
     )
 
@@ -268,7 +268,7 @@ _CARD = fields.String(validate=[validate.Length(min=1, max=8), _ASCII_PRINTABLE]
 
 
 class ActionSchema(Schema):
-    """One action; which fields apply depends on `type` (see API.md)."""
+    """One action; which fields apply depends on `type` (see docs/api.md)."""
 
     class Meta:
         unknown = RAISE

@@ -35,7 +35,7 @@ TableReply = tuple[dict[str, Any], int, dict[str, str]] | Response
 @blp.arguments(TableCreateSchema())
 @blp.response(201, OpenedTableSchema)
 def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """Open a table. Options are the per-table settings of RULES.md; unknown or out-of-range ones are a 422.
+    """Open a table. Options are the per-table settings of docs/rules.md; unknown or out-of-range ones are a 422.
     The answer carries the signed `receipt` of the opening (GET /v1/keys)."""
     view = container().ledger.open_table(caller(), body["game"], body["seats"], body["options"])
     return view, 201, {"Location": f"/v1/tables/{view['id']}", "ETag": f'"{view["version"]}"'}
