@@ -1,5 +1,7 @@
 # syntax=docker/dockerfile:1
-FROM python:3.11-slim AS build
+# Base images pinned to an exact version (docs/operations.md, "Pinned versions"); bump on purpose, not by accident.
+ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm
+FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
@@ -9,7 +11,7 @@ COPY infra ./infra
 COPY services ./services
 RUN pip install --no-cache-dir .
 
-FROM python:3.11-slim
+FROM ${PYTHON_IMAGE}
 RUN useradd --create-home --uid 10001 cardledger
 COPY --from=build /opt/venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \

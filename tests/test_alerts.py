@@ -1,0 +1,141 @@
+"""deploy/prometheus/alerts.yaml and deploy/grafana/cardledger.json name only metrics the code defines.
+
+The names come from the metric definitions of services/metrics.py and services/api/metrics.py (parsed, not
+imported: what a scrape would show, histogram and counter suffixes included). Every alert has a severity, a
+summary and a runbook whose anchor is a heading of docs/operations.md. When promtool is on PATH (Debian:
+`apt-get install prometheus`), it checks the rules' syntax too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.test_docs_links import anchors
+
+ROOT = Path(__file__).resolve().parents[1]
+ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yaml"
+DASHBOARD = ROOT / "deploy" / "grafana" / "cardledger.json"
+OPERATIONS = ROOT / "docs" / "operations.md"
+METRIC_SOURCES = (ROOT / "services" / "metrics.py", ROOT / "services" / "api" / "metrics.py")
+
+SEVERITIES = {"critical", "warning"}
+DEFINITION = re.compile(
+    r"\b(Counter|Gauge|Histogram|Summary|GaugeMetricFamily|CounterMetricFamily)\(\s*\"(cardledger_\w+)\""
+)
+LAG_PREFIX = re.compile(r"LogLagCollector\([^)]*?\"(cardledger_\w+)\"")
+LAG_SUFFIX = re.compile(r"f\"\{self\.prefix\}(_\w+)\"")
+METRIC_NAME = re.compile(r"\bcardledger_\w+")
+RUNBOOK = re.compile(r"^docs/operations\.md#([\w-]+)$")
+
+
+def exported(kind: str, name: str) -> set[str]:
+    """The series names a scrape shows for one definition (prometheus_client's text format)."""
+    if kind in ("Histogram",):
+        return {f"{name}_bucket", f"{name}_sum", f"{name}_count", f"{name}_created"}
+    if kind in ("Summary",):
+        return {name, f"{name}_sum", f"{name}_count", f"{name}_created"}
+    if kind in ("Counter", "CounterMetricFamily"):
+        base = name.removesuffix("_total")
+        return {f"{base}_total", f"{base}_created"}
+    return {name}
+
+
+def defined_metrics() -> set[str]:
+    names: set[str] = set()
+    for source in METRIC_SOURCES:
+        text = source.read_text()
+        for kind, name in DEFINITION.findall(text):
+            names |= exported(kind, name)
+        for prefix in LAG_PREFIX.findall(text):
+            names |= {prefix + suffix for suffix in LAG_SUFFIX.findall(text)}
+    return names
+
+
+def rules() -> list[dict[str, Any]]:
+    loaded = yaml.safe_load(ALERTS.read_text())
+    return [rule for group in loaded["groups"] for rule in group["rules"]]
+
+
+def dashboard_expressions() -> list[tuple[str, str]]:
+    dashboard = json.loads(DASHBOARD.read_text())
+    return [(panel["title"], target["expr"]) for panel in dashboard["panels"] for target in panel.get("targets", [])]
+
+
+def test_the_parser_finds_the_metrics_of_the_code() -> None:
+    assert defined_metrics() >= {
+        "cardledger_http_requests_total",
+        "cardledger_http_request_duration_seconds_bucket",
+        "cardledger_events_appended_total",
+        "cardledger_errors_total",
+        "cardledger_relay_events_published_total",
+        "cardledger_projection_events_applied_total",
+        "cardledger_relay_lag_events",
+        "cardledger_relay_lag_seconds",
+        "cardledger_projection_lag_events",
+        "cardledger_projection_lag_seconds",
+        "cardledger_rq_queue_depth",
+        "cardledger_rq_failed_jobs",
+    }
+
+
+def test_the_rule_groups_have_unique_names_and_rules() -> None:
+    loaded = yaml.safe_load(ALERTS.read_text())
+    names = [group["name"] for group in loaded["groups"]]
+    assert len(names) == len(set(names))
+    assert all(group["rules"] for group in loaded["groups"])
+
+
+@pytest.mark.parametrize("rule", rules(), ids=[f"{r['alert']}-{r['labels']['severity']}" for r in rules()])
+def test_every_alert_names_only_metrics_the_code_defines(rule: dict[str, Any]) -> None:
+    named = set(METRIC_NAME.findall(rule["expr"]))
+    assert named, f"{rule['alert']}: no cardledger metric in {rule['expr']!r}"
+    assert named <= defined_metrics(), f"{rule['alert']}: unknown {sorted(named - defined_metrics())}"
+
+
+@pytest.mark.parametrize("rule", rules(), ids=[f"{r['alert']}-{r['labels']['severity']}" for r in rules()])
+def test_every_alert_has_severity_summary_and_a_runbook_in_the_operations_guide(rule: dict[str, Any]) -> None:
+    assert re.fullmatch(r"Cardledger[A-Za-z]+", rule["alert"])
+    assert rule["labels"]["severity"] in SEVERITIES
+    assert rule["annotations"]["summary"].strip()
+    found = RUNBOOK.match(rule["annotations"]["runbook_url"])
+    assert found, rule["annotations"]["runbook_url"]
+    assert found.group(1) in anchors(OPERATIONS), f"no heading for #{found.group(1)} in docs/operations.md"
+
+
+def test_every_alert_is_described_in_the_operations_guide() -> None:
+    text = OPERATIONS.read_text()
+    for name in {rule["alert"] for rule in rules()}:
+        assert f"### {name}\n" in text, name
+
+
+def test_the_dashboard_names_only_metrics_the_code_defines() -> None:
+    expressions = dashboard_expressions()
+    assert expressions
+    for title, expression in expressions:
+        named = set(METRIC_NAME.findall(expression))
+        assert named, title
+        assert named <= defined_metrics(), f"{title}: unknown {sorted(named - defined_metrics())}"
+
+
+def test_the_dashboard_shows_every_metric_an_alert_watches() -> None:
+    shown = {name for _, expression in dashboard_expressions() for name in METRIC_NAME.findall(expression)}
+    watched = {name for rule in rules() for name in METRIC_NAME.findall(rule["expr"])}
+    assert watched <= shown, sorted(watched - shown)
+
+
+def test_promtool_accepts_the_rules() -> None:
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.skip("promtool not found: `apt-get install prometheus` (Debian/Ubuntu) or a Prometheus release")
+    result = subprocess.run(
+        [promtool, "check", "rules", str(ALERTS)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
