@@ -32,10 +32,11 @@ from services.api.problems import PROBLEM_JSON, handle_http_exception, install_e
 from services.api.proxies import WSGIApp, behind_proxies
 from services.api.request_ids import install_request_ids
 from services.api.schemas import ProblemSchema
+from services.api.spec_meta import RATE_LIMIT_HEADERS, RESPONSE_HEADERS, header_ref, package_version
 from services.bootstrap import Container, bootstrap, list_signing_key
 
 API_TITLE = "cardledger"
-API_VERSION = "1.0.0"
+LIMITED_TAGS = frozenset({"players", "tables", "actions", "history", "reports", "keys", "stream"})  # not ops
 BLUEPRINTS = (players.blp, tables.blp, actions.blp, history.blp, reports.blp, keys.blp, stream.blp, ops.blp)
 
 log = logging.getLogger("cardledger.api")
@@ -51,6 +52,8 @@ class CardLedgerApi(Api):  # type: ignore[misc]
             response: dict[str, Any] = {"description": status.phrase}
             if not (100 <= status < 200) and status not in (204, 304):
                 response["schema"] = self.ERROR_SCHEMA
+            if status in (429, 503):
+                response["headers"] = {"Retry-After": header_ref("Retry-After")}
             prepare_response(response, self.spec, PROBLEM_JSON)
             self.spec.components.response(status.name, response, lazy=True)
         default: dict[str, Any] = {"description": "Error (problem details)", "schema": self.ERROR_SCHEMA}
@@ -60,11 +63,23 @@ class CardLedgerApi(Api):  # type: ignore[misc]
     def handle_http_exception(self, error: HTTPException) -> Response:
         return handle_http_exception(error)
 
+    def document_rate_limit_headers(self) -> None:
+        """X-RateLimit-* on the successful answers of the rate-limited operations (every tag but ops)."""
+        for item in self.spec._paths.values():
+            for operation in item.values():
+                if not isinstance(operation, dict) or not LIMITED_TAGS.intersection(operation.get("tags", ())):
+                    continue
+                for code, response in operation.get("responses", {}).items():
+                    if str(code).startswith("2") and isinstance(response, dict):
+                        headers = response.setdefault("headers", {})
+                        for name in RATE_LIMIT_HEADERS:
+                            headers.setdefault(name, header_ref(name))
+
 
 def base_config() -> dict[str, Any]:
     return {
         "API_TITLE": API_TITLE,
-        "API_VERSION": API_VERSION,
+        "API_VERSION": package_version(),
         "OPENAPI_VERSION": "3.1.0",
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "openapi.json",
@@ -77,7 +92,14 @@ def base_config() -> dict[str, Any]:
                 "description": "Event-sourced referee and ledger for Cholek Tiga and Cha Kau Tsz. "
                 "Every error is application/problem+json (RFC 9457) with a stable `code`.",
             },
-            "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
+            "servers": [
+                {"url": "/", "description": "the server that serves this document"},
+                {"url": "http://127.0.0.1:8000", "description": "`cardledger api` on this machine (default port)"},
+            ],
+            "components": {
+                "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
+                "headers": dict(RESPONSE_HEADERS),
+            },
         },
         "MAX_CONTENT_LENGTH": 64 * 1024,
         "SSE_MAX_SECONDS": 300,
@@ -111,6 +133,7 @@ def create_app(
     api = CardLedgerApi(app)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    api.document_rate_limit_headers()
     app.register_blueprint(swagger_ui.blp)  # a plain Flask blueprint: not part of the OpenAPI document
 
     install_request_ids(app)  # first: every other hook and every log line of the request sees its id

@@ -15,6 +15,7 @@ blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actio
 
 
 @blp.route("/<uuid:table_id>/actions", methods=["POST"])
+@blp.doc(operationId="act")
 @secured(blp, 400, 403, 404, 409, 412, 422)
 @blp.arguments(ActionHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(ActionSchema())

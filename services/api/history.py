@@ -22,6 +22,7 @@ blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="Histo
 
 
 @blp.route("/<uuid:table_id>/events", methods=["GET"])
+@blp.doc(operationId="listEvents")
 @secured(blp, 404)
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsPageSchema)
@@ -32,6 +33,7 @@ def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>/deals/<int:deal_no>", methods=["GET"])
+@blp.doc(operationId="getDeal")
 @secured(blp, 403, 404)
 @blp.response(200, DealRecordSchema)
 def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
@@ -42,6 +44,7 @@ def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>/ledger", methods=["GET"])
+@blp.doc(operationId="getLedger")
 @secured(blp, 403, 404)
 @blp.arguments(LedgerQuerySchema(), location="query")
 @blp.response(200, LedgerSchema)

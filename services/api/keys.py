@@ -13,6 +13,7 @@ blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="Receipt si
 
 
 @blp.route("", methods=["GET"])
+@blp.doc(operationId="listKeys")
 @errors(blp, 503)
 @blp.response(200, KeysSchema)
 def keys() -> dict[str, Any]:

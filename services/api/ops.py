@@ -18,6 +18,7 @@ blp = Blueprint("ops", __name__, url_prefix="", description="Operations")
 
 
 @blp.route("/healthz", methods=["GET"])
+@blp.doc(operationId="healthz")
 @blp.response(200, HealthSchema)
 def healthz() -> dict[str, Any]:
     """The process is alive (no dependency is checked)."""
@@ -54,6 +55,7 @@ def _redis_detail(error: Exception) -> str:
 
 
 @blp.route("/readyz", methods=["GET"])
+@blp.doc(operationId="readyz")
 @errors(blp, 503)
 @blp.response(200, ReadySchema)
 def readyz() -> dict[str, Any] | Response:
@@ -66,6 +68,7 @@ def readyz() -> dict[str, Any] | Response:
 
 
 @blp.route("/metrics", methods=["GET"])
+@blp.doc(operationId="metrics")
 @blp.response(200, {"type": "string"}, content_type="text/plain", description="Prometheus text format")
 def metrics() -> Response:
     """Request counts and latency histograms by route and status (Prometheus text format)."""

@@ -12,6 +12,7 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Regi
 
 
 @blp.route("", methods=["POST"])
+@blp.doc(operationId="registerPlayer")
 @errors(blp, 400, 429)
 @blp.arguments(PlayerCreateSchema())
 @blp.response(201, PlayerSchema)

@@ -20,12 +20,20 @@ from services.api.schemas import (
     SettlementSchema,
 )
 from services.audit import dispute_html, settlement_csv
+from services.audit_reports import SETTLEMENT_COLUMNS
 from services.errors import Forbidden
 from services.receipt_checks import check_table_receipts, receipts_section
 
 blp = Blueprint("reports", __name__, url_prefix="/v1/reports", description="Settlement and dispute reports")
 
-_TEXT = {"schema": {"type": "string"}}
+_CSV = {
+    "schema": {
+        "type": "string",
+        "description": "a header row (" + ",".join(SETTLEMENT_COLUMNS) + "), one row per account per table, "
+        "then a TOTAL row (net_cents and deals); cells a spreadsheet would run as a formula start with a quote",
+    }
+}
+_HTML = {"schema": {"type": "string", "description": "the dispute report as a standalone HTML page"}}
 _NEXT_PAGE_HEADER = {
     "Link": {
         "description": 'the next page, `<url>; rel="next"`, when there is one (the CSV has no `next_after`)',
@@ -42,10 +50,11 @@ def _room_for_receipts() -> None:
 
 
 @blp.route("/settlement", methods=["GET"])
+@blp.doc(operationId="getSettlementReport")
 @secured(blp, 403, 404)
 @blp.arguments(SettlementQuerySchema(), location="query")
 @blp.response(200, SettlementSchema, headers=_NEXT_PAGE_HEADER)
-@blp.doc(responses={200: {"content": {"text/csv": _TEXT}}})
+@blp.doc(responses={200: {"content": {"text/csv": _CSV}}})
 def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
     """Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by their
     end. Players see their own figures only (403 for another player's id); the auditor sees all.
@@ -94,10 +103,11 @@ def _wants_html(explicit: str | None) -> bool:
 
 
 @blp.route("/dispute", methods=["GET"])
+@blp.doc(operationId="getDisputeReport")
 @secured(blp, 403, 404)
 @blp.arguments(DisputeQuerySchema(), location="query")
 @blp.response(200, DisputeSchema)
-@blp.doc(responses={200: {"content": {"text/html": _TEXT}}})
+@blp.doc(responses={200: {"content": {"text/html": _HTML}}})
 def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
     """The deal replayed step by step with the verification of commitment, deck, hash chain and result.
     HTML with `format=html` or `Accept: text/html`."""
@@ -109,6 +119,7 @@ def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
 
 
 @blp.route("/dispute", methods=["POST"])
+@blp.doc(operationId="submitDisputeReceipts")
 @secured(blp, 400, 403, 404, 413, 422)
 @blp.arguments(DisputeReceiptsRequestSchema())
 @blp.response(200, DisputeWithReceiptsSchema)

@@ -379,18 +379,84 @@ class EventsPageSchema(Schema):
     next_after = fields.Integer(required=True)
 
 
-class DealRecordSchema(OpenSchema):
+def _typed(schema: dict[str, Any], description: str = "", **kwargs: Any) -> fields.Raw:
+    """A value passed on as the log holds it (no conversion when dumped), documented as `schema`."""
+    metadata = dict(schema)
+    if description:
+        metadata["description"] = description
+    return fields.Raw(metadata=metadata, **kwargs)
+
+
+_INTS = {"type": "array", "items": {"type": "integer"}}
+
+
+class TransferSchema(OpenSchema):
+    payer = fields.String(required=True, metadata={"description": "account: `seat:N`, `pool`, `player:<id>`"})
+    payee = fields.String(required=True)
+    amount = _typed({"type": "integer"}, "in the table's unit", required=True)
+    reason = fields.String(required=True)
+
+
+class VerificationProblemSchema(Schema):
+    version = _typed({"type": "integer"}, "the event at fault, where one can be named", required=True, allow_none=True)
+    check = fields.String(required=True, metadata={"enum": ["hash_chain", "commitment", "deck", "replay"]})
+    reason = fields.String(required=True)
+
+
+class FirstBadEventSchema(Schema):
+    version = _typed({"type": "integer"}, required=True, allow_none=True)
+    reason = fields.String(required=True)
+
+
+class VerificationSchema(OpenSchema):
+    """The verdict on one deal; a check not run (the deal still running) is null."""
+
+    checked = fields.String(required=True, metadata={"description": "`all`, or why only the chain was checked"})
+    commitment_matches_seed = fields.Boolean(required=True, allow_none=True)
+    deck_matches_seed = fields.Boolean(required=True, allow_none=True)
+    hash_chain_intact = fields.Boolean(required=True)
+    replay_matches = fields.Boolean(required=True, allow_none=True)
+    first_bad_event = fields.Nested(FirstBadEventSchema, required=True, allow_none=True)
+    problems = fields.List(fields.Nested(VerificationProblemSchema), required=True)
+    ok = fields.Boolean(required=True)
+
+
+class DealSeedsSchema(OpenSchema):
+    """Commitment, seeds and result of a deal; the server seed and the result only once it ended."""
+
+    table_id = fields.String(required=True, metadata={"format": "uuid"})
+    game = fields.String(required=True)
     deal_no = fields.Integer(required=True)
-    commitment = fields.String(required=True)
-    client_seeds = fields.List(fields.String(), required=True)
-    server_seed = fields.String(required=True, allow_none=True, metadata={"description": "hex, once the deal ended"})
-    result = fields.Dict(required=True, allow_none=True)
-    players = fields.List(fields.String(allow_none=True), metadata={"description": "the deal's players (ids) by seat"})
+    status = fields.String(required=True, metadata={"enum": ["playing", "ended"]})
+    started_version = fields.Integer(required=True)
+    ended_version = fields.Integer(required=True, allow_none=True)
+    commitment = _typed({"type": "string"}, "SHA-256 (hex) of the server seed", required=True)
+    client_seeds = _typed({"type": "array", "items": {"type": "string"}}, required=True)
+    server_seed = _typed({"type": "string"}, "hex, once the deal ended", required=True, allow_none=True)
+    next_commitment = _typed({"type": "string"}, "the next deal's commitment", required=True, allow_none=True)
+    result = _typed(
+        {"type": "object", "additionalProperties": True},
+        "the game's result of the deal (its fields vary by game; `net` by seat is in every one)",
+        required=True,
+        allow_none=True,
+    )
+    net = _typed(_INTS, "by seat, in the table's unit (the result's `net`)", required=True, allow_none=True)
+    unit = _typed({"type": "string"}, "the table's unit of account", required=True, allow_none=True)
+    transfers = fields.List(fields.Nested(TransferSchema), required=True, allow_none=True)
+    verification = fields.Nested(VerificationSchema, required=True)
+
+
+class DealRecordSchema(DealSeedsSchema):
+    players = _typed(
+        {"type": "array", "items": {"type": ["string", "null"]}},
+        "the deal's players (ids) by seat, null for an empty seat",
+        required=True,
+    )
     timed_out_actions = fields.List(
         fields.Integer(),
+        required=True,
         metadata={"description": "by seat: the actions the turn clock took for it in this deal (timed_out events)"},
     )
-    verification = fields.Dict(required=True, allow_none=True)
 
 
 class LedgerCursor(fields.String):
@@ -493,13 +559,73 @@ class SettlementQuerySchema(Schema):
     )
 
 
+class SettlementPeriodSchema(Schema):
+    from_ = fields.String(
+        data_key="from",
+        attribute="from",
+        required=True,
+        allow_none=True,
+        metadata={"format": "date-time", "description": "inclusive"},
+    )
+    to = fields.String(required=True, allow_none=True, metadata={"format": "date-time", "description": "exclusive"})
+    bounds = fields.String(required=True)
+
+
+class SettlementRowSchema(Schema):
+    player_id = fields.String(
+        required=True, allow_none=True, metadata={"format": "uuid", "description": "null on the pool's row"}
+    )
+    name = fields.String(required=True, allow_none=True)
+    account = fields.String(required=True, metadata={"description": "`seat:N`, `pool` or `player:<id>`"})
+    table_id = fields.String(required=True, metadata={"format": "uuid"})
+    game = fields.String(required=True)
+    unit = fields.String(required=True, metadata={"description": "the table's unit of account"})
+    net_amount = fields.Integer(required=True, metadata={"description": "in the table's unit"})
+    net_cents = fields.Integer(required=True)
+    deals = fields.Integer(required=True)
+
+
+class SettlementPlayerSchema(Schema):
+    player_id = fields.String(required=True, metadata={"format": "uuid"})
+    name = fields.String(required=True, allow_none=True)
+    net_cents = fields.Integer(required=True)
+    tables = fields.Integer(required=True, metadata={"description": "tables the player has rows at"})
+
+
+class SettlementTableSchema(Schema):
+    table_id = fields.String(required=True, metadata={"format": "uuid"})
+    game = fields.String(required=True)
+    deals = fields.Integer(required=True)
+    net_cents_shown = fields.Integer(required=True, metadata={"description": "the sum of the rows shown"})
+
+
+class SettlementDiscrepancySchema(Schema):
+    table_id = fields.String(required=True, metadata={"format": "uuid"})
+    deal_no = fields.Integer(required=True)
+    result_net = fields.List(fields.Integer(), required=True)
+    transfers_net = fields.List(fields.Integer(), required=True)
+
+
 class SettlementSchema(OpenSchema):
     """A page of the report: the tables that settled deals in the period or were closed in it with their pool
     refunded, in table id order; one row per account of a table (`seat:N`, `pool`, and `player:<id>` for each
     player a closing refunded). Every figure (rows, players, tables, totals, balance, discrepancies) covers the
     tables of this page."""
 
-    rows = fields.List(fields.Dict(), required=True)
+    period = fields.Nested(SettlementPeriodSchema, required=True)
+    player_id = fields.String(required=True, allow_none=True, metadata={"format": "uuid"})
+    table_id = fields.String(required=True, allow_none=True, metadata={"format": "uuid"})
+    currency_unit = fields.String(required=True)
+    rows = fields.List(fields.Nested(SettlementRowSchema), required=True)
+    players = fields.List(fields.Nested(SettlementPlayerSchema), required=True)
+    tables = fields.List(fields.Nested(SettlementTableSchema), required=True)
+    total_cents = fields.Integer(required=True, metadata={"description": "the sum of the rows shown"})
+    deals = fields.Integer(required=True)
+    balance_cents = fields.Integer(required=True, metadata={"description": "every account of the tables: 0"})
+    balanced = fields.Boolean(required=True)
+    balanced_scope = fields.String(required=True)
+    consistent_with_deal_results = fields.Boolean(required=True)
+    discrepancies = fields.List(fields.Nested(SettlementDiscrepancySchema), required=True)
     next_after = fields.String(
         required=True,
         allow_none=True,
@@ -516,8 +642,52 @@ class DisputeQuerySchema(Schema):
     format = fields.String(validate=validate.OneOf(("json", "html")))
 
 
-class DisputeSchema(OpenSchema):
-    pass
+class DisputePlayerSchema(Schema):
+    id = fields.String(required=True, metadata={"format": "uuid"})
+    name = fields.String(required=True, allow_none=True)
+
+
+class DisputeEventSchema(EventSchema):
+    """An event of a step, as GET /v1/tables/{table_id}/events shows it to the caller, plus the replay."""
+
+    actor = _typed({"type": ["string", "null"]}, required=True)
+    seat = _typed({"type": ["integer", "null"]}, required=True)
+    timed_out = fields.Boolean(required=True)
+    replay_error = fields.String(metadata={"description": "where the replay stopped (tampered data)"})
+    public_state_after = _typed(
+        {"type": ["object", "null"], "additionalProperties": True},
+        "the public table view after the event (varies by game), null once the replay stopped",
+        required=True,
+    )
+
+
+class DisputeStepSchema(OpenSchema):
+    """One write transaction (an action and what it caused), replayed."""
+
+    step = fields.Integer(required=True)
+    actor = _typed({"type": ["string", "null"]}, "the player (or `clock`) who wrote it", required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    to_act_before = _typed({}, "whose turn it was before the step (varies by game)", required=True, allow_none=True)
+    legal_alternatives = _typed(
+        {"type": ["array", "object", "null"]},
+        "the legal choices of the acting seat, once the deal has ended",
+        required=True,
+    )
+    timed_out = fields.Boolean(required=True)
+    events = fields.List(fields.Nested(DisputeEventSchema), required=True)
+
+
+class DisputeSchema(DealSeedsSchema):
+    seats = fields.Integer(required=True)
+    options = fields.Dict(required=True, metadata={"description": "the table's options (docs/rules.md)"})
+    players = fields.List(
+        fields.Nested(DisputePlayerSchema, allow_none=True),
+        required=True,
+        metadata={"description": "by seat, null for an empty seat"},
+    )
+    viewer = fields.String(required=True, metadata={"description": "`auditor` or `seat N`"})
+    alternatives_note = fields.String(required=True, allow_none=True)
+    steps = fields.List(fields.Nested(DisputeStepSchema), required=True)
 
 
 class DisputeReceiptsRequestSchema(Schema):

@@ -137,6 +137,7 @@ def _withheld_for(who: Caller, table_id: str) -> Callable[[Any], bool]:
 
 
 @blp.route("/<uuid:table_id>/stream", methods=["GET"])
+@blp.doc(operationId="followTable")
 @secured(blp, 400, 404, 503)
 @blp.arguments(StreamHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(StreamQuerySchema(), location="query")

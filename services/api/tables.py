@@ -27,13 +27,16 @@ from services.api.schemas import (
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables, seats and views")
 
+LOCATION_HEADER = {"Location": {"description": "the new table, `/v1/tables/{table_id}`", "schema": {"type": "string"}}}
+
 TableReply = tuple[dict[str, Any], int, dict[str, str]] | Response
 
 
 @blp.route("", methods=["POST"])
+@blp.doc(operationId="openTable")
 @secured(blp, 400, 403, 422)
 @blp.arguments(TableCreateSchema())
-@blp.response(201, OpenedTableSchema)
+@blp.response(201, OpenedTableSchema, headers={**LOCATION_HEADER, **ETAG_HEADER})
 def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. Options are the per-table settings of docs/rules.md; unknown or out-of-range ones are a 422.
     The answer carries the signed `receipt` of the opening (GET /v1/keys)."""
@@ -42,6 +45,7 @@ def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
 
 
 @blp.route("", methods=["GET"])
+@blp.doc(operationId="listTables")
 @secured(blp)
 @blp.arguments(LobbyQuerySchema(), location="query")
 @blp.response(200, LobbySchema)
@@ -54,6 +58,7 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>", methods=["GET"])
+@blp.doc(operationId="getTable")
 @secured(blp, 400, 404)
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
@@ -66,6 +71,7 @@ def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -
 
 
 @blp.route("/<uuid:table_id>/seats", methods=["POST"])
+@blp.doc(operationId="sit")
 @secured(blp, 400, 403, 404, 409, 422)
 @blp.arguments(SeatRequestSchema())
 @blp.response(201, SeatSchema)
@@ -77,6 +83,7 @@ def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>/view", methods=["GET"])
+@blp.doc(operationId="getSeatView")
 @secured(blp, 400, 403, 404)
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")

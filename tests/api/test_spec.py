@@ -57,3 +57,37 @@ def test_every_parameter_a_route_reads_is_documented() -> None:
         "Idempotency-Key",
         "If-Match",
     }
+
+
+def test_document_is_valid_openapi() -> None:
+    from openapi_spec_validator import validate
+
+    validate(spec_dict())
+
+
+def test_every_operation_has_a_unique_operation_id_and_a_tag() -> None:
+    spec = spec_dict()
+    declared = {tag["name"] for tag in spec["tags"]}
+    assert all(tag.get("description") for tag in spec["tags"])
+    seen: dict[str, tuple[str, str]] = {}
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            operation_id = operation.get("operationId")
+            assert operation_id, (method, path)
+            assert operation_id not in seen, (operation_id, seen.get(operation_id), (method, path))
+            seen[operation_id] = (method, path)
+            assert operation.get("tags"), (method, path)
+            assert set(operation["tags"]) <= declared, (method, path)
+
+
+def test_info_version_is_the_package_version_and_servers_are_listed() -> None:
+    from services.api.spec_meta import package_version
+
+    spec = spec_dict()
+    assert spec["info"]["version"] == package_version() != "0.0.0"
+    assert spec["servers"] and all(server.get("description") for server in spec["servers"])
+    responses = spec["components"]["responses"]
+    for name in ("TOO_MANY_REQUESTS", "SERVICE_UNAVAILABLE"):
+        assert "Retry-After" in responses[name]["headers"], name
