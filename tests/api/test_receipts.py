@@ -317,7 +317,7 @@ def test_the_dispute_post_validates_its_body(api: Api, scene: Scene, container: 
     assert "extra" in assert_problem(post({**base, "receipts": [], "extra": 1}), 422)["errors"]["json"]
     too_many = assert_problem(post({**base, "receipts": [good] * 1001}), 422)["errors"]
     assert "receipts" in too_many["json"]
-    # The most allowed (1000, about 300 KB: more than the API's usual 64 KiB) is accepted.
+    # The most allowed (1000 receipts, a body larger than the API's usual 64 KiB limit) is accepted.
     most = post({**base, "receipts": [good] * 1000})
     assert most.status_code == 200, most.get_data(as_text=True)[:500]
     assert most.get_json()["receipts"]["checked"] == 1000
