@@ -15,6 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from services.api import create_app
+from services.api.limits import storage_uri
 from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG
 
@@ -26,7 +27,7 @@ def limited_client(container: Container, storage: str, **limits: str) -> FlaskCl
 
 @pytest.fixture(params=["memory", "redis"])
 def storage(request: pytest.FixtureRequest, redis_url: str, redis_client: object) -> str:
-    return "memory://" if request.param == "memory" else redis_url
+    return "memory://" if request.param == "memory" else storage_uri(redis_url)  # the embedded Redis is a socket
 
 
 def register(client: FlaskClient) -> tuple[int, dict[str, str]]:
