@@ -87,10 +87,12 @@ def absent_seed(probability: float, seats: int, stops_at: int) -> str:
 
 
 def test_simulate_with_an_absent_seat_counts_the_clock_s_actions(stack: str, tmp_path: Path) -> None:
-    """Seat 0 stops playing at its tenth turn: the service's clock (turn_seconds 5) plays the rest of its deal."""
+    """Seat 0 never plays: the service's clock (turn_seconds 5) plays its whole deal. Every seat plays in every trick,
+    so the clock always acts (a seat that stopped at a later turn could find the deal over first, in few long
+    plays, and leave the clock nothing to do)."""
     out = tmp_path / "result.json"
     argv = ["--url", stack, "--game", "cha-kau-tsz", "--tables", "1", "--seats", "2", "--concurrency", "1"]
-    argv += ["--absent", "0.5", "--seed", absent_seed(0.5, 2, 10), "--auditor-token", AUDITOR]
+    argv += ["--absent", "0.5", "--seed", absent_seed(0.5, 2, 0), "--auditor-token", AUDITOR]
     assert simulate_main([*argv, "--json", str(out), "--no-progress"]) == 0
     result = json.loads(out.read_text())
     table = result["tables"][0]
