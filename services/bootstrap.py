@@ -31,8 +31,8 @@ from infra.config import Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
 from infra.signing import ReceiptSigner, signing_seed
-from services.application import CardLedger
-from services.audit import Audit
+from services.app.audit.service import Audit
+from services.app.ledger import CardLedger
 
 _log = logging.getLogger(__name__)
 

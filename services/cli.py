@@ -308,8 +308,8 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
     from infra.db import open_pool
     from infra.event_store import EventStore
     from infra.receipts import ReceiptFormatError
-    from services.audit import verify_tables
-    from services.receipt_checks import check_receipts_in, read_receipts_file, receipts_text
+    from services.app.audit.receipts import check_receipts_in, read_receipts_file, receipts_text
+    from services.app.audit.service import verify_tables
 
     try:  # read before any server starts: a bad file names the entry and field, exit 2
         receipts = None if args.receipts is None else read_receipts_file(args.receipts)
@@ -362,7 +362,7 @@ def _verify_remote(args: argparse.Namespace) -> int:
 
 def _settlement(args: argparse.Namespace, settings: Settings) -> int:
     from infra.db import open_pool
-    from services.audit import settlement_report_offline
+    from services.app.audit.service import settlement_report_offline
 
     database_url, _, stop_servers = _servers(settings)
     try:

@@ -61,7 +61,7 @@ import psycopg
 import psycopg_pool
 
 if TYPE_CHECKING:
-    from services.application import CardLedger, ClockWrite
+    from services.app.ledger import CardLedger, ClockWrite
 
 log = logging.getLogger("cardledger.clock")
 
@@ -222,7 +222,7 @@ def _ledger(database_url: str) -> tuple[CardLedger, Callable[[], None]]:
     """A CardLedger of its own (a small pool; no signing key: the clock's writes answer nobody)."""
     from infra.db import open_pool
     from infra.event_store import EventStore
-    from services.application import CardLedger
+    from services.app.ledger import CardLedger
 
     pool = open_pool(database_url, min_size=1, max_size=2)
     return CardLedger(pool, EventStore(pool), auditor_token=None), pool.close

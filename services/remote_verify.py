@@ -11,7 +11,7 @@ is not read. As the player or auditor the token names, it reads
   last event read that carries transfers, it is read on for up to `LEDGER_WAIT_SECONDS`;
 - `GET /v1/tables/{id}/deals/{n}` for every deal: commitment, client seeds and (once ended) server seed;
 
-and checks, reusing the database audit's own checks (`services.audit_verify`) on the events as shown:
+and checks, reusing the database audit's own checks (`services.app.audit.verify`) on the events as shown:
 
 1. hash chain: positions 1, 2, ... in order, each `prev_hash` the hash before it (the genesis hash first),
    each hash recomputed from the event (hash version 1 or 2, `domain.hashchain`); a version-2 private
@@ -62,7 +62,7 @@ from domain.table import (
 )
 from infra.event_store import RecordedEvent
 from infra.table_loader import _from_last_finished_deal, fold_recorded
-from services.audit_verify import CHAIN, COMMITMENT, DECK, REPLAY, ChainWalker, DealVerification, check_ended_deal
+from services.app.audit.verify import CHAIN, COMMITMENT, DECK, REPLAY, ChainWalker, DealVerification, check_ended_deal
 
 if TYPE_CHECKING:
     from infra.receipts import Receipt
@@ -825,7 +825,7 @@ def _deal_of(report: RemoteVerification, version: int) -> int | None:
 def read_receipts(path: Path) -> list[Receipt]:
     """The receipts of a JSON file; RemoteError (exit 2) naming the file, entry and field when it is not one."""
     from infra.receipts import ReceiptFormatError
-    from services.receipt_checks import read_receipts_file
+    from services.app.audit.receipts import read_receipts_file
 
     try:
         return read_receipts_file(path)

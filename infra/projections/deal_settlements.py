@@ -16,7 +16,7 @@ Bonuses come before their deal ends, often in an earlier batch: their rows wait
 with `settled_at` NULL (no report reads them), and the deal's end adds its own
 transfers to them and dates them. Each row of a settled deal also carries the
 deal_ended's `result.net` (by seat) and `consistent`: whether the seats'
-amounts equal it, as `services.audit_reports` checks (false only for a
+amounts equal it, as `services.app.audit.reports` checks (false only for a
 tampered log).
 
 The amounts and the discrepancy check are exactly those of the report that
@@ -129,7 +129,7 @@ def stored_net(ended: RecordedEvent) -> list[int]:
 
 
 def consistent(amounts: Mapping[str, int], net: list[int]) -> bool:
-    """The seats' nets from the transfers equal the stored result.net (`audit_reports._discrepancies`)."""
+    """The seats' nets from the transfers equal the stored result.net (`services.app.audit.reports._discrepancies`)."""
     return [amounts.get(f"seat:{seat}", 0) for seat in range(len(net))] == net
 
 

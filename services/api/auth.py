@@ -12,7 +12,7 @@ from flask import g, request
 
 from services.api.deps import container
 from services.api.problems import ApiError
-from services.application import Caller
+from services.app.ledger import Caller
 
 F = TypeVar("F", bound=Callable[..., Any])
 

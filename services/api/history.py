@@ -16,7 +16,7 @@ from services.api.schemas import (
     LedgerQuerySchema,
     LedgerSchema,
 )
-from services.errors import NotFound
+from services.app.errors import NotFound
 
 blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="History, deal records and ledgers")
 

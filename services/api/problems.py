@@ -20,7 +20,7 @@ from flask import Flask, Response, json, request
 from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 
-from services.errors import ServiceError
+from services.app.errors import ServiceError
 from services.metrics import count_error
 
 PROBLEM_JSON = "application/problem+json"

@@ -19,10 +19,10 @@ from services.api.schemas import (
     SettlementQuerySchema,
     SettlementSchema,
 )
-from services.audit import dispute_html, settlement_csv
-from services.audit_reports import SETTLEMENT_COLUMNS
-from services.errors import Forbidden
-from services.receipt_checks import check_table_receipts, receipts_section
+from services.app.audit.receipts import check_table_receipts, receipts_section
+from services.app.audit.reports import SETTLEMENT_COLUMNS
+from services.app.audit.service import dispute_html, settlement_csv
+from services.app.errors import Forbidden
 
 blp = Blueprint("reports", __name__, url_prefix="/v1/reports", description="Settlement and dispute reports")
 

@@ -9,7 +9,7 @@ from typing import Any
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields, post_dump, validate
 
 from domain.games import GAME_NAMES
-from services.audit_reports import (
+from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
     LEDGER_PAGE_MAX,
     MAX_ACCOUNTS_PER_TABLE,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-from services.application import CardLedger
+from services.app.ledger import CardLedger
 from services.bootstrap import Container
 from services.clock import Clock
 from tests.api.conftest import Api, bearer, play_deal

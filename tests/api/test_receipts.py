@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 
 from infra.signing import ReceiptSigner
 from services.api import create_app
-from services.application import CardLedger
+from services.app.ledger import CardLedger
 from services.bootstrap import Container
 from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, bot_action, play_deal
 from tests.api.test_endpoints import assert_problem

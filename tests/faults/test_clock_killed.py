@@ -23,8 +23,8 @@ from psycopg_pool import ConnectionPool
 
 from domain import table as tables
 from infra.event_store import EventStore
-from services.application import CardLedger
-from services.audit import verify_tables
+from services.app.audit.service import verify_tables
+from services.app.ledger import CardLedger
 from services.clock import CLOCK_LOCK_KEY, DELAY_VARIABLE
 from tests.faults.servers import ROOT, RedisServer, terminate, wait_until
 from tests.integration.test_audit_support import register

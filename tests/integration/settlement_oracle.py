@@ -5,7 +5,7 @@ gives exactly the same answer. (A module of helpers, not tests.)
 
 Since migration 011 the report also holds the pool refunds of closed tables (`table_closed` events with
 transfers, from `pool` to `player:<id>`), dated by the closing and not counted as deals; this oracle reads them
-from the log too (`services.audit_reports` says how the report shows them): a table with its closing in the
+from the log too (`services.app.audit.reports` says how the report shows them): a table with its closing in the
 period has the pool's refund on its `pool` row and a `player:<id>` row per player refunded, and with a player
 filter, a table counts when the player sat there and it has deals in the period, or its closing in the period
 refunded the player.
@@ -22,7 +22,7 @@ from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT, Transfer, player_account
 from domain.table import DEAL_ENDED, PLAYER_SEATED, TABLE_CLOSED, TABLE_OPENED, deal_transfers
 from infra.event_store import Conn
 from infra.players import players_by_id
-from services.audit_reports import PeriodBound, period_end, period_start
+from services.app.audit.reports import PeriodBound, period_end, period_start
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Deal records, dispute reports and the table ledger against the real database (services.audit)."""
+"""Deal records, dispute reports and the table ledger against the real database (services.app.audit)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from psycopg_pool import ConnectionPool
 from domain.cards import CHERKI_DECK
 from domain.games import game_named
 from infra.event_store import EventStore
-from services.application import AUDITOR_CALLER, Caller
-from services.audit import dispute_html, verify_tables
-from services.errors import Forbidden, NotFound
+from services.app.audit.service import dispute_html, verify_tables
+from services.app.errors import Forbidden, NotFound
+from services.app.ledger import AUDITOR_CALLER, Caller
 from tests.integration.test_audit_support import (
     event_row,
     other_card,

@@ -18,12 +18,12 @@ from psycopg_pool import ConnectionPool
 from domain import table as tables
 from infra.event_store import EventStore
 from infra.projections import catch_up
-from services.application import AUDITOR_CALLER, Caller
-from services.audit import settlement_csv, settlement_report_offline
-from services.audit_reports import parse_ledger_cursor, settlement_report_whole
-from services.audit_reports import settlement_report as compute_settlement
+from services.app.audit.reports import parse_ledger_cursor, settlement_report_whole
+from services.app.audit.reports import settlement_report as compute_settlement
+from services.app.audit.service import settlement_csv, settlement_report_offline
+from services.app.errors import Forbidden, NotFound, Unprocessable
+from services.app.ledger import AUDITOR_CALLER, Caller
 from services.clock import Clock
-from services.errors import Forbidden, NotFound, Unprocessable
 from services.projector.rebuild import rebuild
 from services.remote_verify import expected_ledger_lines
 from tests.integration.settlement_oracle import settlement_from_the_log

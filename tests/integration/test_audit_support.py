@@ -20,8 +20,8 @@ from domain.games import game_named
 from domain.hashchain import event_hash, hashed_fields, private_commitment
 from infra.event_store import EventStore
 from infra.projections import catch_up_all
-from services.application import Caller, CardLedger
-from services.audit import Audit
+from services.app.audit.service import Audit
+from services.app.ledger import Caller, CardLedger
 
 AUDITOR_TOKEN = "audit-test-operator-token"
 

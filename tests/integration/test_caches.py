@@ -34,8 +34,8 @@ from infra.event_store import EventStore
 from infra.seeds import KnownSeeds, seeds_for
 from infra.table_loader import evolve_recorded, load_events_after, load_table
 from infra.table_states import KnownTable, TableStates
-from services.application import Caller, CardLedger
-from services.errors import Conflict, ServiceError, Unprocessable
+from services.app.errors import Conflict, ServiceError, Unprocessable
+from services.app.ledger import Caller, CardLedger
 
 Pool = ConnectionPool[Any]
 Conn = psycopg.Connection[dict[str, Any]]

@@ -44,8 +44,8 @@ from infra.event_store import EventStore, NewEvent, read_stream_in
 from infra.migrations import MIGRATIONS_DIR, migrate, pending_migrations
 from infra.signing import SIGNING_KEY_VARIABLE, parse_signing_key
 from services.api import create_app
-from services.audit import settlement_report_offline, verify_tables
-from services.audit_verify import ChainWalker
+from services.app.audit.service import settlement_report_offline, verify_tables
+from services.app.audit.verify import ChainWalker
 from services.bootstrap import bootstrap
 from services.cli import main
 from services.projector.rebuild import rebuild

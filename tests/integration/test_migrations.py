@@ -22,7 +22,7 @@ from domain.hashchain import GENESIS_HASH, event_hash, hashed_fields
 from infra.db import open_pool
 from infra.event_store import EventStore, NewEvent, RecordedEvent
 from infra.migrations import MIGRATIONS_DIR, available_migrations, migrate, pending_migrations
-from services.audit_verify import ChainWalker
+from services.app.audit.verify import ChainWalker
 from tests.conftest import fresh_database
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

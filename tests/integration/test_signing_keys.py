@@ -27,7 +27,7 @@ from infra.signing import (
     parse_signing_key,
     signing_seed,
 )
-from services.application import CardLedger
+from services.app.ledger import CardLedger
 from services.cli import main
 from services.supervisor import Child, run_stack
 from tests.faults.servers import free_port

@@ -33,10 +33,10 @@ from domain import table as tables
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
 from infra.event_store import EventStore, RecordedEvent
-from services.application import Caller, CardLedger
-from services.audit import Audit, verify_tables
+from services.app.audit.service import Audit, verify_tables
+from services.app.errors import Conflict, Forbidden, PreconditionFailed
+from services.app.ledger import Caller, CardLedger
 from services.clock import Clock, abandon_after, parse_duration
-from services.errors import Conflict, Forbidden, PreconditionFailed
 from services.remote_verify import expected_ledger_lines
 from tests.integration.test_audit_support import project, register
 

@@ -9,7 +9,7 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from infra.event_store import EventStore
-from services.audit import verify_tables
+from services.app.audit.service import verify_tables
 from tests.integration.test_audit_support import event_row, play_table, register, services, tamper_event
 
 Pool = ConnectionPool[Any]

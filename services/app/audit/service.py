@@ -4,7 +4,7 @@
 
 - `deal_record(caller, table_id, deal_no)`: commitment, client seeds, the
   server seed once the deal has ended (null before: it is secret), the result,
-  and the service's re-check of its own record (`services.audit_verify`).
+  and the service's re-check of its own record (`services.app.audit.verify`).
 - `dispute_report(caller, table_id, deal_no)`: the deal step by step (one step
   per write transaction: who acted, their legal choices, each event redacted
   for the caller, the public state after it) with the verification;
@@ -28,7 +28,7 @@ player_id, fmt)` for `cardledger report settlement --from --to [--player]
 The ledger and the settlement report read the projections (`ledger_lines`;
 `deal_settlements` and `closing_refunds`, both built by the deal_settlements
 projection), so they are as fresh as those and cost what their page asks for,
-not what the log holds (`services.audit_reports`); the offline report first
+not what the log holds (`services.app.audit.reports`); the offline report first
 catches the deal_settlements projection up with the log. Deal records and dispute
 reports read the deal's own events.
 """
@@ -50,9 +50,8 @@ from infra.event_store import Conn, EventStore, RecordedEvent, read_stream_in
 from infra.players import players_by_id
 from infra.projections import catch_up
 from infra.table_loader import load_table
-from services.application import Caller, event_json
-from services.audit_html import dispute_html
-from services.audit_reports import (
+from services.app.audit.html import dispute_html
+from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
     SETTLEMENT_PAGE_DEFAULT,
     PeriodBound,
@@ -62,10 +61,11 @@ from services.audit_reports import (
     settlement_report_whole,
     table_infos,
 )
-from services.audit_reports import settlement_report as compute_settlement
-from services.audit_verify import DealBounds, deal_bounds, verify_deal
-from services.audit_verify_tables import VerifySummary, verify_tables
-from services.errors import Forbidden, NotFound, Unprocessable
+from services.app.audit.reports import settlement_report as compute_settlement
+from services.app.audit.verify import DealBounds, deal_bounds, verify_deal
+from services.app.audit.verify_tables import VerifySummary, verify_tables
+from services.app.errors import Forbidden, NotFound, Unprocessable
+from services.app.ledger import Caller, event_json
 
 __all__ = [
     "Audit",
@@ -323,7 +323,7 @@ def _steps(
     withheld: bool = False,
 ) -> list[dict[str, JSON]]:
     """One step per write transaction, replayed from `before` (`withheld`: the running deal's hashes are withheld
-    from the viewer, see `services.application.event_json`)."""
+    from the viewer, see `services.app.ledger.event_json`)."""
     steps: list[dict[str, JSON]] = []
     state, error = before, start_error
     group: list[RecordedEvent] = []

@@ -1,7 +1,7 @@
 """`verify_tables`: every deal of one table or of all tables, for `cardledger verify [--table ID] [--all]`.
 
 Each table's stream is read once, in batches, walking the hash chain; each
-finished deal gets the full check of `services.audit_verify` (commitment,
+finished deal gets the full check of `services.app.audit.verify` (commitment,
 deck, replay), a running deal its chain. Failures name the table, the deal
 (None for events outside any deal, such as seatings, and for the stream head),
 the event version and the reason.
@@ -18,7 +18,7 @@ from psycopg_pool import ConnectionPool
 from domain.events import JSON
 from domain.table import DEAL_ENDED, DEAL_STARTED, TABLE_OPENED
 from infra.event_store import Conn, RecordedEvent
-from services.audit_verify import CHAIN, ChainWalker, DealVerification, check_with_state, iter_stream, stored_seeds
+from services.app.audit.verify import CHAIN, ChainWalker, DealVerification, check_with_state, iter_stream, stored_seeds
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from infra.players import KnownPlayers
 from infra.seeds import KnownSeeds, seeds_for
 from infra.signing import ReceiptSigner, register_public_key
 from infra.table_states import KnownTable, TableStates
-from services.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
+from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
 from services.logs import current_request_id
 from services.metrics import count_appended
 
