@@ -91,7 +91,7 @@ def create_baseline_app() -> Any:
     from infra.db import open_pool
     from services.api.admission import Admission
     from services.api.proxies import behind_proxies
-    from services.supervisor import (
+    from services.api.serving import (
         api_queue_seconds,
         api_requests_per_caller,
         api_streams,

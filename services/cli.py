@@ -35,8 +35,8 @@ log = logging.getLogger("cardledger")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    from services.api.serving import api_streams, api_threads
     from services.clock import abandon_after
-    from services.supervisor import api_streams, api_threads
 
     try:
         settings = Settings.from_env()
@@ -209,8 +209,8 @@ def _api(args: argparse.Namespace, settings: Settings) -> int:
 
 def _relay(args: argparse.Namespace, settings: Settings) -> int:
     os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)  # this process serves its own metrics
-    from services.metrics import start_relay_metrics
     from services.relay import run_relay
+    from services.relay.metrics import start_relay_metrics
 
     stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)
@@ -224,8 +224,8 @@ def _relay(args: argparse.Namespace, settings: Settings) -> int:
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
     os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)  # this process serves its own metrics
-    from services.metrics import start_worker_metrics
     from services.projector import run_worker
+    from services.projector.metrics import start_worker_metrics
 
     stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)

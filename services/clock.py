@@ -55,13 +55,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 import psycopg_pool
 
-if TYPE_CHECKING:
-    from services.app.ledger import CardLedger, ClockWrite
+from infra.db import open_pool
+from infra.event_store import EventStore
+from infra.sql.session import ping, try_advisory_lock
+from infra.sql.table_views import tables_vacant_since, tables_with_turn_due
+from services.app.commands import ClockWrite
+from services.app.ledger import CardLedger
 
 log = logging.getLogger("cardledger.clock")
 
@@ -76,9 +80,6 @@ DELAY_VARIABLE = "CARDLEDGER_CLOCK_DELAY"
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
-
-_DUE_TURNS = """SELECT table_id FROM table_views WHERE turn_deadline <= %s ORDER BY turn_deadline LIMIT %s"""
-_DUE_ABANDONED = """SELECT table_id FROM table_views WHERE vacant_since <= %s ORDER BY vacant_since LIMIT %s"""
 
 
 def parse_duration(text: str) -> timedelta:
@@ -134,10 +135,9 @@ class Clock:
     def due(self, now: datetime) -> list[str]:
         """Tables the read model says are due at `now`: turn deadlines passed, then abandoned tables."""
         with self.ledger.pool.connection() as conn:
-            turns = conn.execute(_DUE_TURNS, (now, self.limit)).fetchall()
-            abandoned = conn.execute(_DUE_ABANDONED, (now - self.abandon_after, self.limit)).fetchall()
-        found = [str(row["table_id"]) for row in turns]
-        return found + [table for table in (str(row["table_id"]) for row in abandoned) if table not in found]
+            found = tables_with_turn_due(conn, now, self.limit)
+            abandoned = tables_vacant_since(conn, now - self.abandon_after, self.limit)
+        return found + [table for table in abandoned if table not in found]
 
     def tick(self, table_id: str, now: datetime) -> ClockWrite | None:
         """Act at one table if something is due there at `now` in its committed state."""
@@ -193,7 +193,7 @@ def run_clock(
                         started = time.monotonic()
                         clock.sweep()
                         clock.written.clear()
-                        lock_conn.execute("SELECT 1")  # the lock lives with this connection: is it still here?
+                        ping(lock_conn)  # the lock lives with this connection: is it still here?
                         stop.wait(max(0.0, interval - (time.monotonic() - started)))
             except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as error:
                 log.warning("turn clock lost PostgreSQL (%s); retrying in %.1f s", error, interval)
@@ -208,8 +208,7 @@ def run_clock(
 def _acquire(lock_conn: psycopg.Connection[Any], stop: threading.Event, interval: float) -> bool:
     logged = False
     while not stop.is_set():
-        row = lock_conn.execute("SELECT pg_try_advisory_lock(%s)", (CLOCK_LOCK_KEY,)).fetchone()
-        if row is not None and row[0]:
+        if try_advisory_lock(lock_conn, CLOCK_LOCK_KEY):
             return True
         if not logged:
             log.info("turn clock standing by: another process holds advisory lock %s", CLOCK_LOCK_KEY)
@@ -220,10 +219,6 @@ def _acquire(lock_conn: psycopg.Connection[Any], stop: threading.Event, interval
 
 def _ledger(database_url: str) -> tuple[CardLedger, Callable[[], None]]:
     """A CardLedger of its own (a small pool; no signing key: the clock's writes answer nobody)."""
-    from infra.db import open_pool
-    from infra.event_store import EventStore
-    from services.app.ledger import CardLedger
-
     pool = open_pool(database_url, min_size=1, max_size=2)
     return CardLedger(pool, EventStore(pool), auditor_token=None), pool.close
 

@@ -17,51 +17,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from infra.config import Settings, int_setting
+from infra.config import Settings
+from infra.metrics import metrics_port
+from services.api.serving import API_STREAMS_VARIABLE, API_THREADS_VARIABLE, api_streams, api_threads
+from services.projector.metrics import DEFAULT_WORKER_PORT, WORKER_PORT_VARIABLE
 
 log = logging.getLogger("cardledger.supervisor")
 
 GRACE_PERIOD_S = 25.0
 RESTART_BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
-API_THREADS_VARIABLE = "CARDLEDGER_API_THREADS"
-DEFAULT_API_THREADS = 4  # with 2 workers: chosen by measurement on 2 cores (docs/operations.md)
-API_STREAMS_VARIABLE = "CARDLEDGER_API_STREAMS"
-DEFAULT_API_STREAMS = 32
-API_QUEUE_SECONDS_VARIABLE = "CARDLEDGER_API_QUEUE_SECONDS"
-DEFAULT_API_QUEUE_SECONDS = 5
-API_STREAMS_PER_CALLER_VARIABLE = "CARDLEDGER_API_STREAMS_PER_CALLER"
-DEFAULT_API_STREAMS_PER_CALLER = 4
-API_REQUESTS_PER_CALLER_VARIABLE = "CARDLEDGER_API_REQUESTS_PER_CALLER"
-DEFAULT_API_REQUESTS_PER_CALLER = 2
-
-
-def api_threads(environ: Mapping[str, str] = os.environ) -> int:
-    """CARDLEDGER_API_THREADS: requests one gunicorn worker serves at once (streams aside)."""
-    return int_setting(environ, API_THREADS_VARIABLE, DEFAULT_API_THREADS, 1, 64)
-
-
-def api_streams(environ: Mapping[str, str] = os.environ) -> int:
-    """CARDLEDGER_API_STREAMS: Server-Sent Events streams one gunicorn worker follows at once, each on a thread
-    of its own (0: none; streams are then refused with 503)."""
-    return int_setting(environ, API_STREAMS_VARIABLE, DEFAULT_API_STREAMS, 0, 512)
-
-
-def api_queue_seconds(environ: Mapping[str, str] = os.environ) -> float:
-    """CARDLEDGER_API_QUEUE_SECONDS: how long a request may wait for a free request slot before 503."""
-    return float(int_setting(environ, API_QUEUE_SECONDS_VARIABLE, DEFAULT_API_QUEUE_SECONDS, 1, 300))
-
-
-def api_streams_per_caller(environ: Mapping[str, str] = os.environ) -> int:
-    """CARDLEDGER_API_STREAMS_PER_CALLER: streams one token (or address) follows at once on one worker."""
-    return int_setting(environ, API_STREAMS_PER_CALLER_VARIABLE, DEFAULT_API_STREAMS_PER_CALLER, 1, 512)
-
-
-def api_requests_per_caller(environ: Mapping[str, str] = os.environ) -> int:
-    """CARDLEDGER_API_REQUESTS_PER_CALLER: requests one token has in progress at once on one worker."""
-    return int_setting(environ, API_REQUESTS_PER_CALLER_VARIABLE, DEFAULT_API_REQUESTS_PER_CALLER, 1, 64)
 
 
 def gunicorn_command(
@@ -136,8 +102,6 @@ def _children(settings: Settings) -> list[Child]:
 
 def _worker_metrics_env(n: int) -> dict[str, str]:
     """Worker n serves its metrics on the base port + n - 1, so workers on one host do not collide (0: off)."""
-    from services.metrics import DEFAULT_WORKER_PORT, WORKER_PORT_VARIABLE, metrics_port
-
     base = metrics_port(WORKER_PORT_VARIABLE, DEFAULT_WORKER_PORT)
     return {WORKER_PORT_VARIABLE: str(base + n - 1 if base else 0)}
 

@@ -1,6 +1,6 @@
 """deploy/prometheus/alerts.yaml and deploy/grafana/cardledger.json name only metrics the code defines.
 
-The names come from the metric definitions of services/metrics.py and services/api/metrics.py (parsed, not
+The names come from the metric definitions of infra/metrics.py and each process's metrics.py (parsed, not
 imported: what a scrape would show, histogram and counter suffixes included). Every alert has a severity, a
 summary and a runbook whose anchor is a heading of docs/operations.md. When promtool is on PATH (Debian:
 `apt-get install prometheus`), it checks the rules' syntax too.
@@ -24,7 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yaml"
 DASHBOARD = ROOT / "deploy" / "grafana" / "cardledger.json"
 OPERATIONS = ROOT / "docs" / "operations.md"
-METRIC_SOURCES = (ROOT / "services" / "metrics.py", ROOT / "services" / "api" / "metrics.py")
+METRIC_SOURCES = (
+    ROOT / "infra" / "metrics.py",
+    ROOT / "services" / "app" / "metrics.py",
+    ROOT / "services" / "api" / "metrics.py",
+    ROOT / "services" / "relay" / "metrics.py",
+    ROOT / "services" / "projector" / "metrics.py",
+)
 
 SEVERITIES = {"critical", "warning"}
 DEFINITION = re.compile(
@@ -50,12 +56,13 @@ def exported(kind: str, name: str) -> set[str]:
 
 def defined_metrics() -> set[str]:
     names: set[str] = set()
-    for source in METRIC_SOURCES:
-        text = source.read_text()
+    texts = [source.read_text() for source in METRIC_SOURCES]
+    suffixes = [suffix for text in texts for suffix in LAG_SUFFIX.findall(text)]  # the collector's, in infra
+    for text in texts:
         for kind, name in DEFINITION.findall(text):
             names |= exported(kind, name)
         for prefix in LAG_PREFIX.findall(text):
-            names |= {prefix + suffix for suffix in LAG_SUFFIX.findall(text)}
+            names |= {prefix + suffix for suffix in suffixes}
     return names
 
 

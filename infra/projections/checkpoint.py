@@ -17,6 +17,9 @@ _COLUMNS = (
 )
 
 
+RELAY_POSITION = "relay"  # the relay's row
+
+
 def checkpoint_name(projection: str) -> str:
     return f"projection:{projection}"
 

@@ -22,6 +22,7 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from infra.config import Settings
+from infra.signing import signing_seed
 from services.api import actions, history, keys, ops, players, reports, stream, swagger_ui, tables
 from services.api.admission import Admission
 from services.api.cors import CorsPolicy, install_cors
@@ -32,6 +33,13 @@ from services.api.problems import PROBLEM_JSON, handle_http_exception, install_e
 from services.api.proxies import WSGIApp, behind_proxies
 from services.api.request_ids import install_request_ids
 from services.api.schemas import ProblemSchema
+from services.api.serving import (
+    api_queue_seconds,
+    api_requests_per_caller,
+    api_streams,
+    api_streams_per_caller,
+    api_threads,
+)
 from services.api.spec_meta import RATE_LIMIT_HEADERS, RESPONSE_HEADERS, header_ref, package_version
 from services.bootstrap import Container, bootstrap, list_signing_key
 
@@ -152,15 +160,6 @@ def create_app(
 def create_served_app() -> Flask:
     """The app as gunicorn serves it (`supervisor.gunicorn_command`): requests and streams admitted apart, as
     many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.admission`)."""
-    from infra.signing import signing_seed
-    from services.supervisor import (
-        api_queue_seconds,
-        api_requests_per_caller,
-        api_streams,
-        api_streams_per_caller,
-        api_threads,
-    )
-
     settings = Settings.from_env()
     signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
 

@@ -12,7 +12,7 @@ from flask import g, request
 
 from services.api.deps import container
 from services.api.problems import ApiError
-from services.app.ledger import Caller
+from services.app.callers import Caller
 
 F = TypeVar("F", bound=Callable[..., Any])
 

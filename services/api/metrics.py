@@ -1,7 +1,7 @@
 """Prometheus metrics of the API: request count and latency by route and status (one registry per app).
 
 GET /metrics answers, besides these, the process-wide metrics of
-`services.metrics` (events appended by type, errors by code). Under gunicorn
+`services.app.metrics` (events appended by type) and `infra.metrics` (errors by code). Under gunicorn
 (`services.gunicorn_conf`) every worker process writes its values to files in
 PROMETHEUS_MULTIPROC_DIR (prometheus_client's multiprocess mode) and
 /metrics, whichever worker answers, sums the files of all workers: one scrape

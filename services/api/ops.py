@@ -8,6 +8,7 @@ import redis
 from flask import Response, current_app
 
 from infra.migrations import pending_migrations
+from infra.sql.session import ping
 from services.api.deps import container
 from services.api.metrics import metrics_of
 from services.api.problems import problem
@@ -34,7 +35,7 @@ def _checks() -> dict[str, dict[str, Any]]:
         return {"database": {"ok": False, "detail": detail}, "redis": {"ok": False, "detail": detail}}
     try:
         with services.pool.connection(timeout=5) as conn:
-            conn.execute("SELECT 1")
+            ping(conn)
             pending = pending_migrations(conn)
         checks["database"] = {"ok": True}
         checks["migrations"] = {"ok": not pending, "pending": pending}

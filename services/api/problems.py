@@ -20,8 +20,8 @@ from flask import Flask, Response, json, request
 from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 
+from infra.metrics import count_error
 from services.app.errors import ServiceError
-from services.metrics import count_error
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://cardledger.dev/problems/"

@@ -31,7 +31,7 @@ from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
 from services.api.schemas import INT32_MAX
-from services.app.ledger import Caller
+from services.app.callers import Caller
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
 
@@ -128,7 +128,7 @@ def _events(
 
 def _withheld_for(who: Caller, table_id: str) -> Callable[[Any], bool]:
     """Whether an event of deal `deal_no` goes out without its hashes: a deal holding a private block hashed
-    whole (hash version 1) chains every later hash from it (`services.app.ledger.event_json`). A stream is live,
+    whole (hash version 1) chains every later hash from it (`services.app.answers.event_json`). A stream is live,
     so its deals are running; a deal that has ended is read, hashes and all, from /events."""
     if who.is_auditor:
         return lambda deal_no: False

@@ -10,7 +10,6 @@ from flask import Response
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.headers import ETAG_HEADER, with_etag
-from services.api.lobby import lobby_page
 from services.api.routing import Blueprint, secured
 from services.api.schemas import (
     ConditionalReadHeadersSchema,
@@ -54,7 +53,7 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 
     Read from the table_views projection: a new table appears once the projection has caught up.
     """
-    return lobby_page(container().pool, query.get("status"), query.get("game"), query["after"], query["limit"])
+    return container().ledger.lobby(query.get("status"), query.get("game"), query["after"], query["limit"])
 
 
 @blp.route("/<uuid:table_id>", methods=["GET"])
@@ -66,7 +65,7 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """The public state of a table; its `version` is also the ETag."""
-    view = container().ledger.table_view(caller(), str(table_id), query.get("min_version"))
+    view = container().ledger.table_view(str(table_id))
     return with_etag(view)
 
 
@@ -91,5 +90,5 @@ def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 def seat_view(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a seat."""
-    view = container().ledger.seat_view(caller(), str(table_id), query.get("min_version"))
+    view = container().ledger.seat_view(caller(), str(table_id))
     return with_etag(view)

@@ -1,4 +1,4 @@
-"""The RQ job functions of the projections (enqueued by the relay as "services.projector.jobs.catch_up").
+"""The RQ job functions of the projections (enqueued by the relay as `infra.queueing.CATCH_UP_ALL_JOB`).
 
 They find PostgreSQL through `configure(url)` (called by `run_worker`) or,
 in any other process (a plain `rq worker projections`), the DATABASE_URL
@@ -27,9 +27,10 @@ from rq import get_current_job
 from rq.job import Job
 
 from infra import projections, redis_bus
+from infra.metrics import count_error
+from infra.queueing import enqueue_catch_up_all
 from services.logs import request_id_bound
-from services.metrics import PROJECTION_APPLIED, count_error
-from services.projector.queueing import enqueue_catch_up_all
+from services.projector.metrics import PROJECTION_APPLIED
 
 log = logging.getLogger("cardledger.projector.jobs")
 

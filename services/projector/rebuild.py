@@ -37,6 +37,8 @@ from infra.projections.checkpoint import (
     store_position,
 )
 from infra.projections.heads import clear_caches
+from infra.sql.read_models import delete_all_rows
+from infra.sql.transactions import next_transaction_id, oldest_running_transaction
 from services.projector.read_ahead import read_ahead
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -127,13 +129,10 @@ def digest(conn: Conn, name: str) -> str:
 def wait_for_writes_in_flight(conn: Conn, timeout: float = 10.0) -> bool:
     """Wait until every transaction running now has ended, so the log's commit-safe horizon covers
     everything written before the rebuild began; False if one is still running after `timeout` s."""
-    row = conn.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS next_xid").fetchone()
-    assert row is not None
+    next_xid = next_transaction_id(conn)
     deadline = time.monotonic() + timeout
     while True:
-        horizon = conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin").fetchone()
-        assert horizon is not None
-        if int(horizon["xmin"]) >= int(row["next_xid"]):
+        if oldest_running_transaction(conn) >= next_xid:
             return True
         if time.monotonic() >= deadline:
             return False
@@ -161,8 +160,7 @@ def rebuild_one(
     with conn.transaction():
         until = lock_position(conn, checkpoint_name(name))
         live_digest, live_rows = projections.digest(conn, name)
-        for table in projection.tables:
-            conn.execute(f"DELETE FROM {table.name}")
+        delete_all_rows(conn, [table.name for table in projection.tables])
         clear_caches()
         bar = Progress(name, count_between(conn, START, until), sys.stderr if progress else None)
         # `until` is a position the projection has reached, so any connection reads the same events up to it.

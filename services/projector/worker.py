@@ -20,10 +20,10 @@ from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from infra import redis_bus
+from infra.metrics import count_error
+from infra.queueing import JOB_SERIALIZER, PROJECTIONS_QUEUE
 from services.clock import start_clock_thread
-from services.metrics import count_error
 from services.projector import jobs
-from services.projector.queueing import JOB_SERIALIZER, PROJECTIONS_QUEUE
 
 log = logging.getLogger("cardledger.projector")
 

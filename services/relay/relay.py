@@ -31,17 +31,17 @@ from typing import Any
 import psycopg
 import redis
 from psycopg.rows import dict_row
-from rq import Queue
 
 from infra import redis_bus
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
-from infra.projections.checkpoint import ensure_position, read_position, store_position
-from services.metrics import RELAY_PUBLISHED, count_error
-from services.projector.queueing import PROJECTIONS_QUEUE, enqueue_catch_up_all
+from infra.metrics import count_error
+from infra.projections.checkpoint import RELAY_POSITION, ensure_position, read_position, store_position
+from infra.queueing import enqueue_projections
+from infra.sql.session import ping, try_advisory_lock
+from services.relay.metrics import RELAY_PUBLISHED
 
 log = logging.getLogger("cardledger.relay")
 
-RELAY_POSITION = "relay"
 RELAY_LOCK_KEY = 7_410_221_002  # advisory lock held by the active relay
 MAX_BACKOFF_S = 5.0
 MAX_JOB_REQUEST_IDS = 50
@@ -63,30 +63,6 @@ def batch_request_ids(events: list[RecordedEvent], limit: int = MAX_JOB_REQUEST_
             if len(found) >= limit:
                 break
     return list(found)
-
-
-def enqueue_projections(
-    client: redis.Redis, queue_name: str = PROJECTIONS_QUEUE, meta: dict[str, Any] | None = None
-) -> int:
-    """Enqueue one job that catches every projection up, unless one is still waiting or a running job will
-    read the log again; returns the jobs enqueued.
-
-    A waiting job has not started, so it will see every event committed before
-    this call; so will a running job that holds the "looking" key
-    (`redis_bus.PROJECTIONS_LOOKING_KEY`), as it reads the log once more after
-    it lets the key go. One job per wake-up (not one per projection), and none
-    while a job is looking, keeps RQ's own work small under load. `meta` (the
-    batch's request ids and positions) goes with the job, for the worker's log.
-    """
-    queue = Queue(queue_name, connection=client)
-    pipe = client.pipeline(transaction=False)
-    pipe.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
-    pipe.llen(queue.key)
-    looking, waiting = pipe.execute()
-    if looking or waiting:
-        return 0
-    enqueue_catch_up_all(client, queue_name, meta)
-    return 1
 
 
 class Relay:
@@ -137,8 +113,7 @@ class Relay:
     def _acquire(self, lock_conn: psycopg.Connection[Any]) -> bool:
         standby_logged = False
         while not self.stop.is_set():
-            row = lock_conn.execute("SELECT pg_try_advisory_lock(%s)", (RELAY_LOCK_KEY,)).fetchone()
-            if row is not None and row[0]:
+            if try_advisory_lock(lock_conn, RELAY_LOCK_KEY):
                 return True
             if not standby_logged:
                 log.info("relay standing by: another relay holds advisory lock %s", RELAY_LOCK_KEY)
@@ -157,7 +132,7 @@ class Relay:
                 position = read_position(conn, RELAY_POSITION)
                 log.info("relay starting after %s", position)
                 while not self.stop.is_set():
-                    lock_conn.execute("SELECT 1")  # raises if the lock's session is gone
+                    ping(lock_conn)  # raises if the lock's session is gone
                     events = read_log_in(conn, position, self.batch_size)
                     if not events:
                         self.stop.wait(self.poll_interval)

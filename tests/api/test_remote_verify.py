@@ -283,7 +283,7 @@ def test_version_1_events_verify_and_hidden_hands_of_a_running_deal_are_pending(
         api.act(token, table_id, bot_action(view, random.Random(5)))
     _rechain(clean, table_id, 1, hash_version=1)
     assert {e["hash_version"] for e in _events(clean, table_id)} == {1}
-    container.ledger._v1_private_deals.clear()  # it keeps what it found of deal 2, which this test rewrote,
+    container.ledger.withheld.clear()  # it keeps what it found of deal 2, which this test rewrote,
     container.ledger.states.clear()  # and the head hash it wrote last
     for token, hidden_from in ((tokens[0], "seat 0"), (AUDITOR_TOKEN, "the auditor")):
         code, out, err = verify(base_url, token, table_id, "--json")

@@ -16,8 +16,8 @@ from domain.cards import CHERKI_DECK
 from domain.games import game_named
 from infra.event_store import EventStore
 from services.app.audit.service import dispute_html, verify_tables
+from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.errors import Forbidden, NotFound
-from services.app.ledger import AUDITOR_CALLER, Caller
 from tests.integration.test_audit_support import (
     event_row,
     other_card,

@@ -21,8 +21,8 @@ from infra.projections import catch_up
 from services.app.audit.reports import parse_ledger_cursor, settlement_report_whole
 from services.app.audit.reports import settlement_report as compute_settlement
 from services.app.audit.service import settlement_csv, settlement_report_offline
+from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.errors import Forbidden, NotFound, Unprocessable
-from services.app.ledger import AUDITOR_CALLER, Caller
 from services.clock import Clock
 from services.projector.rebuild import rebuild
 from services.remote_verify import expected_ledger_lines

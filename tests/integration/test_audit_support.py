@@ -21,7 +21,8 @@ from domain.hashchain import event_hash, hashed_fields, private_commitment
 from infra.event_store import EventStore
 from infra.projections import catch_up_all
 from services.app.audit.service import Audit
-from services.app.ledger import Caller, CardLedger
+from services.app.callers import Caller
+from services.app.ledger import CardLedger
 
 AUDITOR_TOKEN = "audit-test-operator-token"
 

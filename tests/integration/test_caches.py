@@ -34,8 +34,9 @@ from infra.event_store import EventStore
 from infra.seeds import KnownSeeds, seeds_for
 from infra.table_loader import evolve_recorded, load_events_after, load_table
 from infra.table_states import KnownTable, TableStates
+from services.app.callers import Caller
 from services.app.errors import Conflict, ServiceError, Unprocessable
-from services.app.ledger import Caller, CardLedger
+from services.app.ledger import CardLedger
 
 Pool = ConnectionPool[Any]
 Conn = psycopg.Connection[dict[str, Any]]
@@ -197,7 +198,7 @@ def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
         version = answer["version"]
         assert stream_head(conn, table_id)[0] == version
         for ledger in ledgers:
-            assert ledger.table_view(players[0], table_id)["version"] == version
+            assert ledger.table_view(table_id)["version"] == version
 
     rng = random.Random(20261129)
     step = 0
@@ -216,7 +217,7 @@ def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
         readers = ledgers if step % 4 in (0, 1) else (acting,)
         expected = tables.public_view(truth(conn, table_id))
         for ledger in readers:
-            public = ledger.table_view(players[0], table_id)
+            public = ledger.table_view(table_id)
             assert public["version"] == version
             assert without_names(public) == without_names(expected)
             assert public["players"] == [{"id": p.player_id, "name": p.name} for p in players]
@@ -303,7 +304,7 @@ def test_threads_of_two_ledgers_racing_at_one_table_keep_every_cache_consistent(
     assert final.version == len(events) == max(applied)
     for ledger in ledgers:
         assert ledger.load_state(table_id) == final
-        assert ledger.table_view(players[0], table_id)["version"] == final.version
+        assert ledger.table_view(table_id)["version"] == final.version
 
 
 # --------------------------------------------------------------------------- TableStates
@@ -397,7 +398,7 @@ def test_a_ledger_serves_its_cached_table_without_a_reload(
     table_id = seated_table(ledger, players)
     loads = spy(monkeypatch, table_states, "load_table_events")
     play_until(ledger, conn, table_id, players, random.Random(8), version_at_least(25))
-    assert ledger.table_view(players[1], table_id)["version"] == truth(conn, table_id).version
+    assert ledger.table_view(table_id)["version"] == truth(conn, table_id).version
     assert loads == []
 
 
@@ -738,20 +739,20 @@ def test_reads_use_a_projection_only_when_current_and_the_table_is_not_cached(
 
     project(conn, table_id, head, players)
     current = ledger_on(other_pool)  # has never seen the table: the current projection is served
-    assert current.table_view(players[0], table_id).get("projected") is True
+    assert current.table_view(table_id).get("projected") is True
     assert current.seat_view(players[1], table_id).get("projected") is True
 
     play_until(writer, conn, table_id, players, rng, lambda state: state.version > head)
     new_head = stream_head(conn, table_id)[0]
     behind = ledger_on(other_pool)  # the projection is behind the stream: the state is folded instead
-    view = behind.table_view(players[0], table_id)
+    view = behind.table_view(table_id)
     assert (view["version"], view.get("projected")) == (new_head, None)
     mine = behind.seat_view(players[2], table_id)
     assert (mine["version"], mine.get("projected")) == (new_head, None)
 
     project(conn, table_id, new_head, players)
     for ledger in (writer, behind):  # both cache the table: they fold on rather than read the projection
-        view = ledger.table_view(players[0], table_id)
+        view = ledger.table_view(table_id)
         assert (view["version"], view.get("projected")) == (new_head, None)
         mine = ledger.seat_view(players[0], table_id)
         assert (mine["version"], mine.get("projected")) == (new_head, None)

@@ -8,8 +8,8 @@ import psycopg
 from prometheus_client.core import Metric
 
 from infra.event_store import EventStore, NewEvent
+from infra.metrics import LogLagCollector
 from infra.projections.checkpoint import ensure_position, store_position
-from services.metrics import LogLagCollector
 
 
 def figures(collector: LogLagCollector) -> dict[str, dict[str, float]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import threading
 import time
@@ -17,11 +18,11 @@ from rq import Queue
 
 from infra import projections, redis_bus
 from infra.event_store import EventStore
+from infra.queueing import CATCH_UP_ALL_JOB, JOB_SERIALIZER, enqueue_projections
 from services.projector import jobs
-from services.projector.queueing import JOB_SERIALIZER
 from services.projector.rebuild import rebuild
 from services.projector.worker import QUEUE, ThreadWorker, run_worker
-from services.relay import Relay, enqueue_projections
+from services.relay import Relay
 from tests.faults.servers import RedisServer, wait_until
 from tests.faults.workload import TableGame, play_tables
 
@@ -331,3 +332,8 @@ def test_the_relay_enqueues_json_jobs(redis_server: RedisServer) -> None:
     assert data is not None
     assert json.loads(zlib.decompress(data)) == ["services.projector.jobs.catch_up_all", None, [], {}]
     client.close()
+
+
+def test_the_job_name_on_the_queue_is_the_catch_up_function_of_the_workers() -> None:
+    module, _, function = CATCH_UP_ALL_JOB.rpartition(".")
+    assert getattr(importlib.import_module(module), function) is jobs.catch_up_all

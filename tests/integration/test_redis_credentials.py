@@ -28,12 +28,12 @@ from rq import Queue, Worker
 from infra import redis_bus
 from infra.config import Settings
 from infra.event_store import EventStore, NewEvent
+from infra.metrics import ERRORS
 from infra.projections.checkpoint import read_position
 from infra.signing import SIGNING_KEY_VARIABLE, parse_signing_key
 from services.api import create_app
 from services.api.limits import storage_uri
 from services.bootstrap import bootstrap
-from services.metrics import ERRORS
 from services.projector.worker import QUEUE, run_worker
 from services.relay import RELAY_POSITION, Relay
 from tests.api.conftest import TEST_CONFIG

@@ -34,8 +34,9 @@ from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
 from infra.event_store import EventStore, RecordedEvent
 from services.app.audit.service import Audit, verify_tables
+from services.app.callers import Caller
 from services.app.errors import Conflict, Forbidden, PreconditionFailed
-from services.app.ledger import Caller, CardLedger
+from services.app.ledger import CardLedger
 from services.clock import Clock, abandon_after, parse_duration
 from services.remote_verify import expected_ledger_lines
 from tests.integration.test_audit_support import project, register
@@ -348,7 +349,7 @@ def test_a_seat_changes_hands_between_deals_and_money_follows_the_player(
     table.act(0, {"type": "leave"})
     with pytest.raises(Forbidden):
         ledger.seat_view(first, table.table_id)
-    assert ledger.table_view(first, table.table_id)["players"][0] is None
+    assert ledger.table_view(table.table_id)["players"][0] is None
     table.act(1, {"type": "ready"})
     table.sit(0)
     newcomer = table.caller_at(0)
@@ -462,7 +463,7 @@ def test_the_projection_carries_the_deadline_the_clock_sweeps_for(pool: Pool, st
         ).fetchone()
     assert row is not None and row["turn_deadline"] == deadline and row["vacant_since"] is None
     assert row["view"]["turn_deadline"] == tables.public_view(state)["turn_deadline"]
-    assert ledger.table_view(table.caller_at(0), table.table_id)["turn_deadline"] == row["view"]["turn_deadline"]
+    assert ledger.table_view(table.table_id)["turn_deadline"] == row["view"]["turn_deadline"]
     assert table.table_id not in clock.due(deadline - timedelta(seconds=1))
     assert table.table_id in clock.due(deadline)
     assert [w.table_id for w in clock.sweep(deadline)] == [table.table_id]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from infra.config import Settings
+from services.api.serving import api_streams, api_threads
 from services.cli import main
-from services.supervisor import api_streams, api_threads, gunicorn_command
+from services.supervisor import gunicorn_command
 
 
 def option(command: list[str], name: str) -> list[str]:

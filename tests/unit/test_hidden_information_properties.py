@@ -49,7 +49,7 @@ from domain.hashchain import (
 )
 from domain.redaction import PUBLIC, Viewer
 from infra.event_store import EventStore, NewEvent, RecordedEvent
-from services.app.ledger import event_json
+from services.app.answers import event_json
 
 TABLE_ID = "5d0c1a4e-7f4b-4c1e-9d7a-2b1f0e3c4a5d"
 SEATS = {"cholek-tiga": (2, 3), "cha-kau-tsz": (2, 3, 4)}

@@ -59,9 +59,12 @@ from typing import Any
 from domain.events import JSON
 from domain.games import GAMES, game_named
 from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT
-from domain.table import PLAYER_SEATED, TABLE_OPENED
+from domain.table import TABLE_OPENED
 from infra.event_store import Conn
 from infra.players import players_by_id
+from infra.sql import ledger_lines, settlements
+from infra.sql.deal_events import opening_and_seating_rows
+from infra.sql.settlements import SettlementFilter as SettlementQuery
 
 PeriodBound = date | datetime | str | None
 
@@ -96,11 +99,7 @@ class TableInfo:
 
 def table_infos(conn: Conn, table_ids: list[str]) -> dict[str, TableInfo]:
     """Game, options and seated players of each table, from its opening and seating events."""
-    rows = conn.execute(
-        """SELECT stream_id, type, data FROM events
-           WHERE stream_id = ANY(%s) AND type IN (%s, %s) ORDER BY stream_id, version""",
-        (table_ids, TABLE_OPENED, PLAYER_SEATED),
-    ).fetchall()
+    rows = opening_and_seating_rows(conn, table_ids)
     infos: dict[str, TableInfo] = {}
     for row in rows:
         tid, data = str(row["stream_id"]), row["data"]
@@ -115,9 +114,6 @@ def table_infos(conn: Conn, table_ids: list[str]) -> dict[str, TableInfo]:
 
 LEDGER_PAGE_DEFAULT = 200
 LEDGER_PAGE_MAX = 1000
-
-_LEDGER_COLUMNS = """global_position, line_no, version, event_type, deal_no, account, player_id, amount, unit,
-                     amount_cents, reason, occurred_at"""
 
 
 def ledger_cursor(global_position: int, line_no: int) -> str:
@@ -145,20 +141,10 @@ def ledger_page(
     if not 1 <= limit <= LEDGER_PAGE_MAX:
         raise ValueError(f"limit must be 1 to {LEDGER_PAGE_MAX}, not {limit}")
     if after is None:
-        rows = conn.execute(
-            f"""SELECT {_LEDGER_COLUMNS} FROM ledger_lines WHERE table_id = %s
-                ORDER BY global_position, line_no LIMIT %s""",
-            (info.table_id, limit + 1),
-        ).fetchall()
+        rows = ledger_lines.first_lines(conn, info.table_id, limit + 1)
     else:
         position, line_no = after
-        rows = conn.execute(
-            f"""SELECT {_LEDGER_COLUMNS} FROM ledger_lines
-                WHERE table_id = %(table)s AND global_position >= %(position)s
-                  AND (global_position > %(position)s OR line_no > %(line)s)
-                ORDER BY global_position, line_no LIMIT %(limit)s""",
-            {"table": info.table_id, "position": position, "line": line_no - 1, "limit": limit + 1},
-        ).fetchall()
+        rows = ledger_lines.lines_after(conn, info.table_id, position, line_no - 1, limit + 1)
     lines: list[dict[str, JSON]] = [
         {
             "global_position": int(row["global_position"]),
@@ -176,12 +162,7 @@ def ledger_page(
         }
         for row in rows[:limit]
     ]
-    totals = conn.execute(
-        """SELECT account, min(player_id) AS player_id, sum(amount) AS amount, sum(amount_cents) AS amount_cents,
-                  count(*) AS lines
-           FROM ledger_lines WHERE table_id = %s GROUP BY account""",
-        (info.table_id,),
-    ).fetchall()
+    totals = ledger_lines.account_totals(conn, info.table_id)
     by_account = sorted(totals, key=lambda row: str(row["account"]))
     sum_amount = sum(int(row["amount"]) for row in totals)
     sum_cents = sum(int(row["amount_cents"]) for row in totals)
@@ -249,16 +230,6 @@ MAX_ACCOUNTS_PER_TABLE = max(game.max_seats for game in GAMES.values()) + 1
 
 
 @dataclass(frozen=True, slots=True)
-class SettlementQuery:
-    """The report's filters: a period (half-open, either end open), a player, a table."""
-
-    start: datetime | None
-    end: datetime | None
-    player_id: str | None
-    table_id: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class TableSettlement:
     """One table's figures over the period: every account the period moved money for (the seats and the pool
     of a table with deals in it; the pool and each `player:<id>` refunded by its closing), the deals (a closing
@@ -281,27 +252,6 @@ def settlement_query(
     return SettlementQuery(start, end, player_id, table_id)
 
 
-def _period(query: SettlementQuery) -> tuple[str, str, dict[str, Any]]:
-    """The conditions of the period and the table on deal_settlements (settled deals only, by settled_at) and
-    on closing_refunds (by closed_at), with their parameters (the same for both)."""
-    deals = ["settled_at IS NOT NULL"]
-    closings = []
-    params: dict[str, Any] = {}
-    if query.start is not None:
-        deals.append("settled_at >= %(start)s")
-        closings.append("closed_at >= %(start)s")
-        params["start"] = query.start
-    if query.end is not None:
-        deals.append("settled_at < %(end)s")
-        closings.append("closed_at < %(end)s")
-        params["end"] = query.end
-    if query.table_id is not None:
-        deals.append("table_id = %(table)s")
-        closings.append("table_id = %(table)s")
-        params["table"] = query.table_id
-    return " AND ".join(deals), " AND ".join(closings) or "TRUE", params
-
-
 def settled_tables(
     conn: Conn, query: SettlementQuery, after: str | None, limit: int
 ) -> tuple[list[TableSettlement], str | None]:
@@ -318,55 +268,17 @@ def settled_tables(
     """
     if not 1 <= limit <= SETTLEMENT_PAGE_MAX:
         raise ValueError(f"limit must be 1 to {SETTLEMENT_PAGE_MAX}, not {limit}")
-    where, closed, params = _period(query)
-    chosen, chosen_closed = where, closed
-    if query.player_id is not None:
-        chosen += " AND player_id = %(player)s"
-        chosen_closed += " AND player_id = %(player)s"
-        params["player"] = query.player_id
-    if after is not None:
-        chosen += " AND table_id > %(after)s"
-        chosen_closed += " AND table_id > %(after)s"
-        params["after"] = after
-    found = conn.execute(
-        f"""SELECT table_id FROM (
-                (SELECT DISTINCT table_id FROM deal_settlements WHERE {chosen} ORDER BY table_id LIMIT %(limit)s)
-                UNION
-                (SELECT DISTINCT table_id FROM closing_refunds WHERE {chosen_closed} ORDER BY table_id
-                 LIMIT %(limit)s)
-            ) AS found ORDER BY table_id LIMIT %(limit)s""",
-        {**params, "limit": limit + 1},
-    ).fetchall()
-    page = sorted(str(row["table_id"]) for row in found)[:limit]
+    found = settlements.settled_table_ids(conn, query, after, limit + 1)
+    page = found[:limit]
     next_after = page[-1] if len(found) > limit else None
     if not page:
         return [], None
-    params["tables"] = page
-    accounts = conn.execute(
-        f"""SELECT table_id, account, min(player_id) AS player_id, min(game) AS game, min(unit) AS unit,
-                   sum(amount) AS amount, sum(amount_cents) AS amount_cents
-            FROM (SELECT table_id, account, player_id, game, unit, amount, amount_cents
-                  FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where}
-                  UNION ALL
-                  SELECT table_id, account, player_id, game, unit, amount, amount_cents
-                  FROM closing_refunds WHERE table_id = ANY(%(tables)s) AND {closed}) AS entries
-            GROUP BY table_id, account""",
-        params,
-    ).fetchall()
-    deals = conn.execute(
-        f"""SELECT table_id, count(DISTINCT deal_no) AS deals
-            FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where} GROUP BY table_id""",
-        params,
-    ).fetchall()
-    disagreeing = conn.execute(
-        f"""SELECT table_id, deal_no, account, amount, result_net
-            FROM deal_settlements WHERE table_id = ANY(%(tables)s) AND {where} AND NOT consistent""",
-        params,
-    ).fetchall()
+    accounts = settlements.account_sums(conn, query, page)
+    deal_counts = settlements.deal_counts(conn, query, page)
+    disagreeing = settlements.disagreeing_rows(conn, query, page)
     by_table: dict[str, list[dict[str, Any]]] = {}
     for row in accounts:
         by_table.setdefault(str(row["table_id"]), []).append(row)
-    deal_counts = {str(row["table_id"]): int(row["deals"]) for row in deals}
     wrong: dict[tuple[str, int], tuple[list[int], dict[str, int]]] = {}
     for row in disagreeing:
         key = (str(row["table_id"]), int(row["deal_no"]))

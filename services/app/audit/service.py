@@ -49,7 +49,9 @@ from domain.table import TableState
 from infra.event_store import Conn, EventStore, RecordedEvent, read_stream_in
 from infra.players import players_by_id
 from infra.projections import catch_up
+from infra.sql.deal_events import first_version_of_write, timed_out_counts
 from infra.table_loader import load_table
+from services.app.answers import event_json
 from services.app.audit.html import dispute_html
 from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
@@ -64,8 +66,8 @@ from services.app.audit.reports import (
 from services.app.audit.reports import settlement_report as compute_settlement
 from services.app.audit.verify import DealBounds, deal_bounds, verify_deal
 from services.app.audit.verify_tables import VerifySummary, verify_tables
+from services.app.callers import Caller
 from services.app.errors import Forbidden, NotFound, Unprocessable
-from services.app.ledger import Caller, event_json
 
 __all__ = [
     "Audit",
@@ -288,29 +290,17 @@ def _seed_fields(started: RecordedEvent, ended: RecordedEvent | None) -> dict[st
 
 def _timed_out_by_seat(conn: Conn, table_id: str, bounds: DealBounds, seats: int) -> list[int]:
     """By seat, the actions the turn clock took for it in the deal (events marked "timed_out")."""
-    rows = conn.execute(
-        """SELECT data ->> 'seat' AS seat, count(*) AS n FROM events
-           WHERE stream_id = %s AND version >= %s AND version <= coalesce(%s, 2147483647)
-             AND data ->> 'timed_out' = 'true'
-           GROUP BY 1""",
-        (table_id, bounds.started_version, bounds.ended_version),
-    ).fetchall()
     counts = [0] * seats
-    for row in rows:
-        seat = row["seat"]
-        if seat is not None and seat.isdigit() and int(seat) < seats:
-            counts[int(seat)] += int(row["n"])
+    for seat, count in timed_out_counts(conn, table_id, bounds.started_version, bounds.ended_version).items():
+        if seat.isdigit() and int(seat) < seats:
+            counts[int(seat)] += count
     return counts
 
 
 def _first_version_of_write(conn: Conn, table_id: str, version: int) -> int:
     """The first event written in the same transaction as `version` (the seat or ready that dealt)."""
-    row = conn.execute(
-        """SELECT min(version) AS first FROM events
-           WHERE stream_id = %s AND tx_id = (SELECT tx_id FROM events WHERE stream_id = %s AND version = %s)""",
-        (table_id, table_id, version),
-    ).fetchone()
-    return int(row["first"]) if row is not None and row["first"] is not None else version
+    first = first_version_of_write(conn, table_id, version)
+    return version if first is None else first
 
 
 def _steps(

@@ -28,7 +28,7 @@ A deal still running is checked for its chain only: its seed is secret.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from domain import table as tables
@@ -36,8 +36,10 @@ from domain.events import JSON, PRIVATE, Event
 from domain.games import game_named
 from domain.hashchain import GENESIS_HASH, HASH_V2, HASH_VERSIONS, canonical_json, commitment_problem, unsealed
 from domain.shuffle import commitment, deal_deck
-from domain.table import DEAL_ENDED, DEAL_STARTED, TableState
+from domain.table import DEAL_STARTED, TableState
 from infra.event_store import Conn, RecordedEvent, read_stream_in
+from infra.sql.deal_events import deal_start_and_end_rows, stream_head
+from infra.sql.deal_seeds import stored_seeds
 from infra.table_loader import load_table
 
 CHAIN, COMMITMENT, DECK, REPLAY = "hash_chain", "commitment", "deck", "replay"
@@ -138,14 +140,15 @@ class ChainWalker:
 
     def check_head(self, conn: Conn) -> None:
         """At the end of the stream: the head row must name the last event walked."""
-        row = conn.execute("SELECT version, last_hash FROM streams WHERE stream_id = %s", (self.stream_id,)).fetchone()
-        if row is None:
+        head = stream_head(conn, self.stream_id)
+        if head is None:
             self._add(None, f"stream {self.stream_id} has events but no head row in streams")
             return
-        if int(row["version"]) != self.last_version or str(row["last_hash"]) != self.last_hash:
+        version, last_hash = head
+        if version != self.last_version or last_hash != self.last_hash:
             self._add(
                 self.last_version or None,
-                f"stream head says version {row['version']} hash {row['last_hash']}, but the last event is "
+                f"stream head says version {version} hash {last_hash}, but the last event is "
                 f"version {self.last_version} hash {self.last_hash} (events missing or rewritten)",
             )
 
@@ -168,18 +171,6 @@ def iter_stream(
 
 
 # One deal -----------------------------------------------------------------------
-
-
-def stored_seeds(conn: Conn, table_id: str, deal_numbers: Iterable[int] | None = None) -> dict[int, bytes]:
-    """Server seeds kept in deal_seeds (all of the table's, or the given deals')."""
-    if deal_numbers is None:
-        rows = conn.execute("SELECT deal_no, server_seed FROM deal_seeds WHERE stream_id = %s", (table_id,))
-    else:
-        rows = conn.execute(
-            "SELECT deal_no, server_seed FROM deal_seeds WHERE stream_id = %s AND deal_no = ANY(%s)",
-            (table_id, list(deal_numbers)),
-        )
-    return {int(r["deal_no"]): bytes(r["server_seed"]) for r in rows.fetchall()}
 
 
 def check_ended_deal(
@@ -447,12 +438,7 @@ class DealBounds:
 
 def deal_bounds(conn: Conn, table_id: str, deal_no: int | None = None) -> list[DealBounds]:
     """Where each deal of the table (or the one asked for) starts and ends, by the stored deal numbers."""
-    rows = conn.execute(
-        """SELECT deal_no, type, version FROM events
-           WHERE stream_id = %s AND type IN (%s, %s) AND (%s::int IS NULL OR deal_no = %s::int)
-           ORDER BY version""",
-        (table_id, DEAL_STARTED, DEAL_ENDED, deal_no, deal_no),
-    ).fetchall()
+    rows = deal_start_and_end_rows(conn, table_id, deal_no)
     starts: dict[int, int] = {}
     ends: dict[int, int] = {}
     for row in rows:

@@ -16,9 +16,11 @@ from typing import IO, Any
 from psycopg_pool import ConnectionPool
 
 from domain.events import JSON
-from domain.table import DEAL_ENDED, DEAL_STARTED, TABLE_OPENED
+from domain.table import DEAL_ENDED, DEAL_STARTED
 from infra.event_store import Conn, RecordedEvent
-from services.app.audit.verify import CHAIN, ChainWalker, DealVerification, check_with_state, iter_stream, stored_seeds
+from infra.sql.deal_events import table_stream_ids
+from infra.sql.deal_seeds import stored_seeds
+from services.app.audit.verify import CHAIN, ChainWalker, DealVerification, check_with_state, iter_stream
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +64,6 @@ class VerifySummary:
             for f in self.failures
         ]
         return "\n".join(lines)
-
-
-def table_ids(conn: Conn) -> list[str]:
-    """Every table stream (streams whose first event opens a table), oldest first."""
-    rows = conn.execute(
-        "SELECT stream_id FROM events WHERE version = 1 AND type = %s ORDER BY global_position", (TABLE_OPENED,)
-    ).fetchall()
-    return [str(r["stream_id"]) for r in rows]
 
 
 def verify_table(conn: Conn, table_id: str) -> tuple[int, list[VerifyFailure]]:
@@ -122,7 +116,7 @@ def verify_tables(pool: ConnectionPool[Any], table_id: str | None, progress: boo
     """
     summary = VerifySummary()
     with pool.connection() as conn:
-        ids = [table_id] if table_id is not None else table_ids(conn)
+        ids = [table_id] if table_id is not None else table_stream_ids(conn)
     bar = _ProgressBar(len(ids), sys.stderr) if progress else None
     for tid in ids:
         with pool.connection() as conn:

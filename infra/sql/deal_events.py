@@ -1,0 +1,64 @@
+"""Reads of a table's events by what they are (openings, deal starts and ends, clock actions, one write's
+events), for the audit; the event store reads them by position."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.table import DEAL_ENDED, DEAL_STARTED, PLAYER_SEATED, TABLE_OPENED
+from infra.event_store import Conn
+
+
+def table_stream_ids(conn: Conn) -> list[str]:
+    """Every table stream (streams whose first event opens a table), oldest first."""
+    rows = conn.execute(
+        "SELECT stream_id FROM events WHERE version = 1 AND type = %s ORDER BY global_position", (TABLE_OPENED,)
+    ).fetchall()
+    return [str(r["stream_id"]) for r in rows]
+
+
+def stream_head(conn: Conn, stream_id: str) -> tuple[int, str] | None:
+    """(version, last hash) of the stream's head row, or None when it has none."""
+    row = conn.execute("SELECT version, last_hash FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
+    return None if row is None else (int(row["version"]), str(row["last_hash"]))
+
+
+def deal_start_and_end_rows(conn: Conn, table_id: str, deal_no: int | None) -> list[dict[str, Any]]:
+    """(deal_no, type, version) of the table's deal_started and deal_ended events (of one deal, or all)."""
+    return conn.execute(
+        """SELECT deal_no, type, version FROM events
+           WHERE stream_id = %s AND type IN (%s, %s) AND (%s::int IS NULL OR deal_no = %s::int)
+           ORDER BY version""",
+        (table_id, DEAL_STARTED, DEAL_ENDED, deal_no, deal_no),
+    ).fetchall()
+
+
+def timed_out_counts(conn: Conn, table_id: str, from_version: int, to_version: int | None) -> dict[str, int]:
+    """By seat (as the events' text), how many events between the versions were marked "timed_out"."""
+    rows = conn.execute(
+        """SELECT data ->> 'seat' AS seat, count(*) AS n FROM events
+           WHERE stream_id = %s AND version >= %s AND version <= coalesce(%s, 2147483647)
+             AND data ->> 'timed_out' = 'true'
+           GROUP BY 1""",
+        (table_id, from_version, to_version),
+    ).fetchall()
+    return {str(row["seat"]): int(row["n"]) for row in rows if row["seat"] is not None}
+
+
+def first_version_of_write(conn: Conn, table_id: str, version: int) -> int | None:
+    """The first event written in the same transaction as `version`; None when there is no such event."""
+    row = conn.execute(
+        """SELECT min(version) AS first FROM events
+           WHERE stream_id = %s AND tx_id = (SELECT tx_id FROM events WHERE stream_id = %s AND version = %s)""",
+        (table_id, table_id, version),
+    ).fetchone()
+    return int(row["first"]) if row is not None and row["first"] is not None else None
+
+
+def opening_and_seating_rows(conn: Conn, table_ids: list[str]) -> list[dict[str, Any]]:
+    """(stream_id, type, data) of the tables' table_opened and player_seated events, by table and version."""
+    return conn.execute(
+        """SELECT stream_id, type, data FROM events
+           WHERE stream_id = ANY(%s) AND type IN (%s, %s) ORDER BY stream_id, version""",
+        (table_ids, TABLE_OPENED, PLAYER_SEATED),
+    ).fetchall()

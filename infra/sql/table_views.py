@@ -1,0 +1,59 @@
+"""Reads of the `table_views` and `seat_views` read models (built by `infra.projections.tables`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from domain.events import JSON
+from infra.event_store import Conn
+
+
+def projected_table_view(conn: Conn, table_id: str) -> tuple[int, int, dict[str, JSON]] | None:
+    """(projected version, stream head version, public view) of the table, or None when not projected."""
+    row = conn.execute(
+        """SELECT v.version, v.view, s.version AS head FROM table_views v
+           JOIN streams s ON s.stream_id = v.table_id WHERE v.table_id = %s""",
+        (table_id,),
+    ).fetchone()
+    return None if row is None else (int(row["version"]), int(row["head"]), dict(row["view"]))
+
+
+def projected_seat_view(conn: Conn, table_id: str, player_id: str) -> tuple[int, int, dict[str, JSON]] | None:
+    """(projected version, stream head version, seat view) of the player's seat, or None when not projected."""
+    row = conn.execute(
+        """SELECT v.version, v.view, s.version AS head FROM seat_views v
+           JOIN streams s ON s.stream_id = v.table_id WHERE v.table_id = %s AND v.player_id = %s""",
+        (table_id, player_id),
+    ).fetchone()
+    return None if row is None else (int(row["version"]), int(row["head"]), dict(row["view"]))
+
+
+def lobby_rows(conn: Conn, status: str | None, game: str | None, after: int, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` tables (created_seq, view) after `after` in creation order, of that status and game
+    (None: any)."""
+    return conn.execute(
+        """SELECT created_seq, view FROM table_views
+           WHERE created_seq > %s
+             AND (%s::text IS NULL OR status = %s::text)
+             AND (%s::text IS NULL OR game = %s::text)
+           ORDER BY created_seq
+           LIMIT %s""",
+        (after, status, status, game, game, limit),
+    ).fetchall()
+
+
+def tables_with_turn_due(conn: Conn, now: datetime, limit: int) -> list[str]:
+    """Tables whose turn deadline has passed at `now`, most overdue first."""
+    rows = conn.execute(
+        "SELECT table_id FROM table_views WHERE turn_deadline <= %s ORDER BY turn_deadline LIMIT %s", (now, limit)
+    ).fetchall()
+    return [str(row["table_id"]) for row in rows]
+
+
+def tables_vacant_since(conn: Conn, since: datetime, limit: int) -> list[str]:
+    """Tables nobody has sat at since `since` or earlier, longest vacant first."""
+    rows = conn.execute(
+        "SELECT table_id FROM table_views WHERE vacant_since <= %s ORDER BY vacant_since LIMIT %s", (since, limit)
+    ).fetchall()
+    return [str(row["table_id"]) for row in rows]

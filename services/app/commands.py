@@ -1,0 +1,300 @@
+"""The writes at a table: open, sit, act (a play, or ready, close, leave between deals), and the turn clock's.
+
+A write takes the table's committed state (`TableStates`: this process's cached state brought up to date by
+one indexed query, or a bounded load), asks the pure domain to decide, and appends the events with the
+expected version and the stream's head hash in one guarded statement; a lost race is retried from the state
+that won. An action's idempotency is a wrapper around its command (`Idempotent`): it gives the record the
+append stores with the events, and answers a retry with the first answer.
+
+The turn clock (`services.clock`) writes through the same guarded append as a player (`clock_tick`): at the
+version it read, as the actor "clock", so a late player and the clock never both act on one turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from domain import table as tables
+from domain.errors import ConflictError, DomainError, NotYourTurn
+from domain.events import JSON, Event
+from domain.hashchain import canonical_json
+from domain.table import TableState
+from infra.errors import IdempotencyKeyTaken, VersionConflict
+from infra.event_store import EventStore, IdempotencyRecord, NewEvent
+from infra.seeds import KnownSeeds, seeds_for
+from infra.signing import ReceiptSigner, register_public_key
+from infra.table_states import KnownTable, TableStates
+from services.app.answers import WithheldHashes, numbered, write_answer
+from services.app.callers import CLOCK_CALLER, Caller, viewer_for
+from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
+from services.app.metrics import count_appended
+from services.logs import current_request_id
+
+MAX_WRITE_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ClockWrite:
+    """What the clock appended at a table: `kind` is "timed_out" (the default action of the seat to act),
+    "unseated" (seats not ready between deals) or "closed" (an abandoned table)."""
+
+    table_id: str
+    kind: str
+    expected_version: int  # the version the clock read: it started the turn (or the wait) that ran out
+    version: int  # after the append
+    seats: tuple[int, ...]  # the seats it acted for
+
+
+def domain_error(error: DomainError) -> ServiceError:
+    """The service error (and so the HTTP status) for a rule or option error."""
+    if isinstance(error, NotYourTurn | ConflictError):
+        return Conflict(error.message, error.code)
+    return Unprocessable(error.message, error.code)
+
+
+def request_fingerprint(parts: Mapping[str, JSON]) -> str:
+    return hashlib.sha256(canonical_json(dict(parts))).hexdigest()
+
+
+class Write:
+    """One command at a table: the domain command for the state it finds. Plain writes store nothing beside
+    their events."""
+
+    def __init__(self, command_for: Callable[[TableState], tables.Command]) -> None:
+        self.command_for = command_for
+
+    def record(self, answer: Mapping[str, JSON]) -> IdempotencyRecord | None:
+        return None
+
+
+class Idempotent(Write):
+    """`write` under an idempotency key: its answer is stored with its events, in the same statement, so a
+    retry gets that answer (`replay`) and appends nothing."""
+
+    def __init__(self, write: Write, scope: str, key: str, fingerprint: str) -> None:
+        super().__init__(write.command_for)
+        self.scope, self.key, self.fingerprint = scope, key, fingerprint
+
+    def record(self, answer: Mapping[str, JSON]) -> IdempotencyRecord:
+        return IdempotencyRecord(self.scope, self.key, self.fingerprint, answer)
+
+    def replay(self, store: EventStore, table_id: str) -> dict[str, JSON] | None:
+        """The first answer to this key, or None when the key is new (a different request under it: 422)."""
+        stored = store.find_idempotency(self.scope, self.key)
+        if stored is None:
+            return None
+        if stored.request_hash != self.fingerprint:
+            raise Unprocessable(
+                f"Idempotency-Key {self.key!r} was already used with a different request", "idempotency_key_reused"
+            )
+        events = stored.response.get("events")
+        shown = [int(event["position"]) for event in events or [] if isinstance(event, Mapping)]
+        return numbered(stored.response, store.global_positions(table_id, shown))
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    state: TableState  # after the write
+    answer: dict[str, JSON]  # as the caller sees it, numbered
+
+
+class TableCommands:
+    def __init__(
+        self,
+        pool: ConnectionPool[Any],
+        store: EventStore,
+        signer: ReceiptSigner,
+        states: TableStates,
+        withheld: WithheldHashes,
+    ) -> None:
+        self.pool = pool
+        self.store = store
+        self.signer = signer  # signs the receipt of every write (infra/signing.py)
+        self.states = states
+        self.withheld = withheld
+        self.seeds = KnownSeeds()
+        self._key_listed = False
+
+    def open_table(self, caller: Caller, game: str, seats: int, options: Mapping[str, Any]) -> tuple[str, JSON]:
+        """Open a table; its id and the receipt of its opening."""
+        self._require_player(caller, "open a table")
+        table_id = str(uuid.uuid4())
+        with self.pool.connection() as conn, conn.transaction():
+            seed = seeds_for(conn, table_id, [1])[1]
+            try:
+                opened = tables.open_table(table_id, game, seats, options, seed)
+            except DomainError as error:
+                raise domain_error(error) from error
+            self._list_key_once(conn)
+            recorded = self.store.append_in(conn, table_id, 0, [_new_event(opened, 0, caller)])
+        count_appended([opened.type])
+        return table_id, self.signer.sign(table_id, recorded[-1].version, recorded[-1].hash)
+
+    def sit(self, caller: Caller, table_id: str, seat: int | None, client_seed: str | None) -> dict[str, JSON]:
+        player_id = self._require_player(caller, "sit at a table")
+        command = tables.Sit(player_id, seat, client_seed)
+        written = self._write(caller, table_id, Write(lambda state: command), expected_version=None)
+        state = written.state
+        return {"seat": state.seat_of(player_id), "version": state.version, "receipt": written.answer["receipt"]}
+
+    def act(
+        self,
+        caller: Caller,
+        table_id: str,
+        action: Mapping[str, Any],
+        idempotency_key: str,
+        if_match: int | None,
+    ) -> dict[str, JSON]:
+        player_id = self._require_player(caller, "act at a table")
+
+        def command(state: TableState) -> tables.Command:
+            seat = state.seat_of(player_id)
+            if seat is None:
+                raise Forbidden(f"player {player_id} has no seat at table {table_id}", "not_seated")
+            return tables.Act(seat, action)
+
+        fingerprint = request_fingerprint({"table_id": table_id, "action": dict(action)})
+        write = Idempotent(Write(command), player_id, idempotency_key, fingerprint)
+        try:
+            return self._write(caller, table_id, write, expected_version=if_match).answer
+        except (ServiceError, IdempotencyKeyTaken):
+            # A retry of an action that was applied fails its write (the table moved on, or the key is
+            # taken); only then is the key looked up, so a first attempt costs no extra query.
+            replay = write.replay(self.store, table_id)
+            if replay is None:
+                raise
+            return replay
+
+    def clock_tick(
+        self, table_id: str, now: datetime, abandon_after: timedelta, pause: Callable[[], None] | None = None
+    ) -> ClockWrite | None:
+        """The clock at `table_id` at `now`: when the turn deadline has passed, the default action of the seat to
+        act (or between deals, the unseating of the seats not ready); when nobody has sat at the table for
+        `abandon_after`, its closing. None when nothing is due.
+
+        The write is the same guarded append as a player's, expecting the version read here (the version whose
+        event started the clock that ran out): a player who acted meanwhile wins, and the clock does nothing
+        (None); a second clock for the same turn finds the turn taken. `pause` (fault injection) runs between
+        the decision and the append."""
+        with self.pool.connection() as conn:
+            known = self.states.current(conn, table_id)
+        if known is None:
+            return None
+        state = known.state
+        deadline, vacant = tables.turn_deadline(state), tables.vacant_since(state)
+        command: tables.Command
+        if deadline is not None and now >= deadline:
+            command = tables.Expire(now)
+            kind = "timed_out" if state.status == tables.PLAYING else "unseated"
+            seats = (tables.to_act(state),) if state.status == tables.PLAYING else tables.seats_not_ready(state)
+        elif vacant is not None and now >= vacant + abandon_after:
+            command, kind, seats = tables.Abandon(now, abandon_after), "closed", ()
+        else:
+            return None
+        if pause is not None:
+            pause()
+        try:
+            written = self._write(
+                CLOCK_CALLER, table_id, Write(lambda _state: command), expected_version=state.version, signed=False
+            )
+        except (PreconditionFailed, Conflict):
+            return None  # the table moved on (a player acted, or another clock did): nothing is due here now
+        return ClockWrite(
+            table_id, kind, state.version, written.state.version, tuple(s for s in seats if s is not None)
+        )
+
+    def _write(
+        self, caller: Caller, table_id: str, write: Write, expected_version: int | None, signed: bool = True
+    ) -> Written:
+        """Load, decide, append; retried on a lost race unless the caller pinned a version (If-Match).
+        `signed=False` (the clock's writes, which answer nobody) makes no receipt."""
+        for attempt in range(MAX_WRITE_ATTEMPTS):
+            try:
+                # No transaction: the append below is one guarded statement (events and idempotency record
+                # together), and a seed made before it is only stored, not yet published.
+                with self.pool.connection() as conn:
+                    known = self.states.current(conn, table_id)
+                    if known is None:
+                        raise NotFound(f"table {table_id} does not exist", "table_not_found")
+                    state = known.state
+                    if expected_version is not None and expected_version != state.version:
+                        raise PreconditionFailed(
+                            f"If-Match names version {expected_version} but table {table_id} is at {state.version}"
+                        )
+                    command = write.command_for(state)
+                    seeds = self.seeds.seeds_for(conn, table_id, [state.deal_no, state.deal_no + 1])
+                    try:
+                        events, after = tables.decide_and_evolve(state, command, seeds)
+                    except DomainError as error:
+                        raise domain_error(error) from error
+                    pending = self.store.prepare(
+                        table_id, state.version, _annotate(state, events, caller), known.last_hash
+                    )
+                    # The clock of the new state runs from the append's time (events decided have none).
+                    after = tables.stamped(after, pending.occurred_at)
+                    # Signed before the append so the idempotency record keeps this very receipt for replays.
+                    receipt: JSON = None
+                    if signed:
+                        receipt = self.signer.sign(table_id, state.version + len(pending.new), pending.hashes[-1])
+                        self._list_key_once(conn)
+                    viewer = viewer_for(after, caller)
+                    withheld = self.withheld.deal_for(table_id, after, viewer)
+                    answer = write_answer(after, pending.events, viewer, withheld, receipt)
+                    recorded = self.store.append_prepared(conn, pending, write.record(answer))
+                # Committed: only now may this process trust the new state and the seeds.
+                self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
+                self.seeds.remember(table_id, seeds)
+                count_appended(event.type for event in recorded)
+                return Written(after, numbered(answer, {e.version: e.global_position for e in recorded}))
+            except VersionConflict as conflict:
+                if expected_version is not None:
+                    raise PreconditionFailed(
+                        f"table {table_id} moved on from version {expected_version} while this action was decided"
+                    ) from conflict
+                if attempt == MAX_WRITE_ATTEMPTS - 1:
+                    raise Conflict(str(conflict), "version_conflict") from conflict
+        raise AssertionError("unreachable")
+
+    def list_signing_key(self) -> None:
+        """List the signer's public key in signing_keys now (idempotent); the API does it at start."""
+        with self.pool.connection() as conn:
+            register_public_key(conn, self.signer)
+        self._key_listed = True
+
+    def _list_key_once(self, conn: Any) -> None:
+        """List the key before this process's first receipt, if the start could not (migrations were pending)."""
+        if not self._key_listed:
+            register_public_key(conn, self.signer)
+            self._key_listed = True
+
+    @staticmethod
+    def _require_player(caller: Caller, what: str) -> str:
+        if caller.player_id is None:
+            raise Forbidden(f"the auditor may read everything but cannot {what}", "auditor_cannot_act")
+        return caller.player_id
+
+
+def _annotate(state: TableState, events: Sequence[Event], caller: Caller) -> list[NewEvent]:
+    """Store-ready events, each tagged with its deal number (a deal's events from its `deal_started` on)."""
+    deal_no = state.deal_no
+    new: list[NewEvent] = []
+    for event in events:
+        if event.type == tables.DEAL_STARTED:
+            deal_no = int(event.data["deal_no"])
+        new.append(_new_event(event, deal_no, caller))
+    return new
+
+
+def _new_event(event: Event, deal_no: int, caller: Caller) -> NewEvent:
+    metadata: dict[str, JSON] = {"actor": caller.player_id or caller.name}
+    request_id = current_request_id()
+    if request_id is not None:
+        metadata["request_id"] = request_id
+    return NewEvent(event.type, event.data, deal_no, metadata)

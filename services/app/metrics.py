@@ -1,0 +1,20 @@
+"""The write path's metric: `cardledger_events_appended_total{type}`, events committed by the application
+(served by the API's /metrics)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from prometheus_client import Counter
+
+EVENTS_APPENDED = Counter(
+    "cardledger_events_appended_total",
+    "Events committed to the log by the write path, by event type",
+    ["type"],
+)
+
+
+def count_appended(types: Iterable[str]) -> None:
+    """Count committed events (call after the transaction committed)."""
+    for event_type in types:
+        EVENTS_APPENDED.labels(event_type).inc()

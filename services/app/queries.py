@@ -1,0 +1,132 @@
+"""The reads of tables: the public state, a seat's view, the lobby, a page of events.
+
+A read of one table's state or seat view is never older than the last committed write: this process's
+cached state is brought up to date (`TableStates`), and a table this process has not seen is read from the
+projected view when that has reached the stream's head. The lobby reads the `table_views` projection only:
+a new table appears once the projection has caught up with its opening.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from domain import table as tables
+from domain.events import JSON
+from domain.table import TableState
+from infra import players as player_store
+from infra.event_store import Conn, EventStore
+from infra.players import KnownPlayers
+from infra.sql import table_views
+from infra.table_states import TableStates
+from services.app.answers import WithheldHashes, events_json
+from services.app.callers import Caller, viewer_for
+from services.app.errors import Forbidden, NotFound
+
+Projected = tuple[int, int, dict[str, JSON]]  # (projected version, stream head version, view)
+
+
+class TableQueries:
+    def __init__(
+        self,
+        pool: ConnectionPool[Any],
+        store: EventStore,
+        states: TableStates,
+        withheld: WithheldHashes,
+        players: KnownPlayers,
+    ) -> None:
+        self.pool = pool
+        self.store = store
+        self.states = states
+        self.withheld = withheld
+        self.players = players
+
+    def load_state(self, table_id: str) -> TableState:
+        """The table's committed state now."""
+        with self.pool.connection() as conn:
+            known = self.states.current(conn, table_id)
+        if known is None:
+            raise NotFound(f"table {table_id} does not exist", "table_not_found")
+        return known.state
+
+    def table_view(self, table_id: str) -> dict[str, JSON]:
+        """The public table state."""
+        view = self._projected_view(table_id, lambda conn: table_views.projected_table_view(conn, table_id))
+        return self._with_names(view if view is not None else tables.public_view(self.load_state(table_id)))
+
+    def seat_view(self, caller: Caller, table_id: str) -> dict[str, JSON]:
+        player_id = caller.player_id
+        if player_id is None:
+            raise Forbidden("the auditor has no seat; read the public table state instead", "no_seat")
+        view = self._projected_view(table_id, lambda conn: table_views.projected_seat_view(conn, table_id, player_id))
+        if view is not None:
+            return self._with_names(view)
+        state = self.load_state(table_id)
+        seat = state.seat_of(player_id)
+        if seat is None:
+            raise Forbidden(f"player {player_id} has no seat at table {table_id}", "no_seat")
+        return self._with_names(tables.seat_view(state, seat))
+
+    def _projected_view(self, table_id: str, read: Callable[[Conn], Projected | None]) -> dict[str, JSON] | None:
+        """The projected view when this process keeps no state of the table and the projection has reached
+        the stream's head; else None, and the caller folds the state on.
+
+        A table this process has written or read is cheaper to fold on (one query for the events after
+        the cached version) than to wait for a projection that is usually a few milliseconds behind.
+        """
+        if self.states.is_known(table_id):
+            return None
+        with self.pool.connection() as conn:
+            found = read(conn)
+        if found is None:
+            return None
+        version, head, view = found
+        return view if version >= head else None
+
+    def _with_names(self, view: Mapping[str, JSON]) -> dict[str, JSON]:
+        shaped = dict(view)
+        ids = [p for p in view.get("players", []) if p]
+        if ids:
+            known = self.players.known(ids)
+            missing = [p for p in ids if p not in known]
+            if missing:
+                with self.pool.connection() as conn:
+                    found = player_store.players_by_id(conn, missing)
+                for player in found.values():
+                    self.players.remember(player)
+                known |= found
+            shaped["players"] = [
+                None if p is None else {"id": p, "name": known[p].name if p in known else None}
+                for p in view.get("players", [])
+            ]
+        return shaped
+
+    def lobby(self, status: str | None, game: str | None, after: int, limit: int) -> dict[str, JSON]:
+        """A page of tables, oldest first; `next_after` is the last row's `created_seq` when more may follow."""
+        with self.pool.connection() as conn:
+            rows = table_views.lobby_rows(conn, status, game, after, limit + 1)
+            page = rows[:limit]
+            ids = sorted({p for row in page for p in row["view"].get("players", []) if p})
+            names = player_store.players_by_id(conn, ids) if ids else {}
+        shown: list[JSON] = []
+        for row in page:
+            view = dict(row["view"])
+            view["players"] = [
+                None if p is None else {"id": p, "name": names[p].name if p in names else None}
+                for p in view.get("players", [])
+            ]
+            shown.append(view)
+        next_after = int(page[-1]["created_seq"]) if len(rows) > limit else None
+        return {"tables": shown, "next_after": next_after}
+
+    def events(self, caller: Caller, table_id: str, after: int, limit: int) -> dict[str, JSON]:
+        state = self.load_state(table_id)
+        viewer = viewer_for(state, caller)
+        recorded = self.store.read_stream(table_id, from_version=after + 1, limit=limit)
+        withheld = self.withheld.deal_for(table_id, state, viewer)
+        return {
+            "events": list(events_json(state, recorded, viewer, withheld)),
+            "next_after": recorded[-1].version if recorded else after,
+        }

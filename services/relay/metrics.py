@@ -1,0 +1,33 @@
+"""The relay's metrics, served on its own port (`CARDLEDGER_RELAY_METRICS_PORT`, default 9101; 0 disables; a
+port already taken is logged and skipped): `cardledger_relay_events_published_total`, and at each scrape
+`cardledger_relay_lag_events` and `cardledger_relay_lag_seconds` (`infra.metrics.LogLagCollector`), besides
+the errors of `infra.metrics`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from prometheus_client import Counter
+
+from infra.metrics import LogLagCollector, install_collector, metrics_port, serve_metrics
+from infra.projections.checkpoint import RELAY_POSITION
+
+RELAY_PORT_VARIABLE = "CARDLEDGER_RELAY_METRICS_PORT"
+DEFAULT_RELAY_PORT = 9101
+
+RELAY_PUBLISHED = Counter(
+    "cardledger_relay_events_published_total",
+    "Events the relay published to Redis (a batch published again after a failure counts again)",
+)
+
+
+def start_relay_metrics(database_url: str, host: str, environ: Mapping[str, str] = os.environ) -> int | None:
+    """The relay's endpoint: lag of the relay's position, errors; returns the port served or None."""
+    port = metrics_port(RELAY_PORT_VARIABLE, DEFAULT_RELAY_PORT, environ)
+    if port == 0:
+        return None
+    install_collector(
+        "relay-lag", LogLagCollector("relay", database_url, "cardledger_relay", None, {"": RELAY_POSITION})
+    )
+    return serve_metrics("relay", port, host)
