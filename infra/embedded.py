@@ -61,6 +61,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import psutil  # type: ignore[import-untyped,unused-ignore]
 import psycopg
 
+from infra.db_roles import EMBEDDED_SERVICE_ROLE, ensure_embedded_roles
+
 if TYPE_CHECKING:
     from pgserver.postgres_server import PostgresServer
 
@@ -591,8 +593,6 @@ def start_servers(settings: Settings, data_dir: Path | None = None) -> Servers:
     runs the migrations, and the service connects as ``cardledger_app``, a member of ``cardledger_service``
     (made here when missing; migration 008 grants that group its privileges).
     """
-    from infra.db_roles import EMBEDDED_SERVICE_ROLE, ensure_embedded_roles
-
     root = Path(data_dir) if data_dir is not None else settings.data_dir
     stops: list[Callable[[], None]] = []
 

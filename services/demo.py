@@ -36,8 +36,12 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 from urllib.parse import quote, urlencode
 
+from infra.receipts import parse_public_keys, parse_receipts, signature_is_valid
+from services import remote_verify
+from services.remote_verify import ApiClient, RemoteError, expected_ledger_lines, parse_event
 from services.simulate.bots import make_bot
 from services.simulate.client import HttpClient, Response
+from services.simulate.stack import embedded_stack
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 SEATS = {"cholek-tiga": 2, "cha-kau-tsz": 3}
@@ -410,13 +414,11 @@ class Demo:
 
     def verify(self) -> dict[str, Any]:
         """`cardledger verify --url` through the API as the last seated player, with every receipt given."""
-        from infra.receipts import parse_receipts
-        from services.remote_verify import ApiClient, RemoteError, verify_remote
 
         player = self.players[-1]
         for attempt in range(2):
             try:
-                report = verify_remote(
+                report = remote_verify.verify_remote(
                     ApiClient(self.base_url, player.token), self.table_id, parse_receipts(self.receipts)
                 )
                 break
@@ -444,7 +446,6 @@ class Demo:
     def check_one_receipt(self, events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """The receipt of the move that ended the deal, checked by hand: its key from GET /v1/keys, the Ed25519
         signature over the receipt's message, and the log's hash at its version."""
-        from infra.receipts import parse_public_keys, parse_receipts, signature_is_valid
 
         raw = self.receipts[-1]
         receipt = parse_receipts([raw])[0]
@@ -488,7 +489,6 @@ class Demo:
 
 def expected_lines(table_id: str, events: Sequence[Mapping[str, Any]]) -> int:
     """How many ledger lines the events' transfers make (`remote_verify.expected_ledger_lines`)."""
-    from services.remote_verify import expected_ledger_lines, parse_event
 
     parsed = [parse_event(event, table_id) for event in events]
     return len(expected_ledger_lines([event for event in parsed if not isinstance(event, str)]))
@@ -694,7 +694,6 @@ def run(url: str | None, game: str, as_json: bool, out: IO[str], err: IO[str]) -
 
 
 def _on_own_stack(game: str, err: IO[str]) -> dict[str, Any]:
-    from services.simulate.stack import embedded_stack
 
     print("cardledger demo: starting `cardledger up` ...", file=err)
     try:

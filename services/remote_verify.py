@@ -61,7 +61,10 @@ from domain.table import (
     deal_transfers,
 )
 from infra.event_store import RecordedEvent
+from infra.receipts import ReceiptFormatError
+from infra.receipts import check_receipts as check_signed
 from infra.table_loader import _from_last_finished_deal, fold_recorded
+from services.app.audit.receipts import read_receipts_file
 from services.app.audit.verify import CHAIN, COMMITMENT, DECK, REPLAY, ChainWalker, DealVerification, check_ended_deal
 
 if TYPE_CHECKING:
@@ -792,8 +795,6 @@ def check_receipts(
     against the version -> hash map of the log as read and checked here (`infra.receipts.check_receipts`).
     A receipt that is not "ok" is a failure at the position it names: a valid signature over a hash the log
     no longer holds at that position (or a position the log lacks) proves the log was rewritten."""
-    from infra.receipts import check_receipts as check_signed
-
     answer = api.get("/v1/keys")
     keys = answer.get("keys") if isinstance(answer, dict) else None
     if not isinstance(keys, list):
@@ -824,9 +825,6 @@ def _deal_of(report: RemoteVerification, version: int) -> int | None:
 
 def read_receipts(path: Path) -> list[Receipt]:
     """The receipts of a JSON file; RemoteError (exit 2) naming the file, entry and field when it is not one."""
-    from infra.receipts import ReceiptFormatError
-    from services.app.audit.receipts import read_receipts_file
-
     try:
         return read_receipts_file(path)
     except ReceiptFormatError as error:

@@ -20,7 +20,11 @@ import time
 from dataclasses import dataclass, field
 
 from infra.config import Settings
+from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, service_url_refusal
+from infra.embedded import start_servers
 from infra.metrics import metrics_port
+from infra.migrations import migrate
+from infra.signing import SIGNING_KEY_VARIABLE, encode_signing_key, signing_seed
 from services.api.serving import API_STREAMS_VARIABLE, API_THREADS_VARIABLE, api_streams, api_threads
 from services.projector.metrics import DEFAULT_WORKER_PORT, WORKER_PORT_VARIABLE
 
@@ -119,11 +123,6 @@ def bind_error(host: str, port: int) -> OSError | None:
 
 
 def run_stack(settings: Settings, stop: threading.Event) -> int:
-    from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, service_url_refusal
-    from infra.embedded import start_servers
-    from infra.migrations import migrate
-    from infra.signing import SIGNING_KEY_VARIABLE, encode_signing_key, signing_seed
-
     # Checked first: otherwise the API would fail to bind and be restarted forever behind a stack that looks up.
     refused = bind_error(settings.host, settings.port)
     if refused is not None:

@@ -35,13 +35,11 @@ CARDLEDGER_TRUSTED_PROXIES the one the trusted proxies forwarded
 
 from __future__ import annotations
 
-import math
 import os
-import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, request
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 
@@ -68,18 +66,6 @@ def limit_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
         "RATE_LIMIT_READS": (environ.get("CARDLEDGER_RATE_LIMIT_READS") or DEFAULT_READS).strip(),
         "RATE_LIMIT_REPORTS": (environ.get("CARDLEDGER_RATE_LIMIT_REPORTS") or DEFAULT_REPORTS).strip(),
     }
-
-
-def retry_after_seconds() -> int:
-    """Whole seconds until the breached limit of this request admits a hit again (at least 1): the moving
-    window frees a place when its oldest hit leaves it."""
-    limiter = current_app.extensions.get("limiter")
-    limiters = limiter if isinstance(limiter, set) else {limiter}
-    for each in limiters:
-        if isinstance(each, Limiter) and each.current_limit is not None:
-            reset_time, _ = each.current_limit.window
-            return max(1, math.ceil(reset_time - time.time()))
-    return 1
 
 
 def _is_preflight() -> bool:

@@ -21,6 +21,7 @@ from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from infra.metrics import count_error
+from services.api.retry_after import retry_after_seconds
 from services.app.errors import ServiceError
 
 PROBLEM_JSON = "application/problem+json"
@@ -119,8 +120,6 @@ def _http_exception(error: HTTPException) -> Response:
 
 
 def _retry_after(error: HTTPException) -> int:
-    from services.api.limits import retry_after_seconds  # limits imports the blueprints, which import this module
-
     try:
         return retry_after_seconds()
     except Exception:  # the limiter's storage failed mid-request: a short wait is the honest answer

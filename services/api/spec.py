@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.config import Settings
+from services.api import create_app
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "api-spec" / "openapi.json"
 REGENERATE = "python -m services.api.spec > api-spec/openapi.json"
@@ -20,8 +21,6 @@ REGENERATE = "python -m services.api.spec > api-spec/openapi.json"
 
 def spec_dict() -> dict[str, Any]:
     """The document as served at /openapi.json (no server is contacted to build it)."""
-    from services.api import create_app
-
     app = create_app(settings=Settings(), config={"RATE_LIMITS_ENABLED": False})
     with app.app_context():
         document: dict[str, Any] = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
@@ -31,11 +30,6 @@ def spec_dict() -> dict[str, Any]:
 def spec_text() -> str:
     """Pretty-printed with sorted keys, as committed."""
     return json.dumps(spec_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def write_spec(path: Path = SPEC_PATH) -> Path:
-    path.write_text(spec_text(), encoding="utf-8")
-    return path
 
 
 def main() -> None:
