@@ -27,16 +27,18 @@ class Lru(Generic[K, V]):
                 self._items.move_to_end(key)
             return value
 
-    def put(self, key: K, value: V, replaces: Callable[[V], bool] | None = None) -> None:
-        """Store `value` under `key`; with `replaces`, an existing value is kept unless `replaces(existing)`."""
+    def put(self, key: K, value: V, replaces: Callable[[V], bool] | None = None) -> bool:
+        """Store `value` under `key`; with `replaces`, an existing value is kept unless `replaces(existing)`.
+        True when stored."""
         with self._lock:
             existing = self._items.get(key)
             if existing is not None and replaces is not None and not replaces(existing):
-                return
+                return False
             self._items[key] = value
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+            return True
 
     def clear(self) -> None:
         with self._lock:

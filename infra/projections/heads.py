@@ -24,8 +24,8 @@ from domain.events import JSON, Event
 from domain.ledger import account_player
 from domain.table import DEAL_STARTED, PLAYER_LEFT, PLAYER_SEATED, TABLE_OPENED, TableState, fold
 from infra.event_store import RecordedEvent
+from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
-from infra.table_loader import evolve_recorded, load_events_after, load_table
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -58,13 +58,9 @@ class TableHead:
 
 _heads: Lru[str, TableHead] = Lru(20_000)
 _deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(50_000)  # (table, deal) -> its players
-_states: Lru[str, tuple[TableState, ...]] = Lru(5_000)  # a few recent states per table, oldest first
-# The states folded from a table's slice of a batch, by (table, first version, last version). The table
-# projections fold the same batch one after another: the first folds, the others take its states (three
-# folds per batch were a quarter of a live catch-up). A stream's events never change, so neither do these.
-_slices: Lru[tuple[str, int, int], tuple[TableState, ...]] = Lru(5_000)
-STATES_KEPT = 2  # the state before a batch (for the next projection folding it) and after
-CATCH_UP_LIMIT = 200
+# This process's folded states for the projections: the state before a batch (for the next projection folding
+# it) and after, and the folds of each table's slice of a batch, which the table projections share.
+PROJECTION_STATES = FoldedStates(size=5_000, states_per_table=2, slices=5_000)
 
 
 def table_heads(conn: Conn, table_ids: Iterable[str], deals: Iterable[tuple[str, int]] = ()) -> dict[str, TableHead]:
@@ -144,14 +140,16 @@ def _table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
     return found
 
 
-def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[TableState]]:
+def fold_tables(
+    conn: Conn, events: list[RecordedEvent], states: FoldedStates = PROJECTION_STATES
+) -> dict[str, list[TableState]]:
     """For each table stream in `events` (a contiguous slice of the global log), its states in the slice.
 
     The list holds the state after the last event of each deal number met in
     the slice, in order; its last item is the state after the table's last
     event of the slice. A table's events in a slice of the log are consecutive
     versions and the slice before held the earlier ones, so the state just
-    before the slice comes from a cache when it holds that version, otherwise
+    before the slice comes from `states` when it holds that version, otherwise
     it is loaded (bounded cost). Streams that are not tables are left out.
     """
     by_table: dict[str, list[RecordedEvent]] = {}
@@ -161,7 +159,7 @@ def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[Table
     for table_id, mine in by_table.items():
         first = mine[0].version
         key = (table_id, first, mine[-1].version)
-        folded = _slices.get(key)
+        folded = states.slice(key)
         if folded is not None:
             result[table_id] = list(folded)
             continue
@@ -170,57 +168,30 @@ def fold_tables(conn: Conn, events: list[RecordedEvent]) -> dict[str, list[Table
         state: TableState | None = None
         if first > 1:
             try:
-                state = _state_at(conn, table_id, first - 1)
+                state = states.at(conn, table_id, first - 1)
             except ValueError:
                 continue  # not a table stream
             if state is None:
                 continue
-        states: list[TableState] = []
+        found: list[TableState] = []
         start = 0
         for index, event in enumerate(mine):
             if index == len(mine) - 1 or mine[index + 1].deal_no != event.deal_no:
                 state = fold(state, [Event(e.type, e.data, e.occurred_at) for e in mine[start : index + 1]])
-                states.append(state)
+                found.append(state)
                 start = index + 1
         assert state is not None
         if state.version != mine[-1].version:
             raise RuntimeError(
                 f"table {table_id}: state folded to version {state.version}, expected {mine[-1].version}"
             )
-        _keep_state(table_id, state)
-        _slices.put(key, tuple(states))
-        result[table_id] = states
+        states.remember(table_id, KnownTable(state, mine[-1].hash))
+        states.remember_slice(key, tuple(found))
+        result[table_id] = found
     return result
-
-
-def _state_at(conn: Conn, table_id: str, version: int) -> TableState | None:
-    """The table's state at `version`: kept here, or folded on from a kept older state with the events
-    between (one indexed query), or loaded (bounded cost). Several projections fold the same batch one
-    after another, and workers take turns, so a few recent states per table are kept, not only the last."""
-    kept = _states.get(table_id) or ()
-    exact = [s for s in kept if s.version == version]
-    if exact:
-        return exact[0]
-    older = [s for s in kept if s.version < version]
-    if older and version - older[-1].version <= CATCH_UP_LIMIT:
-        between = load_events_after(conn, table_id, older[-1].version, version - older[-1].version)
-        if len(between) == version - older[-1].version:
-            state = evolve_recorded(older[-1], between)
-            _keep_state(table_id, state)
-            return state
-    loaded = load_table(conn, table_id, up_to_version=version)
-    if loaded is not None:
-        _keep_state(table_id, loaded)
-    return loaded
-
-
-def _keep_state(table_id: str, state: TableState) -> None:
-    kept = [s for s in _states.get(table_id) or () if s.version != state.version]
-    _states.put(table_id, tuple(sorted([*kept, state], key=lambda s: s.version)[-STATES_KEPT:]))
 
 
 def clear_caches() -> None:
     _heads.clear()
     _deal_players.clear()
-    _states.clear()
-    _slices.clear()
+    PROJECTION_STATES.clear()

@@ -1,6 +1,6 @@
 """The writes at a table: open, sit, act (a play, or ready, close, leave between deals), and the turn clock's.
 
-A write takes the table's committed state (`TableStates`: this process's cached state brought up to date by
+A write takes the table's committed state (`FoldedStates`: this process's cached state brought up to date by
 one indexed query, or a bounded load), asks the pure domain to decide, and appends the events with the
 expected version and the stream's head hash in one guarded statement; a lost race is retried from the state
 that won. An action's idempotency is a wrapper around its command (`Idempotent`): it gives the record the
@@ -28,9 +28,9 @@ from domain.hashchain import canonical_json
 from domain.table import TableState
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStore, IdempotencyRecord, NewEvent
+from infra.folded_states import FoldedStates, KnownTable
 from infra.seeds import KnownSeeds, seeds_for
 from infra.signing import ReceiptSigner, register_public_key
-from infra.table_states import KnownTable, TableStates
 from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
@@ -111,7 +111,7 @@ class TableCommands:
         pool: ConnectionPool[Any],
         store: EventStore,
         signer: ReceiptSigner,
-        states: TableStates,
+        states: FoldedStates,
         withheld: WithheldHashes,
     ) -> None:
         self.pool = pool

@@ -15,9 +15,9 @@ from psycopg_pool import ConnectionPool
 from domain.events import JSON
 from domain.table import TableState
 from infra.event_store import EventStore
+from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
 from infra.signing import ReceiptSigner
-from infra.table_states import TableStates
 from services.app.answers import WithheldHashes
 from services.app.callers import Caller
 from services.app.commands import ClockWrite, TableCommands
@@ -32,13 +32,13 @@ class CardLedger:
         store: EventStore,
         auditor_token: str | None,
         signer: ReceiptSigner | None = None,
-        states: TableStates | None = None,
+        states: FoldedStates | None = None,
     ) -> None:
         self.pool = pool
         self.store = store
         # Signs the receipt of every write (infra/signing.py); bootstrap passes the configured key.
         self.signer = signer if signer is not None else ReceiptSigner.ephemeral()
-        self.states = states if states is not None else TableStates()
+        self.states = states if states is not None else FoldedStates()
         self.withheld = WithheldHashes(store)
         players = KnownPlayers()
         self.identity = Identity(pool, auditor_token, players)

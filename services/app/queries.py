@@ -1,7 +1,7 @@
 """The reads of tables: the public state, a seat's view, the lobby, a page of events.
 
 A read of one table's state or seat view is never older than the last committed write: this process's
-cached state is brought up to date (`TableStates`), and a table this process has not seen is read from the
+cached state is brought up to date (`FoldedStates`), and a table this process has not seen is read from the
 projected view when that has reached the stream's head. The lobby reads the `table_views` projection only:
 a new table appears once the projection has caught up with its opening.
 """
@@ -18,9 +18,9 @@ from domain.events import JSON
 from domain.table import TableState
 from infra import players as player_store
 from infra.event_store import Conn, EventStore
+from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
 from infra.sql import table_views
-from infra.table_states import TableStates
 from services.app.answers import WithheldHashes, events_json
 from services.app.callers import Caller, viewer_for
 from services.app.errors import Forbidden, NotFound
@@ -33,7 +33,7 @@ class TableQueries:
         self,
         pool: ConnectionPool[Any],
         store: EventStore,
-        states: TableStates,
+        states: FoldedStates,
         withheld: WithheldHashes,
         players: KnownPlayers,
     ) -> None:

@@ -1,6 +1,6 @@
 """The per-process caches of the application service, against the real database.
 
-`TableStates` (table states caught up from the store before each use), `KnownSeeds` (server seeds seen
+`FoldedStates` (table states caught up from the store before each use), `KnownSeeds` (server seeds seen
 committed), `KnownPlayers` (tokens seen accepted) and the idempotency replay that is looked up only when
 a write fails, each through `CardLedger` as the API uses it, and several `CardLedger`s on one database as
 several API processes would be.
@@ -28,12 +28,12 @@ from domain.events import Event
 from domain.games import game_named
 from domain.shuffle import commitment
 from domain.table import TableState
-from infra import table_states
+from infra import folded_states
 from infra.db import open_pool
 from infra.event_store import EventStore
+from infra.folded_states import FoldedStates, KnownTable
 from infra.seeds import KnownSeeds, seeds_for
 from infra.table_loader import evolve_recorded, load_events_after, load_table
-from infra.table_states import KnownTable, TableStates
 from services.app.callers import Caller
 from services.app.errors import Conflict, ServiceError, Unprocessable
 from services.app.ledger import CardLedger
@@ -171,7 +171,7 @@ def without_names(view: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- two processes, one table
 
 
-@pytest.mark.parametrize("catch_up_limit", [table_states.CATCH_UP_LIMIT, 2], ids=["default-limit", "limit-2"])
+@pytest.mark.parametrize("catch_up_limit", [folded_states.CATCH_UP_LIMIT, 2], ids=["default-limit", "limit-2"])
 def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
     pool: Pool, other_pool: Pool, conn: Conn, monkeypatch: pytest.MonkeyPatch, catch_up_limit: int
 ) -> None:
@@ -183,7 +183,7 @@ def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
     from a cache one write behind. With a catch-up limit of 2, a deal's start (many events) is
     further behind than that, and the state is reloaded instead of folded on.
     """
-    monkeypatch.setattr(table_states, "CATCH_UP_LIMIT", catch_up_limit)
+    monkeypatch.setattr(folded_states, "CATCH_UP_LIMIT", catch_up_limit)
     ledgers = (ledger_on(pool), ledger_on(other_pool))
     players = [register(ledgers[n % 2], f"player-{n}")[0] for n in range(SEATS)]
     opened = ledgers[0].open_table(players[0], GAME, SEATS, {})
@@ -307,7 +307,7 @@ def test_threads_of_two_ledgers_racing_at_one_table_keep_every_cache_consistent(
         assert ledger.table_view(table_id)["version"] == final.version
 
 
-# --------------------------------------------------------------------------- TableStates
+# --------------------------------------------------------------------------- FoldedStates
 
 
 @pytest.fixture
@@ -324,13 +324,13 @@ def long_table(pool: Pool, conn: Conn) -> str:
 def test_current_folds_a_state_a_little_behind_and_reloads_one_far_behind(
     long_table: str, conn: Conn, monkeypatch: pytest.MonkeyPatch, behind: int
 ) -> None:
-    monkeypatch.setattr(table_states, "CATCH_UP_LIMIT", 3)
+    monkeypatch.setattr(folded_states, "CATCH_UP_LIMIT", 3)
     head, last_hash = stream_head(conn, long_table)
     assert head - behind >= 1
-    cache = TableStates()
+    cache = FoldedStates()
     cache.remember(long_table, known_at(conn, long_table, head - behind))
-    loads = spy(monkeypatch, table_states, "load_table_events")
-    folds = spy(monkeypatch, table_states, "evolve_recorded")
+    loads = spy(monkeypatch, folded_states, "load_table_events")
+    folds = spy(monkeypatch, folded_states, "evolve_recorded")
 
     current = cache.current(conn, long_table)
 
@@ -348,7 +348,7 @@ def test_current_folds_a_state_a_little_behind_and_reloads_one_far_behind(
 
 
 def test_current_loads_a_table_it_does_not_know_and_keeps_it(long_table: str, conn: Conn) -> None:
-    cache = TableStates()
+    cache = FoldedStates()
     assert not cache.is_known(long_table)
     current = cache.current(conn, long_table)
     assert current is not None
@@ -358,7 +358,7 @@ def test_current_loads_a_table_it_does_not_know_and_keeps_it(long_table: str, co
 
 
 def test_current_of_an_unknown_table_is_none(conn: Conn) -> None:
-    cache = TableStates()
+    cache = FoldedStates()
     table_id = str(uuid.uuid4())
     assert cache.current(conn, table_id) is None
     assert not cache.is_known(table_id)
@@ -371,7 +371,7 @@ def test_an_older_state_never_replaces_a_newer_one(pool: Pool, conn: Conn) -> No
     table_id = seated_table(ledger, players)
     rng = random.Random(5)
     play_until(ledger, conn, table_id, players, rng, version_at_least(20))
-    cache = TableStates()
+    cache = FoldedStates()
     newer = cache.current(conn, table_id)
     assert newer is not None
     head = newer.state.version
@@ -389,6 +389,56 @@ def test_an_older_state_never_replaces_a_newer_one(pool: Pool, conn: Conn) -> No
     assert cache.current(conn, table_id) is newest
 
 
+def test_the_cache_is_bounded_and_forgets_the_least_recently_used_table(pool: Pool, conn: Conn) -> None:
+    ledger = ledger_on(pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    tables = [seated_table(ledger, players) for _ in range(3)]
+    cache = FoldedStates(size=2)
+    for table_id in tables:
+        assert cache.current(conn, table_id) is not None
+    assert len(cache) == 2
+    assert [cache.is_known(table_id) for table_id in tables] == [False, True, True]
+    with pytest.raises(ValueError, match="at least 1 state per table"):
+        FoldedStates(states_per_table=0)
+
+
+def test_at_hits_a_kept_version_and_folds_on_from_a_near_older_one(
+    long_table: str, conn: Conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    head, _ = stream_head(conn, long_table)
+    cache = FoldedStates(states_per_table=2)
+    cache.remember(long_table, known_at(conn, long_table, head - 5))
+    loads = spy(monkeypatch, folded_states, "load_table_events")
+    reads = spy(monkeypatch, folded_states, "load_events_after")
+
+    assert cache.at(conn, long_table, head - 5) == load_table(conn, long_table, up_to_version=head - 5)
+    assert (loads, reads) == ([], []), "a kept version costs no query"
+    folded = cache.at(conn, long_table, head - 2)
+    assert folded == load_table(conn, long_table, up_to_version=head - 2)
+    assert (len(loads), len(reads)) == (0, 1), "a near older state is folded on with the events between"
+    # Both are kept now (two per table): the older one still hits; the newest is what `current` starts from.
+    assert cache.at(conn, long_table, head - 5) is not None and len(reads) == 1
+    newest = cache.newest(long_table)
+    assert newest is not None and newest.state is folded
+    current = cache.current(conn, long_table)
+    assert current is not None and current.state == truth(conn, long_table)
+    assert cache.at(conn, long_table, head - 5) is not None and len(loads) == 1, "the oldest kept was dropped"
+
+
+def test_slices_are_kept_only_when_asked_for_and_bounded(long_table: str, conn: Conn) -> None:
+    state = truth(conn, long_table)
+    off = FoldedStates()
+    off.remember_slice((long_table, 1, 2), (state,))
+    assert off.slice((long_table, 1, 2)) is None
+    on = FoldedStates(slices=1)
+    on.remember_slice((long_table, 1, 2), (state,))
+    assert on.slice((long_table, 1, 2)) == (state,)
+    on.remember_slice((long_table, 3, 4), (state,))
+    assert on.slice((long_table, 1, 2)) is None and on.slice((long_table, 3, 4)) == (state,)
+    on.clear()
+    assert on.slice((long_table, 3, 4)) is None
+
+
 def test_a_ledger_serves_its_cached_table_without_a_reload(
     pool: Pool, conn: Conn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -396,7 +446,7 @@ def test_a_ledger_serves_its_cached_table_without_a_reload(
     ledger = ledger_on(pool)
     players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
     table_id = seated_table(ledger, players)
-    loads = spy(monkeypatch, table_states, "load_table_events")
+    loads = spy(monkeypatch, folded_states, "load_table_events")
     play_until(ledger, conn, table_id, players, random.Random(8), version_at_least(25))
     assert ledger.table_view(table_id)["version"] == truth(conn, table_id).version
     assert loads == []
