@@ -14,11 +14,6 @@ class ServiceError(Exception):
             self.code = code
 
 
-class Unauthorized(ServiceError):
-    status = 401
-    code = "unauthorized"
-
-
 class Forbidden(ServiceError):
     status = 403
     code = "forbidden"

@@ -40,13 +40,11 @@ Conn = psycopg.Connection[dict[str, Any]]
 # job that died without letting it go (the relay enqueues again after that; the polling fallback meanwhile).
 LOOP_SECONDS = 5.0
 LOOKING_TTL_MS = 2000
-# The least time between the starts of two catch-ups of a job that goes on (at most 100 a second): one that
-# finds a few events costs about as much as one that finds many, and back to back they would take the CPU
-# of the processes writing the events.
+# The least time between two catch-ups of a job that goes on: back to back they would take the CPU of the
+# processes writing the events (docs/performance.md, "Projection jobs").
 ROUND_SECONDS = 0.01
 # How long a job goes on finding nothing new before it stops: a round can find nothing while events are
-# being written (another catch-up holds the checkpoints, or a transaction still running holds back the log's
-# commit-safe horizon), and a job that stopped there left the next events to wait for a new job.
+# still being written (a running transaction holds back the log's commit-safe horizon).
 IDLE_SECONDS = 0.05
 
 _configured_url: str | None = None
@@ -144,8 +142,8 @@ def catch_up_all() -> dict[str, int]:
     checkpoint; returns the events applied per projection.
 
     In an RQ job it goes on catching up for as long as new events keep coming (up to `LOOP_SECONDS`, then
-    it hands on to a successor job), so that under load one job does the work of many (RQ's bookkeeping
-    cost each job about as much as catching up on the events it was enqueued for). Meanwhile it holds the
+    it hands on to a successor job), so that under load one job does the work of many and RQ's own
+    bookkeeping stays small (docs/performance.md, "Projection jobs"). Meanwhile it holds the
     "looking" key, and the relay enqueues no jobs. It lets the key go only just before a last catch-up, so
     an event the relay saw while the key was there is committed before that last look and is caught up by
     it (or by the successor, which starts after it was seen).
@@ -192,14 +190,12 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
     nothing new for `IDLE_SECONDS`; then let the key go and catch up once more (see `catch_up_all`).
 
     The key names the job that holds it. A job that finds it held by another does nothing: the holder has
-    still to look again, and one loop at a time is enough (two slowed each other down, and whichever ended
-    let the key go under the other, so the relay started yet another).
+    still to look again, and one loop at a time is enough (two would let the key go under each other).
 
     After `LOOP_SECONDS` of finding events, the job hands its work on instead: it passes the key to a
-    successor and puts that job at the front of its queue, so a worker free meanwhile goes on at once (waiting
-    for the relay's next wake-up held back the events committed in between: under load they were the slowest
-    to reach the read models). The key's time to live covers a successor that never runs: the relay enqueues
-    again once it has expired.
+    successor and puts that job at the front of its queue, so a worker free meanwhile goes on at once rather
+    than waiting for the relay's next wake-up. The key's time to live covers a successor that never runs: the
+    relay enqueues again once it has expired.
 
     Redis errors on the key are ignored: a key not set only means more jobs, one not deleted expires."""
     client: redis.Redis = job.connection

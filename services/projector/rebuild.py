@@ -43,8 +43,8 @@ from services.projector.read_ahead import read_ahead
 
 Conn = psycopg.Connection[dict[str, Any]]
 
-# Events per batch of a rebuild. The table projections write each table they meet once per batch, so
-# larger batches write less: 5,000 rebuilt seat_views two fifths faster than 1,000, and 20,000 no faster.
+# Events per batch of a rebuild: the table projections write each table they meet once per batch, so larger
+# batches write less, up to a point (docs/performance.md, "Rebuild batch size").
 REBUILD_BATCH = 5000
 
 
