@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from infra.signing import public_keys
 from services.api.deps import container
 from services.api.routing import Blueprint, errors
 from services.api.schemas import KeysSchema
@@ -21,5 +20,4 @@ def keys() -> dict[str, Any]:
     `public_key` is base64url (no padding) of the raw 32 bytes; `key_id` is "ed25519:" + the first 16 hex digits
     of its SHA-256. A receipt's `signature` covers the UTF-8 bytes of
     `"cardledger-receipt-v1\\n" + table_id + "\\n" + version + "\\n" + hash + "\\n" + signed_at`."""
-    with container().pool.connection() as conn:
-        return {"keys": public_keys(conn)}
+    return {"keys": container().ledger.signing_keys()}

@@ -7,7 +7,6 @@ from urllib.parse import urlencode
 
 from flask import Response, request
 
-from infra.receipts import parse_receipts
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.routing import Blueprint, secured
@@ -19,7 +18,6 @@ from services.api.schemas import (
     SettlementQuerySchema,
     SettlementSchema,
 )
-from services.app.audit.receipts import check_table_receipts, receipts_section
 from services.app.audit.reports import SETTLEMENT_COLUMNS
 from services.app.audit.service import dispute_html, settlement_csv
 from services.app.errors import Forbidden
@@ -128,9 +126,4 @@ def dispute_with_receipts(body: dict[str, Any]) -> dict[str, Any]:
     of this table checked against the listed keys (GET /v1/keys) beside the log's hash at its version. A valid
     signature on a hash the log no longer holds is `rewritten_history`. At most 1000 receipts (512 KiB)."""
     table_id = str(body["table_id"])
-    services = container()
-    report = services.audit.dispute_report(caller(), table_id, body["deal_no"])  # authorizes, 404s
-    receipts = parse_receipts(body["receipts"])
-    with services.pool.connection() as conn:
-        checks = check_table_receipts(conn, table_id, receipts)
-    return {**report, "receipts": receipts_section(checks)}
+    return container().audit.dispute_with_receipts(caller(), table_id, body["deal_no"], body["receipts"])

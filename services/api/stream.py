@@ -147,7 +147,7 @@ def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) 
     who = caller()  # every authenticated caller may follow a table's public events
     services = container()
     table = str(table_id)
-    if services.store.stream_version(table) is None:
+    if not services.ledger.table_exists(table):
         raise ApiError(404, "table_not_found", f"table {table} does not exist")
     last_event_id = headers.get("last_event_id")
     after_version: int | None = None

@@ -90,5 +90,11 @@ class CardLedger:
     def events(self, caller: Caller, table_id: str, after: int, limit: int) -> dict[str, JSON]:
         return self.queries.events(caller, table_id, after, limit)
 
+    def table_exists(self, table_id: str) -> bool:
+        return self.queries.exists(table_id)
+
+    def signing_keys(self) -> list[dict[str, JSON]]:
+        return self.queries.signing_keys()
+
     def deal_holds_v1_private(self, table_id: str, deal_no: int) -> bool:
         return self.withheld.deal_holds_v1_private(table_id, deal_no)

@@ -20,6 +20,7 @@ from infra import players as player_store
 from infra.event_store import Conn, EventStore
 from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
+from infra.signing import public_keys
 from infra.sql import table_views
 from services.app.answers import WithheldHashes, events_json
 from services.app.callers import Caller, viewer_for
@@ -120,6 +121,14 @@ class TableQueries:
             shown.append(view)
         next_after = int(page[-1]["created_seq"]) if len(rows) > limit else None
         return {"tables": shown, "next_after": next_after}
+
+    def exists(self, table_id: str) -> bool:
+        return self.store.stream_version(table_id) is not None
+
+    def signing_keys(self) -> list[dict[str, JSON]]:
+        """Every key that has signed receipts, oldest first."""
+        with self.pool.connection() as conn:
+            return public_keys(conn)
 
     def events(self, caller: Caller, table_id: str, after: int, limit: int) -> dict[str, JSON]:
         state = self.load_state(table_id)

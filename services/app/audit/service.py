@@ -49,10 +49,12 @@ from domain.table import TableState
 from infra.event_store import Conn, EventStore, RecordedEvent, read_stream_in
 from infra.players import players_by_id
 from infra.projections import catch_up
+from infra.receipts import parse_receipts
 from infra.sql.deal_events import first_version_of_write, timed_out_counts
 from infra.table_loader import load_table
 from services.app.answers import event_json
 from services.app.audit.html import dispute_html
+from services.app.audit.receipts import check_table_receipts, receipts_section
 from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
     SETTLEMENT_PAGE_DEFAULT,
@@ -109,6 +111,17 @@ class Audit:
         }
 
     # Dispute report --------------------------------------------------------------------
+
+    def dispute_with_receipts(
+        self, caller: Caller, table_id: str, deal_no: int, receipts: list[Any]
+    ) -> dict[str, JSON]:
+        """The dispute report plus each submitted receipt checked against the listed keys and the log's hash at
+        its version (authorized as the report; the receipts are read only then)."""
+        report = self.dispute_report(caller, table_id, deal_no)
+        parsed = parse_receipts(receipts)
+        with self.pool.connection() as conn:
+            checks = check_table_receipts(conn, table_id, parsed)
+        return {**report, "receipts": receipts_section(checks)}
 
     def dispute_report(self, caller: Caller, table_id: str, deal_no: int) -> dict[str, JSON]:
         with self.pool.connection() as conn:
