@@ -1,8 +1,8 @@
 """Composition root: builds the objects a process needs from its settings (cosmicpython-style bootstrap).
 
 `bootstrap(settings)` opens the PostgreSQL pool and the Redis client and wires
-the event store, the application service (`CardLedger`) and the audit service
-(`Audit`) on top of them. Edges (the REST API, the CLI, workers) take a
+the event store, the folded-state cache, the application service (`CardLedger`)
+and the audit service (`Audit`) on top of them. Edges (the REST API, the CLI, workers) take a
 `Container` and never build these themselves, so tests can hand them one built
 against their own servers.
 
@@ -30,6 +30,8 @@ from psycopg_pool import ConnectionPool
 from infra.config import Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
+from infra.folded_states import DEFAULT_SIZE as DEFAULT_FOLDED_STATES
+from infra.folded_states import FoldedStates
 from infra.signing import ReceiptSigner, signing_seed
 from services.app.audit.service import Audit
 from services.app.ledger import CardLedger
@@ -64,9 +66,11 @@ def bootstrap(
     pool_max_size: int = 10,
     start_embedded: bool = True,
     signer: ReceiptSigner | None = None,
+    folded_states: int = DEFAULT_FOLDED_STATES,
 ) -> Container:
     """Wire every service for `settings`; starts embedded servers for unset URLs when `start_embedded`.
-    `signer` (tests) wins over the key the settings give."""
+    `signer` (tests) wins over the key the settings give; `folded_states` bounds the tables whose folded state
+    the application keeps."""
     signer = signer if signer is not None else ReceiptSigner.from_seed(signing_seed(settings))
     closers: list[Callable[[], None]] = []
     database_url, redis_url = settings.database_url, settings.redis_url
@@ -82,7 +86,7 @@ def bootstrap(
     client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
     closers.append(client.close)
     store = EventStore(pool)
-    ledger = CardLedger(pool, store, settings.auditor_token, signer)
+    ledger = CardLedger(pool, store, settings.auditor_token, signer, FoldedStates(folded_states))
     list_signing_key(ledger)
     return Container(
         settings=settings,
