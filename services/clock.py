@@ -63,7 +63,6 @@ import psycopg_pool
 from infra.db import open_pool
 from infra.event_store import EventStore
 from infra.sql.session import ping, try_advisory_lock
-from infra.sql.table_views import tables_vacant_since, tables_with_turn_due
 from services.app.commands import ClockWrite
 from services.app.ledger import CardLedger
 
@@ -134,10 +133,7 @@ class Clock:
 
     def due(self, now: datetime) -> list[str]:
         """Tables the read model says are due at `now`: turn deadlines passed, then abandoned tables."""
-        with self.ledger.pool.connection() as conn:
-            found = tables_with_turn_due(conn, now, self.limit)
-            abandoned = tables_vacant_since(conn, now - self.abandon_after, self.limit)
-        return found + [table for table in abandoned if table not in found]
+        return self.ledger.tables_due(now, self.abandon_after, self.limit)
 
     def tick(self, table_id: str, now: datetime) -> ClockWrite | None:
         """Act at one table if something is due there at `now` in its committed state."""

@@ -90,6 +90,9 @@ class CardLedger:
     def events(self, caller: Caller, table_id: str, after: int, limit: int) -> dict[str, JSON]:
         return self.queries.events(caller, table_id, after, limit)
 
+    def tables_due(self, now: datetime, abandon_after: timedelta, limit: int) -> list[str]:
+        return self.queries.tables_due(now, abandon_after, limit)
+
     def table_exists(self, table_id: str) -> bool:
         return self.queries.exists(table_id)
 

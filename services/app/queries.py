@@ -9,6 +9,7 @@ a new table appears once the projection has caught up with its opening.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from psycopg_pool import ConnectionPool
@@ -121,6 +122,14 @@ class TableQueries:
             shown.append(view)
         next_after = int(page[-1]["created_seq"]) if len(rows) > limit else None
         return {"tables": shown, "next_after": next_after}
+
+    def tables_due(self, now: datetime, abandon_after: timedelta, limit: int) -> list[str]:
+        """Tables the read model says the clock should look at `now`: turn deadlines passed (most overdue
+        first), then tables nobody has sat at for `abandon_after`; at most `limit` of each kind."""
+        with self.pool.connection() as conn:
+            found = table_views.tables_with_turn_due(conn, now, limit)
+            abandoned = table_views.tables_vacant_since(conn, now - abandon_after, limit)
+        return found + [table for table in abandoned if table not in found]
 
     def exists(self, table_id: str) -> bool:
         return self.store.stream_version(table_id) is not None
