@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,6 +21,7 @@ from services.api.schemas import (
     SettlementSchema,
 )
 from services.audit import dispute_html, settlement_csv
+from services.audit_html import CONTENT_SECURITY_POLICY
 from services.audit_reports import SETTLEMENT_COLUMNS
 from services.errors import Forbidden
 from services.receipt_checks import check_table_receipts, receipts_section
@@ -114,7 +116,9 @@ def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
     audit = container().audit
     report = audit.dispute_report(caller(), str(query["table_id"]), query["deal_no"])
     if _wants_html(query.get("format")):
-        return Response(dispute_html(report), mimetype="text/html")
+        page = dispute_html(report, generated_at=datetime.now(UTC))
+        headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff"}
+        return Response(page, mimetype="text/html", headers=headers)
     return report
 
 
