@@ -100,6 +100,8 @@ class _Page:
             return self.cards(value)
         if key == "seat" and isinstance(value, int):
             return self.seat(value)
+        if key == "player_id" and isinstance(value, str):
+            return self.player(value)
         if key == "players" and isinstance(value, list) and all(isinstance(p, str | None) for p in value):
             return "[" + ", ".join(self.player(p) for p in value) + "]"
         if isinstance(value, Mapping):
