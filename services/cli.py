@@ -6,10 +6,14 @@ cardledger api | relay | worker   one process of the stack
 cardledger deck ...               print a deal's deck order from its revealed seed
 cardledger projections rebuild    drop and rebuild read models from the log
 cardledger verify                 re-check every deal (seed, deck, hash chain, replay); --url: through the API
-cardledger report settlement      settlement figures over a period, offline
+cardledger report settlement      settlement figures over a period, offline (--json, or --format csv)
 cardledger spec                   print the OpenAPI document
 cardledger simulate               bot players play complete deals over the REST API (load generator)
 cardledger demo                   one deal played by bots over the REST API, told step by step (start here)
+
+Every error is one line on stderr, `cardledger: error: ...`, and a non-zero exit (2: the command could not run
+as asked; 1: it failed on its way), never a traceback (CARDLEDGER_LOG_LEVEL=DEBUG logs the traceback of an
+unexpected one).
 """
 
 from __future__ import annotations
@@ -22,17 +26,70 @@ import signal
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from infra.config import Settings
 
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
 log = logging.getLogger("cardledger")
+
+DATABASE_CONNECT_SECONDS = 10  # how long a command waits for the database before it says it cannot reach it
+
+
+class CliError(Exception):
+    """What stops a command, said in one line (`cardledger: error: <message>`), with the exit status."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error raised as a CliError (one line) rather than printed with the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("cardledger").strip()
+        raise CliError(f"{command + ': ' if command else ''}{message} (see {self.prog} --help)")
+
+
+def say_error(message: str) -> None:
+    """`cardledger: error: <message>` on stderr, on one line whatever the message holds."""
+    print(f"cardledger: error: {' '.join(message.split())}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except CliError as error:
+        say_error(error.message)
+        return error.status
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a failure no command foresaw: still one line, the traceback at DEBUG only
+        log.debug("the command failed", exc_info=True)
+        say_error(_unexpected(error))
+        return 1
+
+
+def _unexpected(error: Exception) -> str:
+    import psycopg
+
+    if isinstance(error, psycopg.errors.UndefinedTable):
+        return f"the database is not migrated ({error.diag.message_primary}); run `cardledger migrate` first"
+    if isinstance(error, psycopg.Error):
+        return f"database: {type(error).__name__}: {error}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     from services.api.serving import api_streams, api_threads
@@ -43,21 +100,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_threads(), api_streams()  # read when the API starts; a bad value is a configuration error here too
         abandon_after()  # read by the turn clock of each worker
     except ValueError as error:
-        print(f"cardledger: configuration error: {error}", file=sys.stderr)
-        return 2
+        raise CliError(f"configuration error: {error}") from None
     from services.logs import configure_logging
 
     configure_logging(settings.log_level)
     handler: Callable[[argparse.Namespace, Settings], int] = args.handler
-    try:
-        return handler(args, settings)
-    except KeyboardInterrupt:
-        return 130
+    return handler(args, settings)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardledger", description=__doc__.splitlines()[0] if __doc__ else None)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="cardledger", description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sub.add_parser("up", help="run the whole stack").set_defaults(handler=_up)
     migrate = sub.add_parser("migrate", help="apply SQL migrations (as the owner: CARDLEDGER_MIGRATE_DATABASE_URL)")
@@ -87,7 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     deck.set_defaults(handler=_deck)
 
     projections = sub.add_parser("projections", help="read model maintenance")
-    projections_sub = projections.add_subparsers(dest="projections_command", required=True)
+    projections_sub = projections.add_subparsers(dest="projections_command", required=True, metavar="COMMAND")
     rebuild = projections_sub.add_parser("rebuild", help="drop and rebuild read models from the event log")
     rebuild.add_argument("name", nargs="?", help="one projection (default: all)")
     rebuild.set_defaults(handler=_rebuild)
@@ -105,12 +158,13 @@ def _parser() -> argparse.ArgumentParser:
     verify.set_defaults(handler=_verify)
 
     report = sub.add_parser("report", help="reports against the database")
-    report_sub = report.add_subparsers(dest="report_command", required=True)
+    report_sub = report.add_subparsers(dest="report_command", required=True, metavar="REPORT")
     settlement = report_sub.add_parser("settlement", help="net per player and per table over a period")
     settlement.add_argument("--from", dest="date_from", type=_timestamp, help="ISO date or timestamp (inclusive)")
     settlement.add_argument("--to", dest="date_to", type=_timestamp, help="ISO date or timestamp (exclusive)")
     settlement.add_argument("--player", help="one player id")
-    settlement.add_argument("--format", choices=["json", "csv"], default="json")
+    settlement.add_argument("--format", choices=["json", "csv"], help="json (the default) or csv")
+    settlement.add_argument("--json", action="store_true", help="print the report as JSON (as --format json)")
     settlement.set_defaults(handler=_settlement)
 
     from services.simulate import add_arguments as simulate_arguments
@@ -128,6 +182,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _timestamp(text: str) -> datetime:
+    """An ISO date or date-time (argparse turns the error into a usage error naming the option)."""
     try:
         return datetime.fromisoformat(text)
     except ValueError:
@@ -141,6 +196,40 @@ def _servers(settings: Settings) -> tuple[str, str, Callable[[], None]]:
     from infra.embedded import ensure_servers
 
     return ensure_servers(settings)
+
+
+@contextmanager
+def _database(settings: Settings) -> Iterator[ConnectionPool[Any]]:
+    """A pool on the service's database (started embedded when DATABASE_URL is not set), once it answers."""
+    from infra.db import open_pool
+
+    database_url, _, stop_servers = _servers(settings)
+    try:
+        reach_database(database_url)
+        pool = open_pool(database_url)
+        try:
+            yield pool
+        finally:
+            pool.close()
+    finally:
+        stop_servers()
+
+
+def reach_database(url: str, variable: str = "DATABASE_URL") -> None:
+    """CliError naming the server (and the variable that gave its URL) when the database cannot be reached: the
+    pool would wait 30 s, then say less."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.Error:
+        raise CliError(f"{variable} is not a PostgreSQL URL (postgresql://user@host:port/database)") from None
+    where = f"{parts.get('host') or 'localhost'}:{parts.get('port') or 5432}/{parts.get('dbname') or ''}"
+    try:
+        psycopg.connect(url, connect_timeout=DATABASE_CONNECT_SECONDS).close()
+    except psycopg.Error as error:
+        raise CliError(f"cannot reach the database at {where} ({variable}): {error}") from None
 
 
 def _stop_on_signals() -> threading.Event:
@@ -170,6 +259,7 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
 
     servers = start_servers(settings)
     try:
+        reach_database(servers.owner_url, _owner_variable(settings))
         applied = migrate(servers.owner_url)
         print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
         if args.service_role is not None:
@@ -185,24 +275,25 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         servers.stop()
     if refusal is not None:
-        print(f"cardledger migrate: {refusal}", file=sys.stderr)
-        return 1
+        raise CliError(f"migrate: {refusal}", status=1)
     return 0
+
+
+def _owner_variable(settings: Settings) -> str:
+    return "CARDLEDGER_MIGRATE_DATABASE_URL" if settings.migrate_database_url else "DATABASE_URL"
 
 
 def _api(args: argparse.Namespace, settings: Settings) -> int:
     from services.supervisor import gunicorn_command
 
     if settings.database_url is None or settings.redis_url is None:
-        print("cardledger api needs DATABASE_URL and REDIS_URL (or use `cardledger up`)", file=sys.stderr)
-        return 2
+        raise CliError("cardledger api needs DATABASE_URL and REDIS_URL (or use `cardledger up`)")
     from infra.signing import signing_seed
 
     try:
         signing_seed(settings)  # every worker signs with CARDLEDGER_SIGNING_KEY, inherited from this environment
     except ValueError as error:
-        print(f"cardledger: configuration error: {error}", file=sys.stderr)
-        return 2
+        raise CliError(f"configuration error: {error}") from None
     command = gunicorn_command(settings)
     os.execv(command[0], command)
 
@@ -257,11 +348,9 @@ def _deck(args: argparse.Namespace, settings: Settings) -> int:
     try:
         seed = bytes.fromhex(args.seed)
     except ValueError:
-        print(f"--seed must be hex digits, got {args.seed!r}", file=sys.stderr)
-        return 2
+        raise CliError(f"deck: --seed must be hex digits, got {args.seed!r}") from None
     if len(seed) != 32:
-        print(f"--seed must be 32 bytes (64 hex digits), got {len(seed)} bytes", file=sys.stderr)
-        return 2
+        raise CliError(f"deck: --seed must be 32 bytes (64 hex digits), got {len(seed)} bytes")
     game = game_named(args.game)
     print(json.dumps(list(deal_deck(game.canonical_deck, seed, args.table_id, args.deal_no, args.client_seed))))
     return 0
@@ -275,14 +364,13 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
 
     servers = start_servers(settings)
     try:  # it empties read models, which the service's role may not: an operator's command, run as the owner
+        reach_database(servers.owner_url, _owner_variable(settings))
         reports = rebuild(servers.owner_url, [args.name] if args.name else None, progress=True)
     except psycopg.errors.InsufficientPrivilege as error:
-        print(
-            f"cardledger projections rebuild: {error.diag.message_primary}; a rebuild empties read models, "
-            "which the service's role may not: run it as the owner (CARDLEDGER_MIGRATE_DATABASE_URL)",
-            file=sys.stderr,
-        )
-        return 2
+        raise CliError(
+            f"projections rebuild: {error.diag.message_primary}; a rebuild empties read models, "
+            "which the service's role may not: run it as the owner (CARDLEDGER_MIGRATE_DATABASE_URL)"
+        ) from None
     finally:
         servers.stop()
     failed = False
@@ -292,7 +380,7 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if failed else 0
 
 
-def _is_table_id(text: str) -> bool:
+def _is_uuid(text: str) -> bool:
     try:
         return str(uuid.UUID(text)) == text.lower()
     except ValueError:
@@ -303,9 +391,7 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
     if args.url is not None:
         return _verify_remote(args)
     if args.token is not None:
-        print("cardledger verify: --token goes with --url", file=sys.stderr)
-        return 2
-    from infra.db import open_pool
+        raise CliError("verify: --token goes with --url")
     from infra.event_store import EventStore
     from infra.receipts import ReceiptFormatError
     from services.app.audit.receipts import check_receipts_in, read_receipts_file, receipts_text
@@ -314,30 +400,16 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
     try:  # read before any server starts: a bad file names the entry and field, exit 2
         receipts = None if args.receipts is None else read_receipts_file(args.receipts)
     except ReceiptFormatError as error:
-        print(f"cardledger verify: --receipts {error}", file=sys.stderr)
-        return 2
+        raise CliError(f"verify: --receipts {error}") from None
     if receipts is not None and args.table is None:
-        print("cardledger verify: --receipts goes with --table ID", file=sys.stderr)
-        return 2
-    if args.table is not None and not _is_table_id(args.table):
-        print(
-            f"cardledger verify: --table {args.table!r} is not a table id (a UUID such as {uuid.uuid4()})",
-            file=sys.stderr,
-        )
-        return 2
-    database_url, _, stop_servers = _servers(settings)
-    try:
-        pool = open_pool(database_url)
-        try:
-            if args.table is not None and EventStore(pool).stream_version(args.table) is None:
-                print(f"cardledger verify: table {args.table} does not exist", file=sys.stderr)
-                return 2
-            summary = verify_tables(pool, None if args.all else args.table, progress=True)
-            checks = None if receipts is None else check_receipts_in(pool, args.table, receipts)
-        finally:
-            pool.close()
-    finally:
-        stop_servers()
+        raise CliError("verify: --receipts goes with --table ID")
+    if args.table is not None and not _is_uuid(args.table):
+        raise CliError(f"verify: --table {args.table!r} is not a table id (a UUID such as {uuid.uuid4()})")
+    with _database(settings) as pool:
+        if args.table is not None and EventStore(pool).stream_version(args.table) is None:
+            raise CliError(f"verify: table {args.table} does not exist")
+        summary = verify_tables(pool, None if args.all else args.table, progress=True)
+        checks = None if receipts is None else check_receipts_in(pool, args.table, receipts)
     receipts_ok = checks is None or all(check.ok for check in checks)
     if args.json:
         shown = summary.to_json()
@@ -355,24 +427,25 @@ def _verify_remote(args: argparse.Namespace) -> int:
 
     token = args.token or os.environ.get("CARDLEDGER_TOKEN", "")
     if args.table is None or not token:
-        print("cardledger verify: --url needs --table ID and --token TOKEN (or $CARDLEDGER_TOKEN)", file=sys.stderr)
-        return 2
+        raise CliError("verify: --url needs --table ID and --token TOKEN (or $CARDLEDGER_TOKEN)")
     return run(args.url, token, args.table, args.json, args.receipts, sys.stdout, sys.stderr)
 
 
 def _settlement(args: argparse.Namespace, settings: Settings) -> int:
-    from infra.db import open_pool
+    from services.app.audit.reports import settlement_query
     from services.app.audit.service import settlement_report_offline
 
-    database_url, _, stop_servers = _servers(settings)
+    if args.json and args.format == "csv":
+        raise CliError("report settlement: --json and --format csv ask for two formats; give one")
+    if args.player is not None and not _is_uuid(args.player):
+        raise CliError(f"report settlement: --player {args.player!r} is not a player id (a UUID)")
     try:
-        pool = open_pool(database_url)
-        try:
-            print(settlement_report_offline(pool, args.date_from, args.date_to, args.player, args.format))
-        finally:
-            pool.close()
-    finally:
-        stop_servers()
+        settlement_query(args.date_from, args.date_to, args.player, None)
+    except ValueError as error:  # an empty period
+        raise CliError(f"report settlement: {error}") from None
+    with _database(settings) as pool:
+        text = settlement_report_offline(pool, args.date_from, args.date_to, args.player, args.format or "json")
+    print(text, end="")
     return 0
 
 

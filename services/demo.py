@@ -681,10 +681,10 @@ def run(url: str | None, game: str, as_json: bool, out: IO[str], err: IO[str]) -
     try:
         facts = Demo(url, game).run() if url else _on_own_stack(game, err)
     except DemoError as error:
-        print(f"cardledger demo: {error.message}", file=err)
+        print(f"cardledger: error: demo: {' '.join(error.message.split())}", file=err)
         return error.status
     except Exception as error:  # an answer shaped against the documented API must not end in a traceback
-        print(f"cardledger demo: stopped on an answer it cannot read: {error!r}", file=err)
+        print(f"cardledger: error: demo: stopped on an answer it cannot read: {error!r}", file=err)
         return 2
     if as_json:
         print(json.dumps(facts, indent=2, ensure_ascii=False), file=out)

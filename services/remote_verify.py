@@ -855,5 +855,5 @@ def run(url: str, token: str, table_id: str, as_json: bool, receipts: Path | Non
 def _cannot_verify(error: RemoteError, url: str, table_id: str, as_json: bool, out: IO[str], err: IO[str]) -> int:
     if as_json:
         print(json.dumps({"ok": False, "table_id": table_id, "url": url, "error": error.to_json()}), file=out)
-    print(f"cardledger verify: {error.message}", file=err)
+    print(f"cardledger: error: verify: {' '.join(error.message.split())}", file=err)
     return 2

@@ -127,7 +127,7 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
     refused = bind_error(settings.host, settings.port)
     if refused is not None:
         print(
-            f"cardledger: cannot serve the API on {settings.host}:{settings.port} ({refused.strerror}); "
+            f"cardledger: error: cannot serve the API on {settings.host}:{settings.port} ({refused.strerror}); "
             "stop what holds it or set CARDLEDGER_HOST / CARDLEDGER_PORT",
             file=sys.stderr,
         )
@@ -137,7 +137,7 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
         # start) and handed down in the environment, which gunicorn's workers inherit.
         signing_key = encode_signing_key(signing_seed(settings))
     except ValueError as error:
-        print(f"cardledger: configuration error: {error}", file=sys.stderr)
+        print(f"cardledger: error: configuration error: {error}", file=sys.stderr)
         return 2
     servers = start_servers(settings)
     database_url, redis_url, stop_servers = servers.database_url, servers.redis_url, servers.stop
@@ -146,7 +146,7 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
         log.info("migrations applied: %s", ", ".join(applied) or "none needed")
         refusal = None if servers.owner_url == database_url else service_url_refusal(servers.owner_url, database_url)
         if refusal is not None:
-            print(f"cardledger: {refusal}", file=sys.stderr)
+            print(f"cardledger: error: {refusal}", file=sys.stderr)
             return 2
         env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url, SIGNING_KEY_VARIABLE: signing_key}
         for owners in (MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE):  # the children are the service

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -18,6 +19,7 @@ from services.api.schemas import (
     SettlementQuerySchema,
     SettlementSchema,
 )
+from services.app.audit.html import CONTENT_SECURITY_POLICY
 from services.app.audit.reports import SETTLEMENT_COLUMNS
 from services.app.audit.service import dispute_html, settlement_csv
 from services.app.errors import Forbidden
@@ -112,7 +114,9 @@ def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
     audit = container().audit
     report = audit.dispute_report(caller(), str(query["table_id"]), query["deal_no"])
     if _wants_html(query.get("format")):
-        return Response(dispute_html(report), mimetype="text/html")
+        page = dispute_html(report, generated_at=datetime.now(UTC))
+        headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff"}
+        return Response(page, mimetype="text/html", headers=headers)
     return report
 
 

@@ -89,7 +89,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     try:
         config_from_args(args, args.url or "http://127.0.0.1").check()
     except ValueError as error:
-        print(f"cardledger simulate: {error}", file=sys.stderr)
+        print(f"cardledger: error: simulate: {error}", file=sys.stderr)
         return 2
     if args.url:
         result = simulate(config_from_args(args, args.url))
@@ -101,7 +101,7 @@ def run_from_args(args: argparse.Namespace) -> int:
                 result = simulate(config_from_args(args, stack.base_url))
                 print("cardledger simulate: stopping the stack ...", file=sys.stderr)
         except (RuntimeError, TimeoutError) as error:
-            print(f"cardledger simulate: the stack did not start: {error}", file=sys.stderr)
+            print(f"cardledger: error: simulate: the stack did not start: {error}", file=sys.stderr)
             return 2
     report(result, args.json)
     return 0 if result.ok else 1

@@ -123,7 +123,7 @@ def test_a_bad_value_is_a_configuration_error_naming_the_variable(
         Settings.from_env({VARIABLE: raw})
     monkeypatch.setenv(VARIABLE, raw)
     assert main(["spec"]) == 2
-    assert f"cardledger: configuration error: {VARIABLE}" in capsys.readouterr().err
+    assert f"cardledger: error: configuration error: {VARIABLE}" in capsys.readouterr().err
 
 
 # Preflights ----------------------------------------------------------------------------------------------------

@@ -203,13 +203,13 @@ def test_an_unreachable_url_is_one_line_and_exit_2(demo: Demo) -> None:
     assert code == 2
     assert out == ""
     assert len(err.splitlines()) == 1
-    assert err.startswith("cardledger demo: cannot reach http://127.0.0.1:")
+    assert err.startswith("cardledger: error: demo: cannot reach http://127.0.0.1:")
 
 
 def test_a_url_that_is_no_url_is_one_line_and_exit_2(demo: Demo) -> None:
     code, out, err = demo("--url", "127.0.0.1:8000")
     assert (code, out) == (2, "")
-    assert err == "cardledger demo: --url must be an http:// or https:// address, not '127.0.0.1:8000'\n"
+    assert err == "cardledger: error: demo: --url must be an http:// or https:// address, not '127.0.0.1:8000'\n"
 
 
 class _Refusing(http.server.BaseHTTPRequestHandler):
@@ -238,14 +238,15 @@ class _Refusing(http.server.BaseHTTPRequestHandler):
             429,
             {"Retry-After": "60", "Content-Type": "application/problem+json"},
             b'{"code": "rate_limited", "detail": "too many registrations"}',
-            "cardledger demo: rate limited: POST /v1/players answered 429 rate_limited; the server asks to wait "
-            "60 s: try again then",
+            "cardledger: error: demo: rate limited: POST /v1/players answered 429 rate_limited; the server asks to "
+            "wait 60 s: try again then",
         ),
         (
             404,
             {"Content-Type": "text/html"},
             b"<html>not here</html>",
-            "cardledger demo: POST /v1/players answered 404: <html>not here</html>; is this the cardledger API?",
+            "cardledger: error: demo: POST /v1/players answered 404: <html>not here</html>; "
+            "is this the cardledger API?",
         ),
     ],
     ids=["rate-limited", "not-the-api"],
@@ -279,5 +280,5 @@ def test_a_failed_verification_is_one_line_and_exit_1(
     monkeypatch.setattr(remote_verify, "verify_remote", altered)
     code, out, err = demo("--url", base_url, "--json")
     assert (code, out) == (1, "")
-    assert err.startswith("cardledger demo: verification failed as bob at seat 1: event 5 (cards_drawn) deal 1")
+    assert err.startswith("cardledger: error: demo: verification failed as bob at seat 1: event 5 (cards_drawn) deal 1")
     assert len(err.splitlines()) == 1

@@ -65,6 +65,9 @@ def test_ledger_settlement_and_dispute(scene: Scene, api: Api, clean: str) -> No
     assert dispute.get_json()["steps"]
     html = api.client.get(url + "&format=html", headers=bearer(AUDITOR_TOKEN))
     assert html.status_code == 200 and html.mimetype == "text/html"
+    policy = html.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "script-src" not in policy  # no script may run on the page
+    assert f'content="{policy}"' in html.get_data(as_text=True)  # kept by a saved copy of the page
     by_accept = api.client.get(url, headers={**bearer(scene.bob), "Accept": "text/html"})
     assert by_accept.mimetype == "text/html"
     assert_problem(api.client.get(url, headers=bearer(scene.eve)), 403)

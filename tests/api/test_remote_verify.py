@@ -195,6 +195,7 @@ def test_bad_token_unknown_table_and_no_server_are_one_line_errors(api: Api, bas
     table_id, tokens = _table(api, "cholek-tiga", 2)
     code, _, err = verify(base_url, "not-a-token", table_id)
     assert code == 2 and "401 invalid_token" in err and err.count("\n") == 1
+    assert err.startswith(f"cardledger: error: verify: GET /v1/tables/{table_id}/events?")
     code, _, err = verify(base_url, tokens[0], "00000000-0000-4000-8000-000000000000")
     assert code == 2 and "404 table_not_found" in err
     code, _, err = verify("http://127.0.0.1:9", tokens[0], table_id)

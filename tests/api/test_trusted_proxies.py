@@ -59,7 +59,7 @@ def test_a_bad_value_is_a_configuration_error_naming_the_variable(
         Settings.from_env({VARIABLE: raw})
     monkeypatch.setenv(VARIABLE, raw)
     assert main(["spec"]) == 2
-    assert f"cardledger: configuration error: {VARIABLE} must be" in capsys.readouterr().err
+    assert f"cardledger: error: configuration error: {VARIABLE} must be" in capsys.readouterr().err
 
 
 # Rate limits and logs ------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 import random
 import secrets
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -29,6 +30,7 @@ from tests.integration.test_audit_support import (
 )
 
 Pool = ConnectionPool[Any]
+GENERATED_AT = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(("game", "seats"), [("cholek-tiga", 2), ("cha-kau-tsz", 3)])
@@ -121,7 +123,7 @@ def test_the_server_seed_stays_secret_until_the_deal_ends(pool: Pool, store: Eve
     for secret_seed in (seeds[2], seeds[3]):  # the running deal's and the next one's
         for shown in (running, dispute, ended, audit.dispute_report(AUDITOR_CALLER, played.table_id, 1)):
             assert secret_seed not in json.dumps(shown)
-        assert secret_seed not in dispute_html(dispute)
+        assert secret_seed not in dispute_html(dispute, GENERATED_AT)
 
 
 def test_a_tampered_event_is_named_by_record_dispute_and_verify(pool: Pool, store: EventStore) -> None:
@@ -147,7 +149,7 @@ def test_a_tampered_event_is_named_by_record_dispute_and_verify(pool: Pool, stor
     assert later["hash_chain_intact"] is True
     dispute = audit.dispute_report(AUDITOR_CALLER, played.table_id, 1)
     assert dispute["verification"]["first_bad_event"]["version"] == version
-    assert f"version {version}" in dispute_html(dispute)
+    assert f"version {version}" in dispute_html(dispute, GENERATED_AT)
     summary = verify_tables(pool, played.table_id, progress=False)
     assert not summary.ok
     assert summary.failures[0].table_id == played.table_id
@@ -247,7 +249,7 @@ def test_dispute_report_replays_the_deal_step_by_step(pool: Pool, store: EventSt
                 assert taken in step["legal_alternatives"]
     assert discards > 0
     assert report["players"][0] == {"id": players[0].player_id, "name": hostile}
-    page = dispute_html(report)
+    page = dispute_html(report, GENERATED_AT)
     assert page.startswith("<!DOCTYPE html>")
     assert hostile not in page
     assert "&lt;script&gt;" in page

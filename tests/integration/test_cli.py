@@ -87,7 +87,7 @@ def test_verify_of_a_malformed_or_unknown_table_id_says_so_in_one_line(
     unknown = "0b6b7d5e-8c1f-4a55-9f3e-2d1c0a9b8e7f"
     assert main(["verify", "--table", unknown]) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err.strip() == f"cardledger verify: table {unknown} does not exist"
+    assert captured.out == "" and captured.err == f"cardledger: error: verify: table {unknown} does not exist\n"
 
 
 def test_settlement_report_csv_and_json_agree_with_the_deal_results(

@@ -53,7 +53,7 @@ def test_a_malformed_key_stops_every_command_at_start_naming_the_variable(
     monkeypatch.setenv(SIGNING_KEY_VARIABLE, MALFORMED)
     assert main(command) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"cardledger: configuration error: {SIGNING_KEY_VARIABLE} must be"), err
+    assert err.startswith(f"cardledger: error: configuration error: {SIGNING_KEY_VARIABLE} must be"), err
     assert MALFORMED not in err
 
 
@@ -241,7 +241,7 @@ def test_verify_receipts_names_the_entry_and_field_of_a_bad_file(
     path.write_text(content)
     assert main(["verify", "--table", "t", "--receipts", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"cardledger verify: --receipts {path}: ") and message in err, err
+    assert err.startswith(f"cardledger: error: verify: --receipts {path}: ") and message in err, err
     assert "Traceback" not in err
 
 

@@ -61,4 +61,4 @@ def test_the_command_line_reports_a_bad_value_as_a_configuration_error(
 ) -> None:
     monkeypatch.setenv(variable, value)
     assert main(["api"]) == 2
-    assert capsys.readouterr().err.startswith(f"cardledger: configuration error: {variable} must be")
+    assert capsys.readouterr().err.startswith(f"cardledger: error: configuration error: {variable} must be")
