@@ -33,9 +33,11 @@ from typing import Any
 
 import psycopg
 import redis
-from prometheus_client import REGISTRY, Counter, start_http_server
+from prometheus_client import REGISTRY, Counter
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from services.probes import Readiness, RelaySession, relay_readiness, start_endpoint, worker_readiness
 
 log = logging.getLogger("cardledger.metrics")
 
@@ -95,8 +97,10 @@ def metrics_port(variable: str, default: int, environ: Mapping[str, str] = os.en
     return port
 
 
-def serve_metrics(component: str, port: int, host: str = "127.0.0.1") -> int | None:
-    """Serve the default registry on http://host:port/metrics in a thread; the port, or None when not serving.
+def serve_metrics(component: str, port: int, host: str = "127.0.0.1", readiness: Readiness | None = None) -> int | None:
+    """Serve the default registry on http://host:port/metrics in a thread, with /livez and /readyz
+    (`services.probes`; without `readiness`, /readyz has no check and answers ready); the port, or None when
+    not serving.
 
     A port already in use (several workers on one host) is logged, counted,
     and the process goes on without its endpoint.
@@ -104,7 +108,7 @@ def serve_metrics(component: str, port: int, host: str = "127.0.0.1") -> int | N
     if port == 0:
         return None
     try:
-        start_http_server(port, addr=host)
+        port = start_endpoint(host, port, readiness or dict)
     except (OSError, OverflowError) as error:
         count_error(component, "metrics_port_unavailable")
         log.warning(
@@ -272,9 +276,11 @@ class QueueDepthCollector(Collector):
 # Process setups ----------------------------------------------------------------
 
 
-def start_relay_metrics(database_url: str, host: str, environ: Mapping[str, str] = os.environ) -> int | None:
-    """The relay's endpoint: lag of the relay's position, errors; returns the port served or None."""
-    from services.relay.relay import RELAY_POSITION
+def start_relay_metrics(
+    database_url: str, host: str, relay: RelaySession | None = None, environ: Mapping[str, str] = os.environ
+) -> int | None:
+    """The relay's endpoint: lag of the relay's position, errors, and `relay`'s probes; the port served or None."""
+    from services.relay.relay import RELAY_LOCK_KEY, RELAY_POSITION
 
     port = metrics_port(RELAY_PORT_VARIABLE, DEFAULT_RELAY_PORT, environ)
     if port == 0:
@@ -282,7 +288,8 @@ def start_relay_metrics(database_url: str, host: str, environ: Mapping[str, str]
     install_collector(
         "relay-lag", LogLagCollector("relay", database_url, "cardledger_relay", None, {"": RELAY_POSITION})
     )
-    return serve_metrics("relay", port, host)
+    readiness = relay_readiness(relay, database_url, RELAY_LOCK_KEY) if relay is not None else None
+    return serve_metrics("relay", port, host, readiness)
 
 
 def start_worker_metrics(
@@ -301,4 +308,4 @@ def start_worker_metrics(
         "projection-lag", LogLagCollector("worker", database_url, "cardledger_projection", "projection", positions)
     )
     install_collector("rq-queues", QueueDepthCollector("worker", redis_url, [QUEUE]))
-    return serve_metrics("worker", port, host)
+    return serve_metrics("worker", port, host, worker_readiness(database_url, redis_url))

@@ -156,7 +156,7 @@ def bind_error(host: str, port: int) -> OSError | None:
 
 def run_stack(settings: Settings, stop: threading.Event) -> int:
     from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, service_url_refusal
-    from infra.embedded import start_servers
+    from infra.embedded import require_embedded_servers, start_servers
     from infra.migrations import migrate
     from infra.signing import SIGNING_KEY_VARIABLE, encode_signing_key, signing_seed
 
@@ -169,6 +169,7 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
             file=sys.stderr,
         )
         return 2
+    require_embedded_servers(settings)  # before the embedded default's signing key is made
     try:
         # One key for every gunicorn worker: resolved here (the embedded default's key file is made on the first
         # start) and handed down in the environment, which gunicorn's workers inherit.

@@ -108,6 +108,7 @@ class Relay:
         self.batch_size = batch_size
         self.max_backoff = max_backoff
         self.active = threading.Event()  # set while this relay holds the lock
+        self.session_pid: int | None = None  # the backend of the lock's session while connected (/readyz)
         self.published = 0  # events published by this relay (for tests and logs)
 
     # Leadership ---------------------------------------------------------------
@@ -117,14 +118,18 @@ class Relay:
         while not self.stop.is_set():
             try:
                 with psycopg.connect(self.database_url, autocommit=True) as lock_conn:
-                    if not self._acquire(lock_conn):
-                        continue
-                    log.info("relay active (advisory lock %s taken)", RELAY_LOCK_KEY)
-                    self.active.set()
+                    self.session_pid = lock_conn.info.backend_pid
                     try:
-                        self._relay(lock_conn)
+                        if not self._acquire(lock_conn):
+                            continue
+                        log.info("relay active (advisory lock %s taken)", RELAY_LOCK_KEY)
+                        self.active.set()
+                        try:
+                            self._relay(lock_conn)
+                        finally:
+                            self.active.clear()
                     finally:
-                        self.active.clear()
+                        self.session_pid = None
             except psycopg.OperationalError as error:
                 count_error("relay", "postgres_unavailable")
                 log.warning("relay lost PostgreSQL (%s); retrying in 1 s", error)
