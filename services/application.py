@@ -42,7 +42,7 @@ from infra.signing import ReceiptSigner, register_public_key
 from infra.table_states import KnownTable, TableStates
 from services.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
 from services.logs import current_request_id
-from services.metrics import count_appended
+from services.metrics import APPEND_CONFLICTS, count_appended
 
 MAX_WRITE_ATTEMPTS = 3
 
@@ -301,6 +301,7 @@ class CardLedger:
                 count_appended(event.type for event in recorded)
                 return after, response
             except VersionConflict as conflict:
+                APPEND_CONFLICTS.inc()
                 if expected_version is not None:
                     raise PreconditionFailed(
                         f"table {table_id} moved on from version {expected_version} while this action was decided"

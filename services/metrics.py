@@ -33,11 +33,11 @@ from typing import Any
 
 import psycopg
 import redis
-from prometheus_client import REGISTRY, Counter
+from prometheus_client import REGISTRY, Counter, Gauge
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from services.probes import Readiness, RelaySession, relay_readiness, start_endpoint, worker_readiness
+from services.probes import Check, Readiness, RelaySession, relay_readiness, start_endpoint, worker_readiness
 
 log = logging.getLogger("cardledger.metrics")
 
@@ -61,6 +61,21 @@ RELAY_PUBLISHED = Counter(
     "cardledger_relay_events_published_total",
     "Events the relay published to Redis (a batch published again after a failure counts again)",
 )
+APPEND_CONFLICTS = Counter(
+    "cardledger_append_conflicts_total",
+    "Appends refused because the table's stream moved on meanwhile (each attempt, retried or not)",
+)
+DB_POOL = Gauge(
+    "cardledger_db_pool_connections",
+    "The API's PostgreSQL pool, summed over its processes: connections in use and idle, the maximum, callers waiting",
+    ["state"],
+    multiprocess_mode="livesum",
+)
+NOT_READY = Counter(
+    "cardledger_not_ready_total",
+    "Answers of the relay's and the workers' /readyz that were not ready, by component and failing check",
+    ["component", "check"],
+)
 PROJECTION_APPLIED = Counter(
     "cardledger_projection_events_applied_total",
     "Events applied to a read model by this worker, by projection",
@@ -76,6 +91,12 @@ def count_appended(types: Iterable[str]) -> None:
 
 def count_error(component: str, code: str) -> None:
     ERRORS.labels(component, code).inc()
+
+
+def record_pool_usage(usage: Mapping[str, int]) -> None:
+    """Set `cardledger_db_pool_connections` from `infra.db.FastPool.usage()`."""
+    for state, value in usage.items():
+        DB_POOL.labels(state).set(value)
 
 
 # Ports -----------------------------------------------------------------------
@@ -108,7 +129,7 @@ def serve_metrics(component: str, port: int, host: str = "127.0.0.1", readiness:
     if port == 0:
         return None
     try:
-        port = start_endpoint(host, port, readiness or dict)
+        port = start_endpoint(host, port, counted(component, readiness) if readiness is not None else dict)
     except (OSError, OverflowError) as error:
         count_error(component, "metrics_port_unavailable")
         log.warning(
@@ -122,6 +143,19 @@ def serve_metrics(component: str, port: int, host: str = "127.0.0.1", readiness:
         return None
     log.info("%s metrics on http://%s:%d/metrics", component, host, port, extra={"component": component, "port": port})
     return port
+
+
+def counted(component: str, readiness: Readiness) -> Readiness:
+    """`readiness`, counting each failing check in `cardledger_not_ready_total` (what an alert can watch)."""
+
+    def checked() -> dict[str, Check]:
+        checks = readiness()
+        for name, check in checks.items():
+            if not check["ok"]:
+                NOT_READY.labels(component, name).inc()
+        return checks
+
+    return checked
 
 
 _installed: dict[str, Collector] = {}

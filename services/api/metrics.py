@@ -18,6 +18,10 @@ from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from infra.db import FastPool
+from services.api.deps import holder
+from services.metrics import record_pool_usage
+
 REGISTRY_KEY = "cardledger.metrics"
 
 
@@ -70,6 +74,9 @@ def install_metrics(app: Flask) -> ApiMetrics:
         metrics.requests.labels(*labels).inc()
         if started is not None:
             metrics.latency.labels(*labels).observe(time.perf_counter() - started)
+        built = holder(app).built  # never built here: a probe must not open the pool
+        if built is not None and isinstance(built.pool, FastPool):
+            record_pool_usage(built.pool.usage())
         return response
 
     return metrics

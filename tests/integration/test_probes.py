@@ -7,6 +7,7 @@ answers; a worker while PostgreSQL and Redis answer. /livez reads nothing.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -16,7 +17,9 @@ from typing import Any
 
 import psycopg
 import pytest
+from prometheus_client import REGISTRY
 
+from services.metrics import serve_metrics
 from services.probes import Readiness, relay_readiness, start_endpoint, worker_readiness
 from services.relay import RELAY_LOCK_KEY, Relay
 from tests.faults.servers import RedisServer, wait_until
@@ -125,3 +128,19 @@ def test_the_endpoint_still_serves_the_metrics(db_url: str, redis_url: str) -> N
     status, body = get(port, "/metrics")
     assert status == 200 and isinstance(body, str)
     assert "# TYPE cardledger_errors_total counter" in body
+
+
+def test_each_failing_check_is_counted_for_the_alerts(redis_url: str) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    port = serve_metrics("worker", free, "127.0.0.1", worker_readiness(UNREACHABLE_DATABASE, redis_url))
+    assert port == free
+    labels = {"component": "worker", "check": "database"}
+    redis_labels = {**labels, "check": "redis"}
+    before = REGISTRY.get_sample_value("cardledger_not_ready_total", labels) or 0.0
+    redis_before = REGISTRY.get_sample_value("cardledger_not_ready_total", redis_labels)
+    assert get(port, "/readyz")[0] == 503
+    assert get(port, "/readyz")[0] == 503
+    assert REGISTRY.get_sample_value("cardledger_not_ready_total", labels) == before + 2
+    assert REGISTRY.get_sample_value("cardledger_not_ready_total", redis_labels) == redis_before  # it passed
