@@ -3,12 +3,17 @@
 In every process (default registry):
 
 - `cardledger_events_appended_total{type}`: events committed by the write path (API processes);
-- `cardledger_errors_total{component, code}`: errors by component (api, relay, worker) and stable code.
+- `cardledger_errors_total{component, code}`: errors by component (api, relay, worker) and stable code;
+- `cardledger_append_conflicts_total`: appends that found their stream moved on (API processes);
+- `cardledger_db_pool_connections{state}`: the API's pool, set after each request (summed over gunicorn's
+  workers);
+- `cardledger_not_ready_total{component, check}`: the relay's and workers' failing readiness checks.
 
 The relay and the workers serve the default registry on their own port
 (`CARDLEDGER_RELAY_METRICS_PORT`, default 9101; `CARDLEDGER_WORKER_METRICS_PORT`,
 default 9102; 0 disables; a port already taken is logged and skipped, the
-process goes on). At each scrape they read from PostgreSQL and Redis:
+process goes on), with /livez and /readyz beside it (`services.probes`). At
+each scrape they read from PostgreSQL and Redis:
 
 - relay: `cardledger_relay_lag_events`, `cardledger_relay_lag_seconds`;
 - worker: `cardledger_projection_lag_events{projection}`, `cardledger_projection_lag_seconds{projection}`,
