@@ -4,7 +4,7 @@ In every process (default registry):
 
 - `cardledger_events_appended_total{type}`: events committed by the write path (API processes);
 - `cardledger_errors_total{component, code}`: errors by component (api, relay, worker) and stable code;
-- `cardledger_append_conflicts_total`: appends that found their stream moved on (API processes);
+- `cardledger_append_conflicts_total`: appends that found their stream moved on (API, the workers' clock);
 - `cardledger_db_pool_connections{state}`: the API's pool, set after each request (summed over gunicorn's
   workers);
 - `cardledger_not_ready_total{component, check}`: the relay's and workers' failing readiness checks.
