@@ -97,6 +97,17 @@ class FastPool(ConnectionPool[Conn]):
         finally:
             self.putconn(conn)
 
+    def usage(self) -> dict[str, int]:
+        """Connections in use, idle (psycopg_pool's and this queue's), the pool's maximum, and callers waiting."""
+        stats = self.get_stats()
+        idle = stats.get("pool_available", 0) + self._idle.qsize()
+        return {
+            "in_use": max(stats.get("pool_size", 0) - idle, 0),
+            "idle": idle,
+            "max": self.max_size,
+            "waiting": stats.get("requests_waiting", 0),
+        }
+
     def _shrink_pool(self) -> None:
         # psycopg_pool's ShrinkPool task calls this in its worker thread every max_idle seconds (a private
         # method: the shrinking test in tests/integration/test_db_pool.py fails if that changes).

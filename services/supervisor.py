@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from infra.config import Settings
 from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, service_url_refusal
-from infra.embedded import start_servers
+from infra.embedded import require_embedded_servers, start_servers
 from infra.metrics import metrics_port
 from infra.migrations import migrate
 from infra.signing import SIGNING_KEY_VARIABLE, encode_signing_key, signing_seed
@@ -132,6 +132,7 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
             file=sys.stderr,
         )
         return 2
+    require_embedded_servers(settings)  # before the embedded default's signing key is made
     try:
         # One key for every gunicorn worker: resolved here (the embedded default's key file is made on the first
         # start) and handed down in the environment, which gunicorn's workers inherit.

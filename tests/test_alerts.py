@@ -3,7 +3,8 @@
 The names come from the metric definitions of infra/metrics.py and each process's metrics.py (parsed, not
 imported: what a scrape would show, histogram and counter suffixes included). Every alert has a severity, a
 summary and a runbook whose anchor is a heading of docs/operations.md. When promtool is on PATH (Debian:
-`apt-get install prometheus`), it checks the rules' syntax too.
+`apt-get install prometheus`; .ci/run installs it), it checks the rules and runs their unit tests
+(deploy/prometheus/alerts.test.yaml).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tests.test_docs_links import anchors
 
 ROOT = Path(__file__).resolve().parents[1]
 ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yaml"
+ALERT_TESTS = ROOT / "deploy" / "prometheus" / "alerts.test.yaml"
 DASHBOARD = ROOT / "deploy" / "grafana" / "cardledger.json"
 OPERATIONS = ROOT / "docs" / "operations.md"
 METRIC_SOURCES = (
@@ -138,11 +140,64 @@ def test_the_dashboard_shows_every_metric_an_alert_watches() -> None:
     assert watched <= shown, sorted(watched - shown)
 
 
-def test_promtool_accepts_the_rules() -> None:
-    promtool = shutil.which("promtool")
-    if promtool is None:
+def promtool() -> str:
+    found = shutil.which("promtool")
+    if found is None:
         pytest.skip("promtool not found: `apt-get install prometheus` (Debian/Ubuntu) or a Prometheus release")
+    return found
+
+
+def test_promtool_accepts_the_rules() -> None:
     result = subprocess.run(
-        [promtool, "check", "rules", str(ALERTS)], capture_output=True, text=True, timeout=60, check=False
+        [promtool(), "check", "rules", str(ALERTS)], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_alerts_pass_their_promtool_unit_tests() -> None:
+    """deploy/prometheus/alerts.test.yaml: each alert the issue asks for fires on a made-up history and stays
+    quiet on a healthy one, with the labels and annotations it would send."""
+    result = subprocess.run(
+        [promtool(), "test", "rules", str(ALERT_TESTS)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_alert_the_issue_asks_for_exists_and_is_unit_tested() -> None:
+    asked = {
+        "CardledgerRelayNotPublishing",  # relay not publishing
+        "CardledgerProjectionLag",  # projection lag over a threshold
+        "CardledgerApiErrorRate",  # 5xx rate
+        "CardledgerNotReady",  # readiness failing
+        "CardledgerAppendConflicts",  # append conflicts spiking
+    }
+    assert asked <= {rule["alert"] for rule in rules()}
+    tests = yaml.safe_load(ALERT_TESTS.read_text())["tests"]
+    tested = {case["alertname"] for test in tests for case in test.get("alert_rule_test") or [] if case["exp_alerts"]}
+    assert asked <= tested, sorted(asked - tested)
+
+
+# What the issue asks the dashboard to show, and a metric each panel must read for it.
+DASHBOARD_PANELS = {
+    "action rate": "cardledger_http_requests_total",
+    "action latency": "cardledger_http_request_duration_seconds_bucket",
+    "error answers by code": "cardledger_errors_total",
+    "relay lag": "cardledger_relay_lag_seconds",
+    "projection lag": "cardledger_projection_lag_seconds",
+    "rq queue depth": "cardledger_rq_queue_depth",
+    "database pool": "cardledger_db_pool_connections",
+    "rate-limit refusals": "cardledger_http_requests_total",
+}
+
+
+@pytest.mark.parametrize(("topic", "metric"), sorted(DASHBOARD_PANELS.items()))
+def test_the_dashboard_has_a_panel_for_each_thing_to_watch(topic: str, metric: str) -> None:
+    panels = dashboard_expressions()
+    matching = [expression for title, expression in panels if title.lower().startswith(topic)]
+    assert matching, f"no panel titled {topic!r}: {sorted({title for title, _ in panels})}"
+    assert any(metric in expression for expression in matching), f"{topic}: {matching}"
+
+
+def test_the_projection_lag_panel_shows_each_projection() -> None:
+    expressions = [e for title, e in dashboard_expressions() if title.lower().startswith("projection lag")]
+    assert any("by (projection)" in expression for expression in expressions)

@@ -50,3 +50,17 @@ def test_compose_pins_every_pulled_image() -> None:
 def test_the_dockerignore_leaves_out_local_state_and_secrets() -> None:
     entries = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
     assert entries >= {".venv", ".cardledger", ".git", ".env", "**/*.pyc", "*.key", "*.pem", "tests"}
+
+
+def test_the_image_installs_the_locked_runtime_without_the_embedded_servers() -> None:
+    """Every pip install of the Dockerfile is hash-checked from requirements/ or installs the project's own
+    wheel without dependencies; runtime.txt has no embedded server (tests/test_locks.py)."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    installs = re.findall(r"pip (?:--python \S+ )?install ([^&\n]+)", text)
+    assert installs
+    for arguments in installs:
+        locked = "--require-hashes" in arguments and re.search(r"-r requirements/(runtime|build)\.txt", arguments)
+        own_wheel = "--no-deps" in arguments and "/tmp/wheels/" in arguments
+        assert locked or own_wheel, arguments
+        assert "embedded" not in arguments, arguments
+    assert "requirements/runtime.txt" in text

@@ -18,6 +18,7 @@ _COLUMNS = (
 
 
 RELAY_POSITION = "relay"  # the relay's row
+RELAY_LOCK_KEY = 7_410_221_002  # the advisory lock the active relay holds (its standby waits on it)
 
 
 def checkpoint_name(projection: str) -> str:

@@ -13,12 +13,37 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 
 from flask import Flask, Response, g, request
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from infra.db import FastPool
+from services.api.deps import holder
+
 REGISTRY_KEY = "cardledger.metrics"
+
+DB_POOL = Gauge(
+    "cardledger_db_pool_connections",
+    "The API's PostgreSQL pool, summed over its processes: connections in use and idle, the maximum, callers waiting",
+    ["state"],
+    multiprocess_mode="livesum",
+)
+
+
+def record_pool_usage(usage: Mapping[str, int]) -> None:
+    """Set `cardledger_db_pool_connections` from `infra.db.FastPool.usage()`."""
+    for state, value in usage.items():
+        DB_POOL.labels(state).set(value)
 
 
 class ApiMetrics:
@@ -70,6 +95,9 @@ def install_metrics(app: Flask) -> ApiMetrics:
         metrics.requests.labels(*labels).inc()
         if started is not None:
             metrics.latency.labels(*labels).observe(time.perf_counter() - started)
+        built = holder(app).built  # never built here: a probe must not open the pool
+        if built is not None and isinstance(built.pool, FastPool):
+            record_pool_usage(built.pool.usage())
         return response
 
     return metrics

@@ -34,7 +34,7 @@ from infra.signing import ReceiptSigner, register_public_key
 from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
-from services.app.metrics import count_appended
+from services.app.metrics import APPEND_CONFLICTS, count_appended
 from services.logs import current_request_id
 
 MAX_WRITE_ATTEMPTS = 3
@@ -254,6 +254,7 @@ class TableCommands:
                 count_appended(event.type for event in recorded)
                 return Written(after, numbered(answer, {e.version: e.global_position for e in recorded}))
             except VersionConflict as conflict:
+                APPEND_CONFLICTS.inc()
                 if expected_version is not None:
                     raise PreconditionFailed(
                         f"table {table_id} moved on from version {expected_version} while this action was decided"

@@ -12,6 +12,10 @@ EVENTS_APPENDED = Counter(
     "Events committed to the log by the write path, by event type",
     ["type"],
 )
+APPEND_CONFLICTS = Counter(
+    "cardledger_append_conflicts_total",
+    "Appends refused because the table's stream moved on meanwhile (each attempt, retried or not)",
+)
 
 
 def count_appended(types: Iterable[str]) -> None:

@@ -18,6 +18,7 @@ from prometheus_client.registry import Collector
 from rq import Queue
 
 from infra.metrics import LogLagCollector, count_error, install_collector, metrics_port, serve_metrics
+from infra.probes import worker_readiness
 from infra.projections import NAMES
 from infra.projections.checkpoint import checkpoint_name
 from infra.queueing import PROJECTIONS_QUEUE
@@ -78,4 +79,4 @@ def start_worker_metrics(
         "projection-lag", LogLagCollector("worker", database_url, "cardledger_projection", "projection", positions)
     )
     install_collector("rq-queues", QueueDepthCollector("worker", redis_url, [PROJECTIONS_QUEUE]))
-    return serve_metrics("worker", port, host)
+    return serve_metrics("worker", port, host, worker_readiness(database_url, redis_url))

@@ -1,6 +1,6 @@
 """The outbox relay: PostgreSQL global log -> Redis Streams, notifications and RQ projection jobs."""
 
-from infra.projections.checkpoint import RELAY_POSITION
-from services.relay.relay import RELAY_LOCK_KEY, Relay, run_relay
+from infra.projections.checkpoint import RELAY_LOCK_KEY, RELAY_POSITION
+from services.relay.relay import Relay, run_relay
 
 __all__ = ["RELAY_LOCK_KEY", "RELAY_POSITION", "Relay", "run_relay"]

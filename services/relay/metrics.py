@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from prometheus_client import Counter
 
 from infra.metrics import LogLagCollector, install_collector, metrics_port, serve_metrics
-from infra.projections.checkpoint import RELAY_POSITION
+from infra.probes import RelaySession, relay_readiness
+from infra.projections.checkpoint import RELAY_LOCK_KEY, RELAY_POSITION
 
 RELAY_PORT_VARIABLE = "CARDLEDGER_RELAY_METRICS_PORT"
 DEFAULT_RELAY_PORT = 9101
@@ -22,12 +23,15 @@ RELAY_PUBLISHED = Counter(
 )
 
 
-def start_relay_metrics(database_url: str, host: str, environ: Mapping[str, str] = os.environ) -> int | None:
-    """The relay's endpoint: lag of the relay's position, errors; returns the port served or None."""
+def start_relay_metrics(
+    database_url: str, host: str, relay: RelaySession | None = None, environ: Mapping[str, str] = os.environ
+) -> int | None:
+    """The relay's endpoint: lag of the relay's position, errors, and `relay`'s probes; the port served or None."""
     port = metrics_port(RELAY_PORT_VARIABLE, DEFAULT_RELAY_PORT, environ)
     if port == 0:
         return None
     install_collector(
         "relay-lag", LogLagCollector("relay", database_url, "cardledger_relay", None, {"": RELAY_POSITION})
     )
-    return serve_metrics("relay", port, host)
+    readiness = relay_readiness(relay, database_url, RELAY_LOCK_KEY) if relay is not None else None
+    return serve_metrics("relay", port, host, readiness)

@@ -35,14 +35,13 @@ from psycopg.rows import dict_row
 from infra import redis_bus
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.metrics import count_error
-from infra.projections.checkpoint import RELAY_POSITION, ensure_position, read_position, store_position
+from infra.projections.checkpoint import RELAY_LOCK_KEY, RELAY_POSITION, ensure_position, read_position, store_position
 from infra.queueing import enqueue_projections
 from infra.sql.session import ping, try_advisory_lock
 from services.relay.metrics import RELAY_PUBLISHED
 
 log = logging.getLogger("cardledger.relay")
 
-RELAY_LOCK_KEY = 7_410_221_002  # advisory lock held by the active relay
 MAX_BACKOFF_S = 5.0
 MAX_JOB_REQUEST_IDS = 50
 
@@ -84,6 +83,7 @@ class Relay:
         self.batch_size = batch_size
         self.max_backoff = max_backoff
         self.active = threading.Event()  # set while this relay holds the lock
+        self.session_pid: int | None = None  # the backend of the lock's session while connected (/readyz)
         self.published = 0  # events published by this relay (for tests and logs)
 
     # Leadership ---------------------------------------------------------------
@@ -93,14 +93,18 @@ class Relay:
         while not self.stop.is_set():
             try:
                 with psycopg.connect(self.database_url, autocommit=True) as lock_conn:
-                    if not self._acquire(lock_conn):
-                        continue
-                    log.info("relay active (advisory lock %s taken)", RELAY_LOCK_KEY)
-                    self.active.set()
+                    self.session_pid = lock_conn.info.backend_pid
                     try:
-                        self._relay(lock_conn)
+                        if not self._acquire(lock_conn):
+                            continue
+                        log.info("relay active (advisory lock %s taken)", RELAY_LOCK_KEY)
+                        self.active.set()
+                        try:
+                            self._relay(lock_conn)
+                        finally:
+                            self.active.clear()
                     finally:
-                        self.active.clear()
+                        self.session_pid = None
             except psycopg.OperationalError as error:
                 count_error("relay", "postgres_unavailable")
                 log.warning("relay lost PostgreSQL (%s); retrying in 1 s", error)

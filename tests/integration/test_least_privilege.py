@@ -54,6 +54,7 @@ from services.simulate.stack import embedded_stack
 from tests.conftest import fresh_database
 from tests.e2e.stack import http
 from tests.integration.test_audit_support import AUDITOR_TOKEN, play_table, register
+from tests.k8s_render import OVERLAYS, rendered
 
 # What cardledger_service holds on each table, and nothing else (column privileges as "PRIV(col, ...)").
 # A migration that adds a table adds it here, with the least its code needs.
@@ -542,8 +543,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_only_the_migrations_are_given_the_owner() -> None:
-    """docker-compose.yml and k8s/: the migrate service and job have the owner's URL and make the service role;
-    every other process has DATABASE_URL alone, the service role's."""
+    """docker-compose.yml and both k8s overlays: the migrate service and job have the owner's URL and make the
+    service role; every other process has DATABASE_URL alone, the service role's."""
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     for name in ("api", "relay", "worker", "migrate"):
         environment = compose[name]["environment"]
@@ -551,9 +552,9 @@ def test_only_the_migrations_are_given_the_owner() -> None:
         assert ("CARDLEDGER_MIGRATE_DATABASE_URL" in environment) == (name == "migrate"), name
     assert compose["migrate"]["command"] == ["cardledger", "migrate", "--service-role", "cardledger_app"]
 
-    for path in sorted((ROOT / "k8s").glob("*.yaml")):
-        for document in yaml.safe_load_all(path.read_text()):
-            if document is None or document["kind"] not in ("Deployment", "Job"):
+    for overlay in OVERLAYS:
+        for document in rendered(overlay):
+            if document["kind"] not in ("Deployment", "Job") or document["metadata"]["labels"]["app"] != "cardledger":
                 continue
             for container in document["spec"]["template"]["spec"]["containers"]:
                 secrets_used = {
@@ -562,10 +563,12 @@ def test_only_the_migrations_are_given_the_owner() -> None:
                     if "secretKeyRef" in item.get("valueFrom", {})
                 }
                 is_migrate = container["command"][:2] == ["cardledger", "migrate"]
-                assert ("cardledger-migrate" in secrets_used) == is_migrate, path.name
+                assert ("cardledger-migrate" in secrets_used) == is_migrate, document["metadata"]["name"]
                 if is_migrate:
                     assert container["command"][2:] == ["--service-role", "cardledger_app"]
-    template = list(yaml.safe_load_all((ROOT / "k8s" / "secret.template.yaml").read_text()))
+    template = list(
+        yaml.safe_load_all((ROOT / "k8s" / "overlays" / "production" / "secrets.template.yaml").read_text())
+    )
     by_name = {document["metadata"]["name"]: document["stringData"] for document in template}
     assert by_name["cardledger"]["DATABASE_URL"].startswith("postgresql://cardledger_app:")
     assert set(by_name["cardledger-migrate"]) == {"CARDLEDGER_MIGRATE_DATABASE_URL", "CARDLEDGER_SERVICE_DB_PASSWORD"}

@@ -1,0 +1,90 @@
+"""docker-compose.yml, checked without a Docker engine: by `docker-compose config` (Debian's docker-compose
+1.29, which validates the file against the Compose schema it ships) when installed, and structurally here:
+resource limits on every service, a healthcheck on every long-running one, Redis's data on a volume."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = ROOT / "docker-compose.yml"
+RUNS_ONCE = {"migrate"}
+REQUIRED_VARIABLES = {
+    "CARDLEDGER_REDIS_PASSWORD": "test-redis-password",
+    "CARDLEDGER_AUDITOR_TOKEN": "test-auditor-token-0123456789abcdef0123",
+    "CARDLEDGER_SIGNING_KEY": "test-signing-key",
+}
+
+
+def services() -> dict[str, dict[str, Any]]:
+    loaded: dict[str, dict[str, Any]] = yaml.safe_load(COMPOSE.read_text())["services"]
+    return loaded
+
+
+def run_config(folder: Path, text: str, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    executable = shutil.which("docker-compose")
+    if executable is None:
+        pytest.skip("docker-compose not found: `apt-get install docker-compose` (Debian/Ubuntu)")
+    (folder / "docker-compose.yml").write_text(text)
+    return subprocess.run(
+        [executable, "-f", "docker-compose.yml", "config", "--quiet"],
+        cwd=folder,
+        env={"PATH": "/usr/bin:/bin", **environment},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def without_project_name(text: str) -> str:
+    """docker-compose 1.29's schema predates the top-level `name` of the Compose Specification."""
+    lines = text.splitlines(keepends=True)
+    assert sum(line.startswith("name: ") for line in lines) == 1
+    return "".join(line for line in lines if not line.startswith("name: "))
+
+
+def test_docker_compose_config_accepts_the_file(tmp_path: Path) -> None:
+    result = run_config(tmp_path, without_project_name(COMPOSE.read_text()), REQUIRED_VARIABLES)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_docker_compose_config_refuses_a_misspelt_key_and_a_missing_secret(tmp_path: Path) -> None:
+    text = without_project_name(COMPOSE.read_text())
+    misspelt = run_config(tmp_path, text.replace("memory: 1g", "memroy: 1g", 1), REQUIRED_VARIABLES)
+    assert misspelt.returncode != 0 and "memroy" in misspelt.stdout + misspelt.stderr
+    missing = {k: v for k, v in REQUIRED_VARIABLES.items() if k != "CARDLEDGER_SIGNING_KEY"}
+    refused = run_config(tmp_path, text, missing)
+    assert refused.returncode != 0 and "set CARDLEDGER_SIGNING_KEY" in refused.stdout + refused.stderr
+
+
+@pytest.mark.parametrize("name", sorted(services()))
+def test_every_service_has_cpu_and_memory_limits(name: str) -> None:
+    limits = services()[name].get("deploy", {}).get("resources", {}).get("limits", {})
+    assert {"cpus", "memory"} <= set(limits), f"{name}: {limits}"
+
+
+@pytest.mark.parametrize("name", sorted(set(services()) - RUNS_ONCE))
+def test_every_long_running_service_has_a_healthcheck(name: str) -> None:
+    check = services()[name].get("healthcheck", {})
+    assert not check.get("disable"), name
+    assert check.get("test"), name
+
+
+def test_the_relay_and_workers_are_checked_on_their_readyz() -> None:
+    for name, port in (("relay", 9101), ("worker", 9102), ("api", 8000)):
+        (command,) = [part for part in services()[name]["healthcheck"]["test"] if "urlopen" in part]
+        assert f"http://127.0.0.1:{port}/readyz" in command, name
+
+
+def test_redis_keeps_its_data_on_a_volume() -> None:
+    compose = yaml.safe_load(COMPOSE.read_text())
+    (mount,) = [volume for volume in services()["redis"]["volumes"] if volume.endswith(":/data")]
+    assert mount.partition(":")[0] in compose["volumes"]
+    assert "--appendonly yes" in " ".join(services()["redis"]["command"])
