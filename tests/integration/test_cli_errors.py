@@ -61,7 +61,7 @@ def closed_database_url() -> str:
         (["report", "settlement", "--player", "bob"], "--player 'bob' is not a player id"),
         (
             ["report", "settlement", "--from", "2026-12-02", "--to", "2026-12-01"],
-            "the period from 2026-12-02T00:00:00+00:00 to 2026-12-01T00:00:00+00:00 is empty",
+            "the period from 2026-12-02T00:00:00+00:00 to 2026-12-02T00:00:00+00:00 is empty",
         ),
         (["report"], "report: the following arguments are required: REPORT"),
         ([], "the following arguments are required: COMMAND"),
