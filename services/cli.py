@@ -363,8 +363,14 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
     import psycopg
 
     from infra.embedded import start_servers
+    from infra.projections import projection_named
     from services.projector.rebuild import rebuild
 
+    if args.name is not None:
+        try:
+            projection_named(args.name)
+        except ValueError as error:
+            raise CliError(f"projections rebuild: {error}") from None
     servers = start_servers(settings)
     try:  # it empties read models, which the service's role may not: an operator's command, run as the owner
         reach_database(servers.owner_url, _owner_variable(settings))

@@ -69,6 +69,7 @@ def closed_database_url() -> str:
         (["verify", "--table", "not-a-table"], "--table 'not-a-table' is not a table id"),
         (["verify", "--all", "--token", "t"], "--token goes with --url"),
         (["deck", "--game", "cholek-tiga", "--table-id", "t", "--deal-no", "x", "--seed", "00"], "--deal-no"),
+        (["projections", "rebuild", "nope"], "projections rebuild: unknown projection 'nope'; known projections are"),
         (["deck", "--game", "cholek-tiga", "--table-id", "t", "--deal-no", "1", "--seed", "zz"], "hex digits"),
     ],
 )
