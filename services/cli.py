@@ -28,7 +28,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -165,8 +165,10 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="reports against the database")
     report_sub = report.add_subparsers(dest="report_command", required=True, metavar="REPORT")
     settlement = report_sub.add_parser("settlement", help="net per player and per table over a period")
-    settlement.add_argument("--from", dest="date_from", type=_timestamp, help="ISO date or timestamp (inclusive)")
-    settlement.add_argument("--to", dest="date_to", type=_timestamp, help="ISO date or timestamp (exclusive)")
+    settlement.add_argument("--from", dest="date_from", type=_moment, help="ISO date or timestamp (inclusive)")
+    settlement.add_argument(
+        "--to", dest="date_to", type=_moment, help="ISO timestamp (exclusive), or a date: up to the end of that day"
+    )
     settlement.add_argument("--player", help="one player id")
     settlement.add_argument("--format", choices=["json", "csv"], help="json (the default) or csv")
     settlement.add_argument("--json", action="store_true", help="print the report as JSON (as --format json)")
@@ -186,10 +188,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _timestamp(text: str) -> datetime:
-    """An ISO date or date-time (argparse turns the error into a usage error naming the option)."""
+def _moment(text: str) -> date | datetime:
+    """An ISO date or date-time (argparse turns the error into a usage error naming the option). A date stays a
+    date: as the end of a period it means the end of that day, as in the API (`services.audit_reports`)."""
     try:
-        return datetime.fromisoformat(text)
+        return datetime.fromisoformat(text) if "T" in text or " " in text.strip() else date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an ISO date or timestamp (e.g. 2026-11-01)") from None
 
@@ -366,8 +369,14 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
     import psycopg
 
     from infra.embedded import start_servers
+    from infra.projections import projection_named
     from services.projector.rebuild import rebuild
 
+    if args.name is not None:
+        try:
+            projection_named(args.name)
+        except ValueError as error:
+            raise CliError(f"projections rebuild: {error}") from None
     servers = start_servers(settings)
     try:  # it empties read models, which the service's role may not: an operator's command, run as the owner
         reach_database(servers.owner_url, _owner_variable(settings))

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import random
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,27 @@ def test_settlement_report_csv_and_json_agree_with_the_deal_results(
             assert [r["net_amount"] for r in shown] == [expected]
             in_csv = [r for r in rows if (r["player_id"], r["table_id"]) == key]
             assert [int(r["net_amount"]) for r in in_csv] == [expected]
+
+
+def test_settlement_report_to_a_date_counts_that_whole_day_as_the_api_does(
+    cli_env: str, pool: ConnectionPool[Any], store: EventStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger, _ = services(pool, store)
+    played = play_table(ledger, "cholek-tiga", [register(ledger, f"d{n}") for n in range(2)], 1, random.Random(13))
+    with pool.connection() as conn:
+        row = conn.execute(
+            "SELECT occurred_at FROM events WHERE stream_id = %s AND type = 'deal_ended'", (played.table_id,)
+        ).fetchone()
+    assert row is not None
+    day = row["occurred_at"].astimezone(UTC).date().isoformat()
+
+    def tables(*period: str) -> list[str]:
+        assert main(["report", "settlement", "--json", *period]) == 0
+        return [table["table_id"] for table in json.loads(capsys.readouterr().out)["tables"]]
+
+    assert tables("--from", day, "--to", day) == [played.table_id]
+    assert tables("--to", day) == [played.table_id]
+    assert tables("--to", f"{day}T00:00:00+00:00") == []  # a timestamp is the period's exclusive end
 
 
 def test_projections_rebuild_equals_the_live_models(

@@ -61,7 +61,7 @@ def closed_database_url() -> str:
         (["report", "settlement", "--player", "bob"], "--player 'bob' is not a player id"),
         (
             ["report", "settlement", "--from", "2026-12-02", "--to", "2026-12-01"],
-            "the period from 2026-12-02T00:00:00+00:00 to 2026-12-01T00:00:00+00:00 is empty",
+            "the period from 2026-12-02T00:00:00+00:00 to 2026-12-02T00:00:00+00:00 is empty",
         ),
         (["report"], "report: the following arguments are required: REPORT"),
         ([], "the following arguments are required: COMMAND"),
@@ -69,6 +69,7 @@ def closed_database_url() -> str:
         (["verify", "--table", "not-a-table"], "--table 'not-a-table' is not a table id"),
         (["verify", "--all", "--token", "t"], "--token goes with --url"),
         (["deck", "--game", "cholek-tiga", "--table-id", "t", "--deal-no", "x", "--seed", "00"], "--deal-no"),
+        (["projections", "rebuild", "nope"], "projections rebuild: unknown projection 'nope'; known projections are"),
         (["deck", "--game", "cholek-tiga", "--table-id", "t", "--deal-no", "1", "--seed", "zz"], "hex digits"),
     ],
 )

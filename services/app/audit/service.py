@@ -8,7 +8,7 @@
 - `dispute_report(caller, table_id, deal_no)`: the deal step by step (one step
   per write transaction: who acted, their legal choices, each event redacted
   for the caller, the public state after it) with the verification;
-  `dispute_html(report)` renders it as a page.
+  `dispute_html(report, generated_at)` renders it as a page.
 - `table_ledger(caller, table_id, after, limit)`: a page of the double-entry
   ledger of the table, with the whole table's totals.
 - `settlement_report(caller, player_id, table_id, date_from, date_to, after,
