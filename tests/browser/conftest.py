@@ -42,7 +42,9 @@ def browser(chromium: tuple[str, str], tmp_path: Path) -> Iterator[Callable[...,
     opened: list[Any] = []
 
     def open_browser(width: int = 1280, height: int = 1000) -> Any:
-        driver = new_chromium(*chromium, tmp_path / f"profile-{len(opened)}", width, height)
+        profile = tmp_path / f"profile-{len(opened)}"
+        driver = new_chromium(*chromium, profile, width, height)
+        driver.downloads = profile / "downloads"
         opened.append(driver)
         return driver
 

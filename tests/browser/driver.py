@@ -43,6 +43,9 @@ def new_chromium(browser: str, driver: str, profile: Path, width: int = 1280, he
     options.add_argument(f"--user-data-dir={profile}")
     options.add_argument(f"--window-size={width},{height}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option(
+        "prefs", {"download.default_directory": str(profile / "downloads"), "download.prompt_for_download": False}
+    )
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
 

@@ -21,6 +21,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from tests.browser import pages
+from tests.browser.conftest import AUDITOR
+from tests.browser.driver import console_errors
 from tests.browser.pages import wait_for
 from tests.e2e.stack import http
 
@@ -143,6 +145,46 @@ def assert_verification_names_an_altered_step(driver: Any, report: dict[str, Any
     assert result["first"]["check"] == "hash", result
 
 
+def provoke_version_mismatch(driver: Any, base_url: str, table_id: str, token: str) -> None:
+    """The page acts from a version the table has left (its stream is blocked, and the seat says ready through
+    the API meanwhile): the API answers 412 version_mismatch, and the page says so and shows the table anew."""
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": [f"*/v1/tables/{table_id}/stream*"]})
+    driver.refresh()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "button.action.ready"), "the ready button")
+    stale = pages.version(driver)
+    status, _, body = http(
+        "POST",
+        f"{base_url}/v1/tables/{table_id}/actions",
+        {"type": "ready"},
+        token=token,
+        headers={"Idempotency-Key": secrets.token_hex(8)},
+    )
+    assert status == 201 and body["version"] > stale, body
+    driver.find_element(By.CSS_SELECTOR, "button.action.ready").click()
+    wait_for(
+        driver, lambda d: "moved on" in d.find_element(By.ID, "alert-message").text, "the version_mismatch message"
+    )
+    assert "version_mismatch" in driver.find_element(By.ID, "alert-message").text
+    pages.wait_version(driver, body["version"])  # the page read the table again
+    assert pages.state(driver)["status"] == "playing"  # both seats were ready: deal 2 began
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    expected = ("ERR_BLOCKED_BY_CLIENT", "status of 412")  # the blocked stream, the refused action
+    errors = console_errors(driver)
+    assert any("status of 412" in entry["message"] for entry in errors), errors
+    assert [e for e in errors if not any(text in e["message"] for text in expected)] == []
+
+
+def download_csvs(driver: Any, table_id: str) -> None:
+    driver.find_element(By.ID, "settlement-csv").click()
+    driver.find_element(By.ID, "ledger-csv").click()
+    settlement = driver.downloads / f"settlement-{table_id}.csv"
+    ledger = driver.downloads / f"ledger-{table_id}.csv"
+    wait_for(driver, lambda d: settlement.exists() and ledger.exists(), "the CSV downloads")
+    assert settlement.read_text().startswith("player_id,name,account,table_id,")
+    assert ledger.read_text().startswith("version,line_no,deal_no,event_type,account,")
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_two_browsers_play_a_deal_replay_and_verify_it(stack: str, browser: Any, screenshots: Path, game: str) -> None:
     rng = random.Random(game)
@@ -198,10 +240,16 @@ def test_two_browsers_play_a_deal_replay_and_verify_it(stack: str, browser: Any,
     shot = screenshots / "replay.png" if game == GAMES[0] else None
     report = replay_and_verify(seat_pages[1], stack, table_id, shot)
     assert_verification_names_an_altered_step(seat_pages[1], report)
+    if game == GAMES[-1]:
+        auditor = browser()
+        pages.sign_in(auditor, stack, AUDITOR)
+        assert replay_and_verify(auditor, stack, table_id, None)["viewer"] == "auditor"
+
+    provoke_version_mismatch(seat_pages[0], stack, table_id, players[0]["token"])
 
     # Settlement and ledger as tables, for seat 0.
     pages.go(seat_pages[0], stack, f"#/money/{table_id}")
     wait_for(seat_pages[0], lambda d: d.find_elements(By.ID, "ledger-lines"), "the ledger")
     wait_for(seat_pages[0], lambda d: d.find_elements(By.ID, "settlement-table"), "the settlement")
     assert "balanced" in seat_pages[0].find_element(By.ID, "ledger").text
-    assert seat_pages[0].find_elements(By.ID, "settlement-csv") and seat_pages[0].find_elements(By.ID, "ledger-csv")
+    download_csvs(seat_pages[0], table_id)

@@ -124,6 +124,8 @@ export function api(method, path, { body, headers, query, accept } = {}) {
   });
 }
 
+// crypto.randomUUID exists in secure contexts only (HTTPS or localhost); getRandomValues everywhere.
 export function newIdempotencyKey() {
-  return crypto.randomUUID();
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

@@ -154,6 +154,11 @@ export function showReplay(root, tableId, dealNo) {
     const panel = root.querySelector("#verification");
     panel.dataset.state = "running";
     panel.querySelector(".verdict").textContent = "Verifying…";
+    if (!crypto.subtle) {
+      panel.querySelector(".verdict").textContent =
+        "This browser offers Web Crypto only on a secure page: open the viewer over HTTPS (or on localhost) to verify.";
+      return;
+    }
     try {
       verification = await verifyReport(report);
     } catch (error) {
