@@ -11,6 +11,7 @@ from typing import Any
 
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 CHOICES = "button.action:enabled, button[data-action=follow]"  # a follow is enabled once cards are chosen
@@ -67,20 +68,30 @@ def table_id_of(driver: Any) -> str:
 
 
 def play_one(driver: Any, rng: random.Random) -> None:
-    """Click one of the seat's legal actions (for a Cha Kau Tsz follow, choose cards in the hand first)."""
+    """Take one of the seat's legal actions with the keyboard, every other time, else the mouse (for a Cha Kau
+    Tsz follow, choose cards in the hand first: Space toggles a card, Enter plays)."""
+    keyboard = rng.random() < 0.5
+
+    def press(element: Any, key: str) -> None:
+        if keyboard:
+            element.send_keys(key)
+        else:
+            element.click()
+
     follow = driver.find_elements(By.CSS_SELECTOR, "button[data-action=follow]")
     if follow:
         count = int(follow[0].get_attribute("data-count"))
         cards = driver.find_elements(By.CSS_SELECTOR, "[data-hand-seat] button.card")
         for index in sorted(rng.sample(range(len(cards)), count)):
-            driver.find_element(By.CSS_SELECTOR, f'[data-hand-seat] button[data-hand-index="{index}"]').click()
+            card = driver.find_element(By.CSS_SELECTOR, f'[data-hand-seat] button[data-hand-index="{index}"]')
+            press(card, Keys.SPACE)
         button = driver.find_element(By.CSS_SELECTOR, "button[data-action=follow]")
         assert button.is_enabled()
-        button.click()
+        press(button, Keys.ENTER)
         return
     buttons = [b for b in driver.find_elements(By.CSS_SELECTOR, "button.action") if b.is_enabled()]
     assert buttons, "the seat to act has no enabled action button"
-    rng.choice(buttons).click()
+    press(rng.choice(buttons), Keys.ENTER)
 
 
 def play_deal_through_pages(drivers: list[Any], rng: random.Random, on_step: Callable[[int], None]) -> int:

@@ -239,7 +239,7 @@ export function showTable(root, tableId) {
       h(
         "header",
         { class: "table-head" },
-        h("h1", {}, `${state.game === "cholek-tiga" ? "Cholek Tiga" : "Cha Kau Tsz"} · table ${shortId(state.id)}`),
+        h("h1", { tabindex: "-1" }, `${state.game === "cholek-tiga" ? "Cholek Tiga" : "Cha Kau Tsz"} · table ${shortId(state.id)}`),
         h(
           "p",
           {},
@@ -269,8 +269,11 @@ export function showTable(root, tableId) {
       if (input) input.value = value;
     }
     root.dataset.stream = streamState;
-    const focus = active ? root.querySelector(active) : null;
-    if (focus) focus.focus();
+    if (active) {
+      // The control that had the focus may be gone (an action taken): the next one, else the heading, takes it.
+      const focus = root.querySelector(active) || root.querySelector("button.action:enabled") || root.querySelector("h1");
+      focus.focus();
+    }
   }
 
   const stop = { stream: null };
