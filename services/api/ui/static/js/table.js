@@ -106,11 +106,11 @@ export function showTable(root, tableId) {
   }
 
   function myHand(seat, cards) {
-    const follow = (current.legal_actions || []).find((action) => action.type === "play" && action.count);
-    if (!follow) {
+    const choice = (current.legal_actions || []).find((action) => action.type === "play" && action.count);
+    if (!choice) {
       return h("div", { class: "hand", dataset: { handSeat: seat }, "aria-label": "your hand" }, cardRow(current.game, cards));
     }
-    const row = h("div", { class: "hand choosing", dataset: { handSeat: seat }, role: "group", "aria-label": `your hand: choose ${follow.count} card(s)` });
+    const row = h("div", { class: "hand choosing", dataset: { handSeat: seat }, role: "group", "aria-label": `your hand: choose ${choice.count} card(s)` });
     cards.forEach((code, index) => {
       const pressed = selected.includes(index);
       row.append(
