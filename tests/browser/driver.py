@@ -44,7 +44,12 @@ def new_chromium(browser: str, driver: str, profile: Path, width: int = 1280, he
     options.add_argument(f"--window-size={width},{height}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     options.add_experimental_option(
-        "prefs", {"download.default_directory": str(profile / "downloads"), "download.prompt_for_download": False}
+        "prefs",
+        {
+            "download.default_directory": str(profile / "downloads"),
+            "download.prompt_for_download": False,
+            "profile.default_content_setting_values.automatic_downloads": 1,
+        },
     )
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 

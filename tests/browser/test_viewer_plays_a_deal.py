@@ -176,11 +176,12 @@ def provoke_version_mismatch(driver: Any, base_url: str, table_id: str, token: s
 
 
 def download_csvs(driver: Any, table_id: str) -> None:
-    driver.find_element(By.ID, "settlement-csv").click()
-    driver.find_element(By.ID, "ledger-csv").click()
     settlement = driver.downloads / f"settlement-{table_id}.csv"
     ledger = driver.downloads / f"ledger-{table_id}.csv"
-    wait_for(driver, lambda d: settlement.exists() and ledger.exists(), "the CSV downloads")
+    driver.find_element(By.ID, "settlement-csv").click()
+    wait_for(driver, lambda d: settlement.exists(), "the settlement's CSV")
+    driver.find_element(By.ID, "ledger-csv").click()
+    wait_for(driver, lambda d: ledger.exists(), "the ledger's CSV")
     assert settlement.read_text().startswith("player_id,name,account,table_id,")
     assert ledger.read_text().startswith("version,line_no,deal_no,event_type,account,")
 

@@ -57,5 +57,5 @@ export function downloadText(filename, text, type) {
   document.body.append(link);
   link.click();
   link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  setTimeout(() => URL.revokeObjectURL(url), 60000); // a busy browser may start the download late
 }
