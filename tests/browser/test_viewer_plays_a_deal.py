@@ -187,7 +187,7 @@ def download_csvs(driver: Any, table_id: str) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_two_browsers_play_a_deal_replay_and_verify_it(stack: str, browser: Any, screenshots: Path, game: str) -> None:
+def test_two_browsers_play_a_deal_replay_and_verify_it(browser: Any, stack: str, screenshots: Path, game: str) -> None:
     rng = random.Random(game)
     players = [register(stack, f"{name}-{secrets.token_hex(3)}") for name in ("ana", "ben")]
     seat_pages = [browser(), browser()]
