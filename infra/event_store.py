@@ -31,9 +31,8 @@ from domain.hashchain import (
     hashed_fields,
     seal_private,
 )
+from infra.db import Conn as Conn  # re-exported: modules that read events import it from here
 from infra.errors import IdempotencyKeyTaken, VersionConflict
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)

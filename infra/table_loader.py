@@ -12,15 +12,11 @@ older head, are overruled by it).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
-
-import psycopg
 
 from domain.events import Event
 from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, fold
+from infra.db import Conn
 from infra.event_store import _COLUMNS, RecordedEvent, fetch_events
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def _table_events_sql(bounded: bool) -> str:

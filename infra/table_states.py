@@ -9,15 +9,11 @@ is loaded with `load_table_events` (bounded cost). States are immutable, so thre
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import psycopg
 
 from domain.table import TableState
+from infra.db import Conn
 from infra.lru import Lru
 from infra.table_loader import evolve_recorded, fold_recorded, load_events_after, load_table_events
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 DEFAULT_SIZE = 10_000
 CATCH_UP_LIMIT = 200  # further behind than this, a fresh bounded load is cheaper than folding every event

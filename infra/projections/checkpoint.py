@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
-
+from infra.db import Conn
 from infra.event_store import LogPosition, RecordedEvent, fetch_events
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # Projections never read an event's metadata, so a rebuild does not decode it (a third of its JSON work).
 _COLUMNS = (

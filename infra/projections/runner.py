@@ -14,11 +14,11 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
-from typing import Any
 
 import psycopg
 from psycopg.rows import tuple_row
 
+from infra.db import Conn
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections.base import Projection
 from infra.projections.checkpoint import (
@@ -34,8 +34,6 @@ from infra.projections.checkpoint import (
 from infra.projections.deal_settlements import DEAL_SETTLEMENTS
 from infra.projections.ledger import LEDGER, SETTLEMENTS
 from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 PROJECTIONS: dict[str, Projection] = {
     p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS, DEAL_SETTLEMENTS)

@@ -22,18 +22,16 @@ from typing import Any
 
 import psycopg
 import redis
-from psycopg.rows import dict_row
 from rq import get_current_job
 from rq.job import Job
 
 from infra import projections, redis_bus
+from infra.db import Conn, connect
 from services.logs import request_id_bound
 from services.metrics import PROJECTION_APPLIED, count_error
 from services.projector.queueing import enqueue_catch_up_all
 
 log = logging.getLogger("cardledger.projector.jobs")
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # How long one job goes on catching up while events keep coming, and how long its "looking" key outlives a
 # job that died without letting it go (the relay enqueues again after that; the polling fallback meanwhile).
@@ -79,7 +77,7 @@ def connection() -> Conn:
         conn.close()
         conn = None
     if conn is None:
-        conn = psycopg.connect(url, autocommit=True, row_factory=dict_row)
+        conn = connect(url)
         _local.conn, _local.url = conn, url
     return conn
 

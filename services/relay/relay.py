@@ -30,10 +30,10 @@ from typing import Any
 
 import psycopg
 import redis
-from psycopg.rows import dict_row
 from rq import Queue
 
 from infra import redis_bus
+from infra.db import Conn, connect
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections.checkpoint import ensure_position, read_position, store_position
 from services.metrics import RELAY_PUBLISHED, count_error
@@ -45,8 +45,6 @@ RELAY_POSITION = "relay"
 RELAY_LOCK_KEY = 7_410_221_002  # advisory lock held by the active relay
 MAX_BACKOFF_S = 5.0
 MAX_JOB_REQUEST_IDS = 50
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def redis_client(redis_url: str) -> redis.Redis:
@@ -151,7 +149,7 @@ class Relay:
     def _relay(self, lock_conn: psycopg.Connection[Any]) -> None:
         client = redis_client(self.redis_url)
         try:
-            with psycopg.connect(self.database_url, autocommit=True, row_factory=dict_row) as conn:
+            with connect(self.database_url) as conn:
                 with conn.transaction():
                     ensure_position(conn, RELAY_POSITION)
                 position = read_position(conn, RELAY_POSITION)
