@@ -60,7 +60,7 @@ from domain.events import JSON
 from domain.games import GAMES, game_named
 from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT
 from domain.table import PLAYER_SEATED, TABLE_OPENED
-from infra.event_store import Conn
+from infra.db import Conn
 from infra.players import players_by_id
 
 PeriodBound = date | datetime | str | None

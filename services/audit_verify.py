@@ -37,7 +37,8 @@ from domain.games import game_named
 from domain.hashchain import GENESIS_HASH, HASH_V2, HASH_VERSIONS, canonical_json, commitment_problem, unsealed
 from domain.shuffle import commitment, deal_deck
 from domain.table import DEAL_ENDED, DEAL_STARTED, TableState
-from infra.event_store import Conn, RecordedEvent, read_stream_in
+from infra.db import Conn
+from infra.event_store import RecordedEvent, read_stream_in
 from infra.table_loader import load_table
 
 CHAIN, COMMITMENT, DECK, REPLAY = "hash_chain", "commitment", "deck", "replay"

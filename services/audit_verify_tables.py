@@ -17,7 +17,8 @@ from psycopg_pool import ConnectionPool
 
 from domain.events import JSON
 from domain.table import DEAL_ENDED, DEAL_STARTED, TABLE_OPENED
-from infra.event_store import Conn, RecordedEvent
+from infra.db import Conn
+from infra.event_store import RecordedEvent
 from services.audit_verify import CHAIN, ChainWalker, DealVerification, check_with_state, iter_stream, stored_seeds
 
 
