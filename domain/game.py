@@ -29,7 +29,7 @@ class DealContext(Protocol):
     """What a game reads of its table: the running deal and the facts around it, read-only.
 
     `domain.table.TableState` is one (structurally), so the table hands itself over without a copy on the hot
-    path of folding, while a game cannot reach the seats' readiness, seeds or the clock.
+    path of folding, while the games, typed against this, do not see readiness, seeds or the clock.
     """
 
     @property

@@ -33,21 +33,12 @@ _ROUNDS_SECONDS = 30.0
 
 
 class FastPool(ConnectionPool[Conn]):
-    """psycopg_pool's ConnectionPool with a lock-free path for the connections in use again and again.
+    """psycopg_pool's ConnectionPool with a lock-free path (a `queue.SimpleQueue`) for connections given back
+    clean, because its lock queued threads appending at once (docs/performance.md, "The connection pool").
 
-    psycopg_pool takes a lock, logs, counts and checks on every getconn and putconn; with several
-    threads appending at once (a gunicorn gthread worker, the append benchmark) those calls queued
-    behind each other: four threads appending through it managed about two thirds of the appends of
-    four threads on connections of their own. Here a connection given back in a clean state (idle, no
-    transaction) waits in a C queue (`queue.SimpleQueue`, whose get and put take no Python lock) for
-    the next caller; everything else (opening, growing, replacing broken or expired connections,
-    timeouts) is psycopg_pool's. A connection goes back through psycopg_pool after `_ROUNDS_SECONDS`
-    of such rounds, and whenever it comes back broken or inside a transaction.
-
-    Shrinking stays psycopg_pool's too: every `max_idle` seconds it closes one connection (above
-    `min_size`) if some stayed in its own idle list throughout. Just before it looks, the idle queue
-    here is handed back to it, so the connections in use again soon return to the queue, and those
-    left unused are the ones it sees unused and closes.
+    Everything else (opening, growing, shrinking, replacing broken or expired connections, timeouts) is
+    psycopg_pool's: a connection goes back through it after `_ROUNDS_SECONDS` of rounds, when it comes back
+    broken or inside a transaction, and before psycopg_pool looks for idle connections to close.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

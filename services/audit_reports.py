@@ -245,7 +245,7 @@ SETTLEMENT_COLUMNS = ("player_id", "name", "account", "table_id", "game", "unit"
 # pool was carried over (then one per player who paid meanwhile).
 SETTLEMENT_PAGE_DEFAULT = 100
 SETTLEMENT_PAGE_MAX = 200
-MAX_ACCOUNTS_PER_TABLE = max(game.max_seats for game in GAMES.values()) + 1
+MAX_ACCOUNTS_PER_TABLE = max(game.max_seats + game.has_pool for game in GAMES.values())
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,8 +56,8 @@ _heads: Lru[str, TableHead] = Lru(20_000)
 _deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(50_000)  # (table, deal) -> its players
 _states: Lru[str, tuple[TableState, ...]] = Lru(5_000)  # a few recent states per table, oldest first
 # The states folded from a table's slice of a batch, by (table, first version, last version). The table
-# projections fold the same batch one after another: the first folds, the others take its states (three
-# folds per batch were a quarter of a live catch-up). A stream's events never change, so neither do these.
+# projections fold the same batch one after another: the first folds, the others take its states (folding
+# is much of a live catch-up). A stream's events never change, so neither do these.
 _slices: Lru[tuple[str, int, int], tuple[TableState, ...]] = Lru(5_000)
 STATES_KEPT = 2  # the state before a batch (for the next projection folding it) and after
 CATCH_UP_LIMIT = 200

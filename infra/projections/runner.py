@@ -170,7 +170,7 @@ def digest(conn: Conn, name: str) -> tuple[str, int]:
 
     PostgreSQL writes and hashes the rows (its row text quotes values that hold separators, and writes jsonb
     in one normal form), so only 32 bytes a row come back; timestamps are written in UTC and ISO form
-    whatever the session's settings. Decoding and encoding each row again here took a tenth of a rebuild.
+    whatever the session's settings. Decoding and encoding each row in Python would cost the rebuild more.
     """
     projection = projection_named(name)
     sha = hashlib.sha256()

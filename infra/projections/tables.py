@@ -18,7 +18,7 @@ from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import fold_tables, table_heads
 
 # Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement and one JSON
-# encoding per batch. executemany sent a statement per row, and that cost a live catch-up a fifth of its time.
+# encoding per batch, where executemany sends a statement per row (docs/performance.md, "Projections").
 _UPSERT_TABLE_VIEWS = """
 INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since,
                          updated_at)
