@@ -17,7 +17,7 @@ from domain.hashchain import (
     seal_private,
 )
 from infra.event_store.model import EventRow, NewEvent, PendingAppend
-from infra.event_store.validation import check_storable
+from infra.event_store.validation import NUL_ESCAPE, may_hold_float, refuse_floats, refuse_nul
 
 
 def prepare(stream_id: str, expected_version: int, events: Sequence[NewEvent], head_hash: str) -> PendingAppend:
@@ -47,7 +47,13 @@ def prepare(stream_id: str, expected_version: int, events: Sequence[NewEvent], h
         data_text = canonical_text(data if type(data) is dict else dict(data))
         hashed_text = canonical_text(hashed_data(data, CURRENT_HASH_VERSION)) if PRIVATE in data else data_text
         metadata_text = canonical_text(metadata if type(metadata) is dict else dict(metadata))
-        check_storable(new.type, new.data, new.metadata, data_text, metadata_text)
+        # The texts rule most events out cheaply; only a suspect one is walked through.
+        if may_hold_float(data_text) or may_hold_float(metadata_text):
+            refuse_floats(new.data, f"{new.type}.data")
+            refuse_floats(new.metadata, f"{new.type}.metadata")
+        if NUL_ESCAPE in data_text or NUL_ESCAPE in metadata_text:
+            refuse_nul(new.data, f"{new.type}.data")
+            refuse_nul(new.metadata, f"{new.type}.metadata")
         prev_hash = hashes[-1]
         digest = chained_hash(
             prev_hash,

@@ -1,5 +1,5 @@
 """What no event may hold: floats (jsonb rewrites some, which would break the hash) and the NUL character
-(PostgreSQL cannot read it out of a json field). Checked on the canonical texts before anything is stored."""
+(PostgreSQL cannot read it out of a json field). `chain.prepare` checks each event before anything is stored."""
 
 from __future__ import annotations
 
@@ -14,18 +14,7 @@ _FLOAT_TOKEN = re.compile(r"[:,\[]-?(?:[0-9]+(?:\.|e[-+])|Infinity|NaN)")
 
 # How canonical JSON writes the NUL character. A string holding a backslash followed by "u0000" is written with
 # it too (after an escaped backslash), so finding it only means the walk through the value decides.
-_NUL_ESCAPE = "\\u0000"
-
-
-def check_storable(type_: str, data: JSON, metadata: JSON, data_text: str, metadata_text: str) -> None:
-    """Raise ValueError, naming the field, when an event's data or metadata (and their canonical texts) holds a
-    float or a NUL character. The texts rule most events out cheaply; only a suspect one is walked."""
-    if may_hold_float(data_text) or may_hold_float(metadata_text):
-        refuse_floats(data, f"{type_}.data")
-        refuse_floats(metadata, f"{type_}.metadata")
-    if _NUL_ESCAPE in data_text or _NUL_ESCAPE in metadata_text:
-        refuse_nul(data, f"{type_}.data")
-        refuse_nul(metadata, f"{type_}.metadata")
+NUL_ESCAPE = "\\u0000"
 
 
 def may_hold_float(text: str) -> bool:
