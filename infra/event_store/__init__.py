@@ -10,6 +10,8 @@
 - `memory`      `InMemoryEventStore`, the same contract with no server, for tests
 """
 
+from typing import TYPE_CHECKING
+
 from infra.db import Conn
 from infra.event_store.chain import prepare
 from infra.event_store.contract import EventStorage
@@ -45,3 +47,8 @@ __all__ = [
     "read_log_in",
     "read_stream_in",
 ]
+
+if TYPE_CHECKING:  # mypy holds both stores to the Protocol
+
+    def _both_meet_the_contract(postgres: EventStore, memory: InMemoryEventStore) -> list[EventStorage]:
+        return [postgres, memory]
