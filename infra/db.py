@@ -23,6 +23,8 @@ from infra import json_loading
 
 # A connection of the services: rows as dicts (`open_pool`, `connect`).
 Conn = psycopg.Connection[dict[str, Any]]
+# A connection with any row factory (the owner's plain connections; readers that choose tuple rows).
+AnyConn = psycopg.Connection[Any]
 
 # How long a waiting caller lets psycopg_pool wait before it looks at the idle connections again
 # (a connection given back to them while it waited does not wake it).
