@@ -16,9 +16,15 @@ from typing import Any
 import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
+from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-Conn = psycopg.Connection[dict[str, object]]
+from infra import json_loading
+
+# A connection of the services: rows as dicts (`open_pool`, `connect`).
+Conn = psycopg.Connection[dict[str, Any]]
+# A connection with any row factory (the owner's plain connections; readers that choose tuple rows).
+AnyConn = psycopg.Connection[Any]
 
 # How long a waiting caller lets psycopg_pool wait before it looks at the idle connections again
 # (a connection given back to them while it waited does not wake it).
@@ -29,21 +35,12 @@ _ROUNDS_SECONDS = 30.0
 
 
 class FastPool(ConnectionPool[Conn]):
-    """psycopg_pool's ConnectionPool with a lock-free path for the connections in use again and again.
+    """psycopg_pool's ConnectionPool with a lock-free path (a `queue.SimpleQueue`) for connections given back
+    clean, because its lock queued threads appending at once (docs/performance.md, "The connection pool").
 
-    psycopg_pool takes a lock, logs, counts and checks on every getconn and putconn; with several
-    threads appending at once (a gunicorn gthread worker, the append benchmark) those calls queued
-    behind each other: four threads appending through it managed about two thirds of the appends of
-    four threads on connections of their own. Here a connection given back in a clean state (idle, no
-    transaction) waits in a C queue (`queue.SimpleQueue`, whose get and put take no Python lock) for
-    the next caller; everything else (opening, growing, replacing broken or expired connections,
-    timeouts) is psycopg_pool's. A connection goes back through psycopg_pool after `_ROUNDS_SECONDS`
-    of such rounds, and whenever it comes back broken or inside a transaction.
-
-    Shrinking stays psycopg_pool's too: every `max_idle` seconds it closes one connection (above
-    `min_size`) if some stayed in its own idle list throughout. Just before it looks, the idle queue
-    here is handed back to it, so the connections in use again soon return to the queue, and those
-    left unused are the ones it sees unused and closes.
+    Everything else (opening, growing, shrinking, replacing broken or expired connections, timeouts) is
+    psycopg_pool's: a connection goes back through it after `_ROUNDS_SECONDS` of rounds, when it comes back
+    broken or inside a transaction, and before psycopg_pool looks for idle connections to close.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -141,12 +138,25 @@ class FastPool(ConnectionPool[Conn]):
         super().putconn(conn)
 
 
+def configure(conn: psycopg.Connection[Any]) -> None:
+    """Read json and jsonb columns on `conn` with `infra.json_loading.loads` (json.loads' values, faster)."""
+    set_json_loads(json_loading.loads, conn)
+
+
+def connect(url: str, **kwargs: Any) -> Conn:
+    """A connection of its own (autocommit, dict rows), configured as the pool's are."""
+    conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, **kwargs)
+    configure(conn)
+    return conn
+
+
 def open_pool(url: str, min_size: int = 1, max_size: int = 10) -> FastPool:
     pool = FastPool(
         url,
         min_size=min_size,
         max_size=max_size,
         kwargs={"row_factory": dict_row, "autocommit": True},
+        configure=configure,
         open=True,
     )
     pool.wait(timeout=30)

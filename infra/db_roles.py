@@ -20,39 +20,39 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import tuple_row
 
+from infra.db import AnyConn
+
 SERVICE_GROUP = "cardledger_service"  # NOLOGIN; migration 008 grants the service's privileges to it
 EMBEDDED_SERVICE_ROLE = "cardledger_app"  # the login role of the embedded default (and of the compose file)
 SERVICE_PASSWORD_VARIABLE = "CARDLEDGER_SERVICE_DB_PASSWORD"
 MIGRATE_URL_VARIABLE = "CARDLEDGER_MIGRATE_DATABASE_URL"
-
-Conn = psycopg.Connection[Any]
 
 
 class ServiceRoleError(Exception):
     """The service role cannot be made, reached, or is unfit (a superuser, the owner...)."""
 
 
-def _rows(conn: Conn, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def _rows(conn: AnyConn, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     with conn.cursor(row_factory=tuple_row) as cur:
         return cur.execute(query, params).fetchall()
 
 
-def _one(conn: Conn, query: str, params: tuple[Any, ...] = ()) -> Any:
+def _one(conn: AnyConn, query: str, params: tuple[Any, ...] = ()) -> Any:
     rows = _rows(conn, query, params)
     return rows[0][0] if rows else None
 
 
-def _role_exists(conn: Conn, role: str) -> bool:
+def _role_exists(conn: AnyConn, role: str) -> bool:
     return bool(_one(conn, "SELECT count(*) FROM pg_roles WHERE rolname = %s", (role,)))
 
 
-def _log_owner(conn: Conn) -> str | None:
+def _log_owner(conn: AnyConn) -> str | None:
     """The owner of the events table (None before the migrations made it)."""
     owner = _one(conn, "SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass('public.events')")
     return None if owner is None else str(owner)
 
 
-def _refusal(conn: Conn, role: str) -> str | None:
+def _refusal(conn: AnyConn, role: str) -> str | None:
     """Why `role` may never be the service's role: a superuser, the owner (or a member of it), the migrator."""
     if _one(conn, "SELECT rolsuper FROM pg_roles WHERE rolname = %s", (role,)):
         return "is a superuser (triggers, replica mode and every privilege are its to change)"
@@ -68,7 +68,7 @@ def _refusal(conn: Conn, role: str) -> str | None:
     return None
 
 
-def service_role_problems(conn: Conn, role: str) -> list[str]:
+def service_role_problems(conn: AnyConn, role: str) -> list[str]:
     """What makes `role` more (or less) than the service's role, checked on `conn` (the owner's, any rows):
     empty when it is fit."""
     found = _rows(conn, "SELECT rolcreaterole, rolbypassrls, rolreplication FROM pg_roles WHERE rolname = %s", (role,))

@@ -116,23 +116,10 @@ class EmbeddedPostgres:
         pid = _parse_int(lines[0])
         return pid if pid is not None and _postmaster_state(pid, self.pgdata) == "ours" else None
 
-    def url_for(self, database: str) -> str:
-        """The URL of another database on this server."""
-        return _pg_socket_url(self._socket_dir(), self._port(), database)
-
     def url_as(self, user: str) -> str:
         """``url`` for another role (trust authentication: no password)."""
         parts = urlsplit(self.url)
         return urlunsplit(parts._replace(netloc=quote(user, safe="") + "@" + parts.netloc.partition("@")[2]))
-
-    def _socket_dir(self) -> Path:
-        info = self._server.get_postmaster_info()
-        assert info.socket_dir is not None
-        return Path(info.socket_dir)
-
-    def _port(self) -> int:
-        port = self._server.get_postmaster_info().port
-        return int(port) if port is not None else 5432
 
     def stop(self) -> None:
         """Release this handle; stop the server when it was the last one. Idempotent."""

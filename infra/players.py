@@ -12,13 +12,9 @@ import hmac
 import secrets
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
-import psycopg
-
+from infra.db import Conn
 from infra.lru import Lru
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,9 +111,9 @@ def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
     Redis cannot be reached; then nothing can be assumed about the batch and
     it must be published again.
 
-    The batch goes as one script call (EVALSHA), not a pipeline of two XADDs per event: building and
-    parsing the commands one by one took half the relay's time per event. (A script's keys must live on
-    one Redis node: no Redis Cluster.)
+    The batch goes as one script call (EVALSHA), not a pipeline of two XADDs per event, whose commands cost
+    the relay more than the rest of its work (docs/performance.md). A script's keys must live on one Redis
+    node: no Redis Cluster.
     """
     if not events:
         return 0
@@ -205,12 +205,6 @@ def read_table(
 ) -> list[tuple[str, dict[str, JSON]]]:
     """A table's published events after `after_id` (for Server-Sent Events: send the entry id as the SSE id)."""
     return read_stream(client, table_stream(table_id), after_id, count, block_ms)
-
-
-def read_global(
-    client: Redis, after_id: str = "0-0", count: int = 100, block_ms: int | None = None
-) -> list[tuple[str, dict[str, JSON]]]:
-    return read_stream(client, GLOBAL_STREAM, after_id, count, block_ms)
 
 
 def range_stream(client: Redis, key: str, count: int | None = None) -> list[tuple[str, dict[str, JSON]]]:

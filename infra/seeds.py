@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping
-from typing import Any
 
-import psycopg
-
+from infra.db import Conn
 from infra.lru import Lru
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def seeds_for(conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:

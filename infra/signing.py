@@ -32,11 +32,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import psycopg
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from psycopg.rows import tuple_row
 
+from infra.db import AnyConn
 from infra.receipts import ALGORITHM, b64url_decode, b64url_encode, key_id_for, receipt_message
 
 if TYPE_CHECKING:
@@ -47,8 +47,6 @@ _log = logging.getLogger(__name__)
 SIGNING_KEY_VARIABLE = "CARDLEDGER_SIGNING_KEY"
 KEY_FILE_NAME = "signing.key"
 SEED_BYTES = 32
-
-Conn = psycopg.Connection[Any]
 
 
 class MissingSigningKey(ValueError):
@@ -166,7 +164,7 @@ def load_or_create_key_file(data_dir: Path) -> bytes:
 # --------------------------------------------------------------------------- the list of public keys
 
 
-def register_public_key(conn: Conn, signer: ReceiptSigner) -> None:
+def register_public_key(conn: AnyConn, signer: ReceiptSigner) -> None:
     """List the signer's public key (once: a key already listed keeps its row and created_at)."""
     conn.execute(
         """INSERT INTO signing_keys (key_id, algorithm, public_key) VALUES (%s, %s, %s)
@@ -175,7 +173,7 @@ def register_public_key(conn: Conn, signer: ReceiptSigner) -> None:
     )
 
 
-def public_keys(conn: Conn) -> list[dict[str, Any]]:
+def public_keys(conn: AnyConn) -> list[dict[str, Any]]:
     """Every listed key, oldest first, as GET /v1/keys shows them."""
     with conn.cursor(row_factory=tuple_row) as cur:
         rows = cur.execute(
@@ -187,7 +185,7 @@ def public_keys(conn: Conn) -> list[dict[str, Any]]:
     ]
 
 
-def log_hashes(conn: Conn, table_id: str, versions: Iterable[int] | None = None) -> dict[int, str]:
+def log_hashes(conn: AnyConn, table_id: str, versions: Iterable[int] | None = None) -> dict[int, str]:
     """version -> hash of the table's events (only `versions` when given)."""
     with conn.cursor(row_factory=tuple_row) as cur:
         if versions is None:

@@ -12,15 +12,11 @@ older head, are overruled by it).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
-
-import psycopg
 
 from domain.events import Event
 from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, fold
-from infra.event_store import _COLUMNS, RecordedEvent, fetch_events
-
-Conn = psycopg.Connection[dict[str, Any]]
+from infra.db import Conn
+from infra.event_store import EVENT_COLUMNS, RecordedEvent, fetch_events
 
 
 def _table_events_sql(bounded: bool) -> str:
@@ -35,17 +31,17 @@ def _table_events_sql(bounded: bool) -> str:
     """
     bound = " AND version <= %(upto)s" if bounded else ""
     starts = f"FROM events WHERE stream_id = %(table)s AND type = '{DEAL_STARTED}'{bound}"
-    return f"""SELECT {_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
+    return f"""SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
           AND version < coalesce((SELECT min(version) {starts}), 2147483647)
         UNION ALL
-        SELECT {_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
+        SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
           AND version >= (SELECT min(version) {starts} AND deal_no >= (SELECT max(deal_no) - 1 {starts}))
         ORDER BY version"""
 
 
 TABLE_EVENTS_SQL = _table_events_sql(bounded=False)
 TABLE_EVENTS_UP_TO_SQL = _table_events_sql(bounded=True)
-EVENTS_AFTER_SQL = f"SELECT {_COLUMNS} FROM events WHERE stream_id = %s AND version > %s ORDER BY version LIMIT %s"
+EVENTS_AFTER_SQL = f"SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %s AND version > %s ORDER BY version LIMIT %s"
 
 
 def load_table_events(conn: Conn, table_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from domain.games import GAME_NAMES
 from infra.config import Settings
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("spec", help="print the OpenAPI document").set_defaults(handler=_spec)
 
     deck = sub.add_parser("deck", help="print the deck order of a deal as a JSON list")
-    deck.add_argument("--game", required=True, choices=["cholek-tiga", "cha-kau-tsz"])
+    deck.add_argument("--game", required=True, choices=GAME_NAMES)
     deck.add_argument("--seed", required=True, help="the revealed server seed, 64 hex digits")
     deck.add_argument("--table-id", required=True)
     deck.add_argument("--deal-no", required=True, type=int)

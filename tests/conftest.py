@@ -43,10 +43,9 @@ import pytest
 import redis
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
-from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from infra.db import open_pool
+from infra.db import connect, open_pool
 from infra.event_store import EventStore
 from infra.migrations import migrate
 from infra.signing import SIGNING_KEY_VARIABLE, new_signing_key
@@ -286,7 +285,7 @@ def conn(db_url: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
     from infra.projections.heads import clear_caches
 
     clear_caches()
-    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as connection:
+    with connect(db_url) as connection:
         yield connection
 
 

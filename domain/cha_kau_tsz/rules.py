@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from domain.cards import SAMPEN_DECK
+from domain.cards import SAMPEN_DECK, SAMPEN_FACES, CardFace
 from domain.cha_kau_tsz import options as opts
 from domain.cha_kau_tsz import views
 from domain.cha_kau_tsz.dealing import deal_events
@@ -15,12 +15,11 @@ from domain.cha_kau_tsz.plays import in_deck_order
 from domain.cha_kau_tsz.scoring import pool_paid_after, pool_refunds, settle
 from domain.cha_kau_tsz.state import Hand
 from domain.events import JSON, Event
-from domain.game import DealOutcome
+from domain.game import DealContext, DealOutcome
 from domain.ledger import Transfer
 
 if TYPE_CHECKING:
     from domain.game import Game
-    from domain.table import TableState
 
 
 class ChaKauTsz:
@@ -29,6 +28,9 @@ class ChaKauTsz:
     max_seats = 4
     canonical_deck: tuple[str, ...] = SAMPEN_DECK
     money_unit = "points"
+    has_pool = True
+    counts_tricks = True
+    card_faces: tuple[CardFace, ...] = SAMPEN_FACES
 
     def parse_options(self, raw: Mapping[str, Any], seats: int) -> dict[str, JSON]:
         return opts.parse_options(raw, seats)
@@ -36,20 +38,20 @@ class ChaKauTsz:
     def initial_carry(self, seats: int, options: Mapping[str, JSON]) -> dict[str, JSON]:
         return opts.initial_carry(seats, options)
 
-    def start_deal(self, table: TableState, deck: Sequence[str]) -> list[Event]:
+    def start_deal(self, table: DealContext, deck: Sequence[str]) -> list[Event]:
         return deal_events(table.deal_no, table.seats, int(table.carry["pool_game"]), deck)
 
-    def evolve_deal(self, table: TableState, deal: Any, event: Event) -> Any:
+    def evolve_deal(self, table: DealContext, deal: Any, event: Event) -> Any:
         return evolve_hand(deal, event, table.seats)
 
-    def decide_play(self, table: TableState, seat: int, action: Mapping[str, Any], deck: Sequence[str]) -> list[Event]:
+    def decide_play(self, table: DealContext, seat: int, action: Mapping[str, Any], deck: Sequence[str]) -> list[Event]:
         hand = _hand(table.deal)
         return decide_play(hand, seat, action, table.carry, int(table.options["pool_target_tricks"]))
 
     def is_over(self, deal: Any) -> bool:
         return deal is not None and _hand(deal).scored
 
-    def outcome(self, table: TableState) -> DealOutcome:
+    def outcome(self, table: DealContext) -> DealOutcome:
         hand = _hand(table.deal)
         settlement = settle(hand.tricks, table.carry, int(table.options["pool_target_tricks"]))
         carry = pool_paid_after(table.carry, settlement, table.players)
@@ -71,16 +73,16 @@ class ChaKauTsz:
     def to_act(self, deal: Any) -> int | None:
         return None if deal is None else _hand(deal).to_act
 
-    def legal_actions(self, table: TableState, seat: int) -> list[dict[str, JSON]]:
+    def legal_actions(self, table: DealContext, seat: int) -> list[dict[str, JSON]]:
         return views.legal_actions(table.deal, seat)
 
-    def public_state(self, table: TableState) -> dict[str, JSON]:
+    def public_state(self, table: DealContext) -> dict[str, JSON]:
         return views.public_state(_hand(table.deal), table.carry)
 
     def hand(self, deal: Any, seat: int) -> list[str]:
         return views.held_cards(deal, seat)
 
-    def timeout_action(self, table: TableState, seat: int) -> dict[str, JSON]:
+    def timeout_action(self, table: DealContext, seat: int) -> dict[str, JSON]:
         """On lead, the hand's first card in canonical (deck) order as a single; following a lead of k cards,
         the hand's first k cards in canonical order."""
         hand = _hand(table.deal)
@@ -88,7 +90,7 @@ class ChaKauTsz:
         count = 1 if hand.on_lead else len(hand.trick[0].cards)
         return {"type": "play", "cards": list(held[:count])}
 
-    def closing_transfers(self, table: TableState) -> list[Transfer]:
+    def closing_transfers(self, table: DealContext) -> list[Transfer]:
         return pool_refunds(table.carry)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from domain.cholek_tiga import events as ev
 from domain.cholek_tiga.actions import CaptureTurnUp, Discard, parse_action
@@ -14,9 +14,7 @@ from domain.cholek_tiga.settlement import bonus_transfers
 from domain.cholek_tiga.state import DECK_SIZE, DRAW_SIZE, DealState
 from domain.errors import RuleError
 from domain.events import Event
-
-if TYPE_CHECKING:
-    from domain.table import TableState
+from domain.game import DealContext
 
 
 def round_draws(players: int, first: int, taken: int, round_no: int, deck: Sequence[str]) -> list[Event]:
@@ -39,14 +37,14 @@ def _next_round(deal: DealState, deck: Sequence[str]) -> list[Event]:
     return round_draws(deal.players, deal.to_act, deal.taken, deal.round + 1, deck)
 
 
-def _bonus(table: TableState, seat: int, kind: str, card: str, pair: tuple[str, str]) -> list[Event]:
+def _bonus(table: DealContext, seat: int, kind: str, card: str, pair: tuple[str, str]) -> list[Event]:
     if not table.options.get("in_play_bonuses") or pair[0] != card or pair[1] != card:
         return []
     return [ev.bonus_paid(seat, kind, card, bonus_transfers(seat, table.seats, kind))]
 
 
 def _discard(
-    table: TableState, deal: DealState, seat: int, action: Discard, ranks: RankTable, deck: Sequence[str]
+    table: DealContext, deal: DealState, seat: int, action: Discard, ranks: RankTable, deck: Sequence[str]
 ) -> list[Event]:
     if deal.pending is not None:
         raise RuleError(
@@ -73,7 +71,7 @@ def _discard(
 
 
 def _turn_up_decision(
-    table: TableState, deal: DealState, seat: int, action: CaptureTurnUp | None, ranks: RankTable, deck: Sequence[str]
+    table: DealContext, deal: DealState, seat: int, action: CaptureTurnUp | None, ranks: RankTable, deck: Sequence[str]
 ) -> list[Event]:
     pending = deal.pending
     if pending is None:
@@ -90,7 +88,7 @@ def _turn_up_decision(
     return events + _next_round(evolve_deal(table, deal, decision), deck)
 
 
-def decide_play(table: TableState, seat: int, action: Mapping[str, Any], deck: Sequence[str]) -> list[Event]:
+def decide_play(table: DealContext, seat: int, action: Mapping[str, Any], deck: Sequence[str]) -> list[Event]:
     deal: DealState = table.deal
     parsed = parse_action(action)
     ranks = rank_table(table.options)

@@ -28,7 +28,6 @@ CARD_TURNED_UP = "card_turned_up"
 TURN_UP_CAPTURED = "turn_up_captured"
 TURN_UP_PASSED = "turn_up_passed"
 BONUS_PAID = "bonus_paid"
-EVENT_TYPES = frozenset({CARDS_DRAWN, CARD_DISCARDED, CARD_TURNED_UP, TURN_UP_CAPTURED, TURN_UP_PASSED, BONUS_PAID})
 
 
 def cards_drawn(seat: int, round_no: int, first_index: int, cards: Sequence[str]) -> Event:

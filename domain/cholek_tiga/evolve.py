@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from domain.cholek_tiga import events as ev
 from domain.cholek_tiga.state import DECK_SIZE, DealState, next_to_act, replaced, without
 from domain.events import JSON, Event
+from domain.game import DealContext
 from domain.ledger import Transfer
-
-if TYPE_CHECKING:
-    from domain.table import TableState
 
 Data = Mapping[str, JSON]
 
 
-def _first_draw(table: TableState, data: Data) -> DealState:
+def _first_draw(table: DealContext, data: Data) -> DealState:
     players = table.seats
     seat = int(data["seat"])
     cards = tuple(sorted(data["private"]["cards"]))
@@ -157,7 +154,7 @@ _HANDLERS: Mapping[str, Callable[[DealState, Data], DealState]] = {
 }
 
 
-def evolve_deal(table: TableState, deal: DealState | None, event: Event) -> DealState:
+def evolve_deal(table: DealContext, deal: DealState | None, event: Event) -> DealState:
     if deal is None:
         if event.type != ev.CARDS_DRAWN:
             raise ValueError(f"a cholek-tiga deal begins with {ev.CARDS_DRAWN}, not {event.type}")

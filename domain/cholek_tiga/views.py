@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from domain.cholek_tiga.captures import capture_choices, pairs_of, rank_groups
 from domain.cholek_tiga.ranks import rank_table
 from domain.cholek_tiga.scoring import scores
 from domain.cholek_tiga.state import DealState
 from domain.events import JSON
-
-if TYPE_CHECKING:
-    from domain.table import TableState
+from domain.game import DealContext
 
 
-def public_state(table: TableState) -> dict[str, JSON]:
+def public_state(table: DealContext) -> dict[str, JSON]:
     deal: DealState = table.deal
     return {
         "pool": list(deal.pool),
@@ -34,7 +30,7 @@ def hand(deal: DealState | None, seat: int) -> list[str]:
     return list(deal.hands[seat])
 
 
-def legal_actions(table: TableState, seat: int) -> list[dict[str, JSON]]:
+def legal_actions(table: DealContext, seat: int) -> list[dict[str, JSON]]:
     deal: DealState | None = table.deal
     if deal is None or deal.to_act != seat:
         return []

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-import psycopg
-
+from infra.db import Conn
 from infra.event_store import RecordedEvent
 
-Conn = psycopg.Connection[dict[str, Any]]
 Apply = Callable[[Conn, list[RecordedEvent]], None]
 
 

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
-
+from infra.db import Conn
 from infra.event_store import LogPosition, RecordedEvent, fetch_events
 
-Conn = psycopg.Connection[dict[str, Any]]
-
-# Projections never read an event's metadata, so a rebuild does not decode it (a third of its JSON work).
+# Projections never read an event's metadata, so a rebuild does not decode it.
 _COLUMNS = (
     "global_position, stream_id, version, type, schema_version, deal_no, data, '{}'::json AS metadata, "
     "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id, hash_version"

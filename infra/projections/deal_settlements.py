@@ -45,20 +45,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import psycopg
-
 from domain.events import Event
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
 from domain.table import DEAL_ENDED, TABLE_CLOSED, deal_transfers
+from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import TableHead, table_heads
 
-Conn = psycopg.Connection[dict[str, Any]]
-
 CENTS = "cents"
-CHA_KAU_TSZ = "cha-kau-tsz"
 
 # Rows travel as one jsonb array per statement (see infra/projections/tables.py). Transfers of a deal that has
 # already ended (settled in an earlier batch) are left out, as the report leaves out a deal's events after its end.
@@ -136,7 +132,7 @@ def consistent(amounts: Mapping[str, int], net: list[int]) -> bool:
 def _accounts(head: TableHead, amounts: Mapping[str, int]) -> list[str]:
     """Every seat of the table, the pool of a Cha Kau Tsz table, and any other account the deal touched."""
     accounts = [f"seat:{seat}" for seat in range(head.seats)]
-    if head.game == CHA_KAU_TSZ:
+    if game_named(head.game).has_pool:
         accounts.append(POOL_ACCOUNT)
     return accounts + sorted(set(amounts) - set(accounts))
 

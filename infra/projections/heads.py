@@ -16,18 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import psycopg
 
 from domain.events import JSON, Event
 from domain.ledger import account_player
 from domain.table import DEAL_STARTED, PLAYER_LEFT, PLAYER_SEATED, TABLE_OPENED, TableState, fold
+from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,16 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
-
 from domain.events import Event
 from domain.games import game_named
 from domain.table import DEAL_ENDED, PLAYER_SEATED, deal_transfers
+from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import TableHead, table_heads
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 CENTS = "cents"
 

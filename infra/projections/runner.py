@@ -14,11 +14,11 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
-from typing import Any
 
 import psycopg
 from psycopg.rows import tuple_row
 
+from infra.db import Conn
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections.base import Projection
 from infra.projections.checkpoint import (
@@ -34,8 +34,6 @@ from infra.projections.checkpoint import (
 from infra.projections.deal_settlements import DEAL_SETTLEMENTS
 from infra.projections.ledger import LEDGER, SETTLEMENTS
 from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 PROJECTIONS: dict[str, Projection] = {
     p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS, DEAL_SETTLEMENTS)
@@ -172,7 +170,7 @@ def digest(conn: Conn, name: str) -> tuple[str, int]:
 
     PostgreSQL writes and hashes the rows (its row text quotes values that hold separators, and writes jsonb
     in one normal form), so only 32 bytes a row come back; timestamps are written in UTC and ISO form
-    whatever the session's settings. Decoding and encoding each row again here took a tenth of a rebuild.
+    whatever the session's settings. Decoding and encoding each row in Python would cost the rebuild more.
     """
     projection = projection_named(name)
     sha = hashlib.sha256()

@@ -7,23 +7,18 @@ table has had an event in a batch; an empty seat's row has no player (its player
 
 from __future__ import annotations
 
-from typing import Any
-
-import psycopg
 from psycopg.types.json import Jsonb
 
 from domain.events import JSON
+from domain.games import game_named
 from domain.table import public_view, seat_view, turn_deadline, vacant_since
+from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import fold_tables, table_heads
 
-Conn = psycopg.Connection[dict[str, Any]]
-
-CHA_KAU_TSZ = "cha-kau-tsz"
-
 # Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement and one JSON
-# encoding per batch. executemany sent a statement per row, and that cost a live catch-up a fifth of its time.
+# encoding per batch, where executemany sends a statement per row (docs/performance.md, "Projections").
 _UPSERT_TABLE_VIEWS = """
 INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since,
                          updated_at)
@@ -107,7 +102,7 @@ def apply_hand_tricks(conn: Conn, events: list[RecordedEvent]) -> None:
     if not tables:
         return
     heads = table_heads(conn, tables)
-    ours = {table_id for table_id, head in heads.items() if head.game == CHA_KAU_TSZ}
+    ours = {table_id for table_id, head in heads.items() if game_named(head.game).counts_tricks}
     folded = fold_tables(conn, [event for event in events if event.stream_id in ours])
     rows: dict[tuple[str, int, int], JSON] = {}  # by key: the statement may change each row only once
     for table_id, states in sorted(folded.items()):

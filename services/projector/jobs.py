@@ -22,19 +22,17 @@ from typing import Any
 
 import psycopg
 import redis
-from psycopg.rows import dict_row
 from rq import get_current_job
 from rq.job import Job
 
 from infra import projections, redis_bus
+from infra.db import Conn, connect
 from infra.metrics import count_error
 from infra.queueing import enqueue_catch_up_all
 from services.logs import request_id_bound
 from services.projector.metrics import PROJECTION_APPLIED
 
 log = logging.getLogger("cardledger.projector.jobs")
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # How long one job goes on catching up while events keep coming, and how long its "looking" key outlives a
 # job that died without letting it go (the relay enqueues again after that; the polling fallback meanwhile).
@@ -78,7 +76,7 @@ def connection() -> Conn:
         conn.close()
         conn = None
     if conn is None:
-        conn = psycopg.connect(url, autocommit=True, row_factory=dict_row)
+        conn = connect(url)
         _local.conn, _local.url = conn, url
     return conn
 

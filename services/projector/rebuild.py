@@ -22,12 +22,10 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
-import psycopg
-from psycopg.rows import dict_row
-
-from infra import projections
+from infra import db, projections
+from infra.db import Conn
 from infra.event_store import START, LogPosition, RecordedEvent
 from infra.projections.checkpoint import (
     checkpoint_name,
@@ -40,8 +38,6 @@ from infra.projections.heads import clear_caches
 from infra.sql.read_models import delete_all_rows
 from infra.sql.transactions import next_transaction_id, oldest_running_transaction
 from services.projector.read_ahead import read_ahead
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 # Events per batch of a rebuild: the table projections write each table they meet once per batch, so larger
 # batches write less, up to a point (docs/performance.md, "Rebuild batch size").
@@ -110,7 +106,7 @@ class Progress:
 
 
 def connect(database_url: str) -> Conn:
-    return psycopg.connect(database_url, autocommit=True, row_factory=dict_row)
+    return db.connect(database_url)
 
 
 def catch_up(conn_or_url: Conn | str, name: str) -> int:

@@ -30,9 +30,9 @@ from typing import Any
 
 import psycopg
 import redis
-from psycopg.rows import dict_row
 
 from infra import redis_bus
+from infra.db import Conn, connect
 from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.metrics import count_error
 from infra.projections.checkpoint import RELAY_LOCK_KEY, RELAY_POSITION, ensure_position, read_position, store_position
@@ -44,8 +44,6 @@ log = logging.getLogger("cardledger.relay")
 
 MAX_BACKOFF_S = 5.0
 MAX_JOB_REQUEST_IDS = 50
-
-Conn = psycopg.Connection[dict[str, Any]]
 
 
 def redis_client(redis_url: str) -> redis.Redis:
@@ -130,7 +128,7 @@ class Relay:
     def _relay(self, lock_conn: psycopg.Connection[Any]) -> None:
         client = redis_client(self.redis_url)
         try:
-            with psycopg.connect(self.database_url, autocommit=True, row_factory=dict_row) as conn:
+            with connect(self.database_url) as conn:
                 with conn.transaction():
                     ensure_position(conn, RELAY_POSITION)
                 position = read_position(conn, RELAY_POSITION)

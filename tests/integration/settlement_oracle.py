@@ -20,7 +20,7 @@ from domain.events import JSON, Event
 from domain.games import game_named
 from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT, Transfer, player_account
 from domain.table import DEAL_ENDED, PLAYER_SEATED, TABLE_CLOSED, TABLE_OPENED, deal_transfers
-from infra.event_store import Conn
+from infra.db import Conn
 from infra.players import players_by_id
 from services.app.audit.reports import PeriodBound, period_end, period_start
 

@@ -24,7 +24,8 @@ from domain.hashchain import (
     private_commitment,
     seal_private,
 )
-from infra.event_store import EventStore, NewEvent, _may_hold_float
+from infra.event_store import EventStore, NewEvent
+from infra.event_store.validation import may_hold_float
 
 # No lone surrogates (not UTF-8) and no NUL (events refuse it: jsonb cannot hold it).
 text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
@@ -110,13 +111,13 @@ def json_with_a_float(draw: st.DrawFn) -> object:
 
 @given(objects, text, json_with_a_float())
 def test_any_float_in_an_object_is_seen_in_its_canonical_text(base: dict[str, object], key: str, value: object) -> None:
-    assert _may_hold_float(canonical_text({**base, key: value}))  # type: ignore[dict-item]
+    assert may_hold_float(canonical_text({**base, key: value}))  # type: ignore[dict-item]
 
 
 def test_every_kind_of_float_is_seen() -> None:
     for value in (0.5, -0.0, 1e16, 1e-7, -2.5e300, float("inf"), float("-inf"), float("nan")):
         for holder in ({"x": value}, {"x": [1, value]}, {"x": [{"y": value}]}):
-            assert _may_hold_float(canonical_text(holder)), holder  # type: ignore[arg-type]
+            assert may_hold_float(canonical_text(holder)), holder  # type: ignore[arg-type]
 
 
 def test_ids_and_card_codes_are_not_taken_for_floats() -> None:
@@ -126,7 +127,7 @@ def test_ids_and_card_codes_are_not_taken_for_floats() -> None:
         {"n": [1, -2, 10**20]},
         {"ip": "203.0.113.7", "ua": "cardledger-web/1.4", "note": "e+e-"},
     ):
-        assert not _may_hold_float(canonical_text(value))  # type: ignore[arg-type]
+        assert not may_hold_float(canonical_text(value))  # type: ignore[arg-type]
 
 
 @given(

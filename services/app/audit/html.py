@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from domain.events import JSON
+from domain.games import GAMES
 from domain.ledger import PLAYER_PREFIX, SEAT_PREFIX
 
 # What the page may do, also sent as a header by the API: no script, no network, inline styles only.
@@ -44,40 +45,12 @@ _VOLATILE_VIEW_KEYS = frozenset({"version", "turn_deadline"})
 # Card codes -------------------------------------------------------------------------------------------------
 
 
-def _cherki_legend() -> list[tuple[str, str, int, bool]]:
-    suits = (("C", "Coins"), ("S", "Strings"), ("M", "Myriads"))
-    legend = [
-        (f"{rank}{code}", f"{rank} of {name}", index, f"{rank}{code}" == "9S")
-        for index, (code, name) in enumerate(suits)
-        for rank in range(1, 10)
-    ]
-    honours = (("OT", "Old Thousand", True), ("WF", "White Flower", False), ("RF", "Red Flower", True))
-    return legend + [(code, f"{name} (honour)", 3, red) for code, name, red in honours]
-
-
-def _sampen_legend() -> list[tuple[str, str, int, bool]]:
-    suits = (("S", "Spades"), ("D", "Diamonds"), ("H", "Hearts"))
-    legend = [
-        (f"{rank}{code}", f"{rank} of {name}", index, False)
-        for index, (code, name) in enumerate(suits)
-        for rank in range(1, 10)
-    ]
-    pictures = (("JC", "Picture J"), ("QC", "Picture Q"), ("KC", "Picture K"))
-    return legend + [(code, f"{name} (no rank, no suit)", 3, False) for code, name in pictures]
-
-
-# game -> [(code, name, colour group, red-stamped)] in the deck's canonical order (docs/rules.md "Cards and codes").
-CARD_LEGENDS: dict[str, list[tuple[str, str, int, bool]]] = {
-    "cholek-tiga": _cherki_legend(),
-    "cha-kau-tsz": _sampen_legend(),
-}
-
-
 class _Page:
     """What rendering needs besides a value: the game's card faces and the players' names."""
 
     def __init__(self, report: Mapping[str, Any]) -> None:
-        self.legend = CARD_LEGENDS.get(str(report.get("game")), [])
+        game = GAMES.get(str(report.get("game")))
+        self.legend = list(game.card_faces) if game is not None else []
         self.faces = {
             code: f"<i class={f's{group} r' if red else f's{group}'}>{escape(code)}</i>"
             for code, _, group, red in self.legend

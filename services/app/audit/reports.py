@@ -60,7 +60,7 @@ from domain.events import JSON
 from domain.games import GAMES, game_named
 from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT
 from domain.table import TABLE_OPENED
-from infra.event_store import Conn
+from infra.db import Conn
 from infra.players import players_by_id
 from infra.sql import ledger_lines, settlements
 from infra.sql.deal_events import opening_and_seating_rows
@@ -226,7 +226,7 @@ SETTLEMENT_COLUMNS = ("player_id", "name", "account", "table_id", "game", "unit"
 # pool was carried over (then one per player who paid meanwhile).
 SETTLEMENT_PAGE_DEFAULT = 100
 SETTLEMENT_PAGE_MAX = 200
-MAX_ACCOUNTS_PER_TABLE = max(game.max_seats for game in GAMES.values()) + 1
+MAX_ACCOUNTS_PER_TABLE = max(game.max_seats + game.has_pool for game in GAMES.values())
 
 
 @dataclass(frozen=True, slots=True)

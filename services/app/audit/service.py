@@ -46,7 +46,8 @@ from domain import table as tables
 from domain.events import JSON, Event
 from domain.redaction import AUDITOR, Viewer
 from domain.table import TableState
-from infra.event_store import Conn, EventStore, RecordedEvent, read_stream_in
+from infra.db import Conn
+from infra.event_store import EventStore, RecordedEvent, read_stream_in
 from infra.players import players_by_id
 from infra.projections import catch_up
 from infra.receipts import parse_receipts

@@ -37,7 +37,8 @@ from domain.games import game_named
 from domain.hashchain import GENESIS_HASH, HASH_V2, HASH_VERSIONS, canonical_json, commitment_problem, unsealed
 from domain.shuffle import commitment, deal_deck
 from domain.table import DEAL_STARTED, TableState
-from infra.event_store import Conn, RecordedEvent, read_stream_in
+from infra.db import Conn
+from infra.event_store import RecordedEvent, read_stream_in
 from infra.sql.deal_events import deal_start_and_end_rows, stream_head
 from infra.sql.deal_seeds import stored_seeds
 from infra.table_loader import load_table

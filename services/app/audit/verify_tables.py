@@ -17,7 +17,8 @@ from psycopg_pool import ConnectionPool
 
 from domain.events import JSON
 from domain.table import DEAL_ENDED, DEAL_STARTED
-from infra.event_store import Conn, RecordedEvent
+from infra.db import Conn
+from infra.event_store import RecordedEvent
 from infra.sql.deal_events import table_stream_ids
 from infra.sql.deal_seeds import stored_seeds
 from services.app.audit.verify import CHAIN, ChainWalker, DealVerification, check_with_state, iter_stream

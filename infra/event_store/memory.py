@@ -1,0 +1,154 @@
+"""An event store in memory, under the same contract as PostgreSQL's (`EventStorage`), for tests with no server.
+
+Events are prepared exactly as PostgreSQL's store prepares them (`chain.prepare`: versions, salted private
+blocks, hash chain) and kept as their canonical texts, decoded on every read as a json column is. Each append
+is one transaction under one lock: one transaction id, added to the log in commit order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from domain.events import PRIVATE
+from domain.hashchain import GENESIS_HASH, HASH_V1
+from domain.table import DEAL_STARTED
+from infra.errors import IdempotencyKeyTaken, VersionConflict
+from infra.event_store.chain import prepare
+from infra.event_store.model import START, EventRow, IdempotencyRecord, LogPosition, NewEvent, RecordedEvent
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """One event as stored: its numbers and the row an append sends (canonical JSON texts)."""
+
+    log_position: LogPosition
+    stream_id: str
+    row: EventRow
+    occurred_at: datetime
+
+    @property
+    def version(self) -> int:
+        return self.row[0]
+
+    @property
+    def hash(self) -> str:
+        return self.row[7]
+
+    def event(self) -> RecordedEvent:
+        version, type_, schema_version, deal_no, data, metadata, prev_hash, hash_, hash_version = self.row
+        return RecordedEvent(
+            self.log_position.global_position,
+            self.stream_id,
+            version,
+            type_,
+            schema_version,
+            deal_no,
+            json.loads(data),
+            json.loads(metadata),
+            self.occurred_at,
+            prev_hash,
+            hash_,
+            self.log_position.tx_id,
+            hash_version,
+        )
+
+
+class InMemoryEventStore:
+    def __init__(self) -> None:
+        self._log: list[_Stored] = []
+        self._streams: dict[str, list[_Stored]] = {}
+        self._keys: dict[tuple[str, str], str] = {}  # (scope, key) -> [request hash, response] as JSON
+        self._lock = threading.Lock()
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        idempotency: IdempotencyRecord | None = None,
+        head_hash: str | None = None,
+    ) -> list[RecordedEvent]:
+        # The checks come in PostgreSQL's order: with a known head the events are prepared first (a ValueError
+        # before a VersionConflict); without one the head is read first.
+        if head_hash is not None:
+            pending = prepare(stream_id, expected_version, events, head_hash)
+        with self._lock:
+            stream = self._streams.get(stream_id, [])
+            actual = len(stream) if stream else None
+            last_hash = stream[-1].hash if stream else GENESIS_HASH
+            if head_hash is None:
+                if expected_version != (actual or 0):
+                    raise VersionConflict(stream_id, expected_version, actual)
+                pending = prepare(stream_id, expected_version, events, last_hash)
+            elif actual is None or expected_version != actual or head_hash != last_hash:
+                raise VersionConflict(stream_id, expected_version, actual)  # a known head needs a stream
+            if idempotency is not None and (idempotency.scope, idempotency.key) in self._keys:
+                raise IdempotencyKeyTaken(idempotency.scope, idempotency.key)
+            tx_id = self._log[-1].log_position.tx_id + 1 if self._log else 1
+            stored = [
+                _Stored(LogPosition(tx_id, len(self._log) + offset + 1), stream_id, row, pending.occurred_at)
+                for offset, row in enumerate(pending.rows)
+            ]
+            if idempotency is not None:
+                kept = json.dumps([idempotency.request_hash, dict(idempotency.response)])
+                self._keys[(idempotency.scope, idempotency.key)] = kept
+            self._log.extend(stored)
+            self._streams[stream_id] = [*stream, *stored]
+        return [entry.event() for entry in stored]
+
+    def find_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
+        with self._lock:
+            kept = self._keys.get((scope, key))
+        if kept is None:
+            return None
+        request_hash, response = json.loads(kept)
+        return IdempotencyRecord(scope, key, request_hash, response)
+
+    def stream_version(self, stream_id: str) -> int | None:
+        with self._lock:
+            stream = self._streams.get(stream_id)
+        return len(stream) if stream else None
+
+    def read_stream(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        with self._lock:
+            stream = self._streams.get(stream_id, [])
+        chosen = [
+            entry for entry in stream[max(from_version, 1) - 1 :] if to_version is None or entry.version <= to_version
+        ]
+        return [entry.event() for entry in (chosen if limit is None else chosen[:limit])]
+
+    def read_log(self, after: LogPosition = START, limit: int = 500) -> list[RecordedEvent]:
+        with self._lock:
+            start = bisect.bisect_right(self._log, after, key=lambda entry: entry.log_position)
+            chosen = self._log[start : start + limit]
+        return [entry.event() for entry in chosen]
+
+    def iterate_log(self, after: LogPosition = START, batch_size: int = 1000) -> Iterator[list[RecordedEvent]]:
+        while True:
+            batch = self.read_log(after, batch_size)
+            if not batch:
+                return
+            yield batch
+            after = batch[-1].log_position
+
+    def global_positions(self, stream_id: str, versions: Sequence[int]) -> dict[int, int]:
+        with self._lock:
+            stream = self._streams.get(stream_id, [])
+        return {v: stream[v - 1].log_position.global_position for v in set(versions) if 1 <= v <= len(stream)}
+
+    def deal_holds_v1_private(self, stream_id: str, deal_no: int) -> bool:
+        """As PostgreSQL's: a private block of hash version 1 among the deal's events from its deal_started on."""
+        with self._lock:
+            stream = self._streams.get(stream_id, [])
+        deal = [entry for entry in stream if entry.row[3] == deal_no]
+        start = next((entry.version for entry in deal if entry.row[1] == DEAL_STARTED), 1)
+        return any(
+            entry.version >= start and entry.row[8] == HASH_V1 and PRIVATE in json.loads(entry.row[4]) for entry in deal
+        )

@@ -1,0 +1,100 @@
+"""Reading the PostgreSQL event store: one function per query, each taking the caller's connection."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from infra.db import Conn
+from infra.event_store.model import IdempotencyRecord, LogPosition, RecordedEvent
+
+# The columns of a RecordedEvent, in the order of its fields (rows are made by position: `fetch_events`).
+# `tx_id` is read as a bigint under its own name, so ORDER BY must name the table's column (`events.tx_id`):
+# a bare `tx_id` would sort by the computed alias and miss the index.
+EVENT_COLUMNS = (
+    "global_position, stream_id, version, type, schema_version, deal_no, data, metadata, "
+    "occurred_at, prev_hash, hash, tx_id::text::bigint AS tx_id, hash_version"
+)
+
+# tuple.__new__ on the NamedTuple class, called from C: psycopg makes each row a RecordedEvent with no Python
+# frame in between. It does not check the number of values, so every column list read through it must name
+# RecordedEvent's fields in order (tests/unit/test_event_columns.py).
+_make_event: Callable[[Sequence[Any]], RecordedEvent] = functools.partial(tuple.__new__, RecordedEvent)
+
+
+def _event_row(cursor: Any) -> Callable[[Sequence[Any]], RecordedEvent]:
+    return _make_event
+
+
+def fetch_events(conn: Conn, query: str, params: Sequence[Any] | Mapping[str, Any]) -> list[RecordedEvent]:
+    """The events a SELECT of `EVENT_COLUMNS` (in that order) returns."""
+    with conn.cursor(row_factory=_event_row) as cursor:
+        return cursor.execute(query, params).fetchall()
+
+
+def read_stream_in(
+    conn: Conn, stream_id: str, from_version: int = 1, to_version: int | None = None, limit: int | None = None
+) -> list[RecordedEvent]:
+    upper = "" if to_version is None else " AND version <= %(to)s"
+    return fetch_events(
+        conn,
+        f"""SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(stream)s AND version >= %(from)s{upper}
+            ORDER BY version LIMIT %(limit)s""",
+        {"stream": stream_id, "from": from_version, "to": to_version, "limit": limit},
+    )
+
+
+# Only events whose writing transaction is older than the oldest transaction still running are returned
+# (pg_snapshot_xmin), ordered by (tx_id, global_position): every transaction that could still commit has a
+# larger tx_id than anything returned, so it lands after the reader's position.
+READ_LOG_SQL = f"""SELECT {EVENT_COLUMNS} FROM events
+    WHERE (tx_id, global_position) > (%s::text::xid8, %s)
+      AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+    ORDER BY events.tx_id, events.global_position
+    LIMIT %s"""
+
+
+def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEvent]:
+    """Committed events after `after`, in commit-safe order (`READ_LOG_SQL`)."""
+    return fetch_events(conn, READ_LOG_SQL, (str(after.tx_id), after.global_position, limit))
+
+
+def stream_version_in(conn: Conn, stream_id: str) -> int | None:
+    row = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
+    return None if row is None else int(row["version"])
+
+
+def global_positions_in(conn: Conn, stream_id: str, versions: Sequence[int]) -> dict[int, int]:
+    """The global positions of the stream's events at `versions` (those that exist)."""
+    rows = conn.execute(
+        "SELECT version, global_position FROM events WHERE stream_id = %s AND version = ANY(%s)",
+        (stream_id, list(versions)),
+    ).fetchall()
+    return {int(row["version"]): int(row["global_position"]) for row in rows}
+
+
+def deal_holds_v1_private_in(conn: Conn, stream_id: str, deal_no: int) -> bool:
+    """Whether deal `deal_no` of the stream has a private block hashed whole (hash version 1, written before
+    migration 006): the deal's events are read from its `deal_started` on (the partial index of deal starts),
+    so the cost is one deal's, whatever the table's history."""
+    row = conn.execute(
+        """SELECT EXISTS (
+               SELECT 1 FROM events
+               WHERE stream_id = %(stream)s AND deal_no = %(deal)s AND hash_version = 1
+                 AND (data -> 'private') IS NOT NULL
+                 AND version >= coalesce((SELECT version FROM events WHERE stream_id = %(stream)s
+                                          AND deal_no = %(deal)s AND type = 'deal_started'), 1)
+           ) AS held""",
+        {"stream": stream_id, "deal": deal_no},
+    ).fetchone()
+    return bool(row is not None and row["held"])
+
+
+def find_idempotency_in(conn: Conn, scope: str, key: str) -> IdempotencyRecord | None:
+    row = conn.execute(
+        "SELECT request_hash, response FROM idempotency_keys WHERE scope = %s AND key = %s", (scope, key)
+    ).fetchone()
+    if row is None:
+        return None
+    return IdempotencyRecord(scope, key, str(row["request_hash"]), row["response"])
