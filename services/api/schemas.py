@@ -8,7 +8,18 @@ from typing import Any
 
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields, post_dump, validate
 
-from domain.games import GAME_NAMES
+from domain.games import GAME_NAMES, GAMES
+from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
+from services.api.schemas_game import (
+    ASCII_PRINTABLE,
+    OPTIONS,
+    PRINTABLE,
+    ActionSchema,
+    LegalActionSchema,
+    TableCreateSchema,
+    client_seed_field,
+)
+from services.api.spec_types import ref
 from services.audit_reports import (
     LEDGER_PAGE_DEFAULT,
     LEDGER_PAGE_MAX,
@@ -20,11 +31,9 @@ from services.audit_reports import (
 
 INT32_MAX = 2**31 - 1
 INT63_MAX = 2**63 - 1
+MAX_SEAT = max(game.max_seats for game in GAMES.values()) - 1
 STATUSES = ("open", "playing", "between_deals", "closed")
-ACTION_TYPES = ("discard", "capture", "pass", "play", "ready", "close", "leave")
-
-_PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
-_ASCII_PRINTABLE = validate.Regexp(r"^[\x20-\x7e]*$", error="must be printable ASCII")
+__all__ = ["EVENT_TYPES", "ActionSchema", "TableCreateSchema"]  # the game-specific schemas live in schemas_game
 
 
 def _int(**kwargs: Any) -> fields.Integer:
@@ -116,7 +125,7 @@ class PlayerCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), _PRINTABLE])
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PRINTABLE])
 
 
 class PlayerSchema(Schema):
@@ -138,29 +147,13 @@ class NextDealSchema(Schema):
     commitment = fields.String(required=True, metadata={"description": "SHA-256 hex of the deal's server seed"})
 
 
-class TableCreateSchema(Schema):
-    class Meta:
-        unknown = RAISE
-
-    game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
-    seats = _int(required=True, validate=validate.Range(min=1, max=16))
-    options = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata={
-            "description": "per-table settings of the game (docs/rules.md), and turn_seconds (the turn clock: 0 for "
-            "none, else 5 to 3600; default 60; docs/house-rules.md)"
-        },
-    )
-
-
 class TableSchema(OpenSchema):
     """Public state of a table; the game-specific fields are present while a deal exists."""
 
     id = fields.String(required=True)
     game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
     seats = fields.Integer(required=True)
-    options = fields.Dict(required=True)
+    options = fields.Dict(required=True, metadata={"openapi": OPTIONS, "description": "with defaults filled in"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     players = fields.List(fields.Nested(PlayerRefSchema, allow_none=True), required=True)
     deal_no = fields.Integer(required=True)
@@ -198,7 +191,7 @@ class SeatViewSchema(TableSchema):
     seat = fields.Integer(required=True)
     hand = fields.List(fields.String(), required=True)
     legal_actions = fields.List(
-        fields.Dict(),
+        fields.Dict(metadata={"openapi": ref(LegalActionSchema)}),
         required=True,
         metadata={"description": "complete action bodies; a Cha Kau Tsz follow is {type: play, count: k}"},
     )
@@ -251,8 +244,12 @@ class SeatRequestSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    seat = _int(allow_none=True, validate=validate.Range(min=0, max=1000))
-    client_seed = fields.String(allow_none=True, validate=[validate.Length(max=256), _PRINTABLE])
+    seat = _int(
+        allow_none=True,
+        validate=validate.Range(min=0, max=MAX_SEAT),
+        metadata={"description": "the seat to take, from 0; null or absent: the first free one"},
+    )
+    client_seed = client_seed_field()
 
 
 class SeatSchema(Schema):
@@ -262,22 +259,6 @@ class SeatSchema(Schema):
 
 
 # Actions --------------------------------------------------------------------
-
-
-_CARD = fields.String(validate=[validate.Length(min=1, max=8), _ASCII_PRINTABLE])
-
-
-class ActionSchema(Schema):
-    """One action; which fields apply depends on `type` (see docs/api.md)."""
-
-    class Meta:
-        unknown = RAISE
-
-    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
-    card = fields.String(validate=[validate.Length(min=1, max=8), _ASCII_PRINTABLE])
-    capture = fields.List(_CARD, allow_none=True, validate=validate.Length(max=16))
-    cards = fields.List(_CARD, validate=validate.Length(max=32))
-    client_seed = fields.String(allow_none=True, validate=[validate.Length(max=256), _PRINTABLE])
 
 
 class ConditionalReadHeadersSchema(Schema):
@@ -298,53 +279,23 @@ class ActionHeadersSchema(Schema):
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
         required=True,
-        validate=[validate.Length(min=1, max=128), _ASCII_PRINTABLE],
+        validate=[validate.Length(min=1, max=128), ASCII_PRINTABLE],
         metadata={"description": "at most 128 printable characters; a retry with the same key replays the answer"},
     )
     if_match = fields.String(
         data_key="If-Match",
         validate=validate.Length(max=64),
-        metadata={"description": 'the table version the action expects, as "<version>"'},
-    )
-
-
-class EventSchema(OpenSchema):
-    position = fields.Integer(required=True, metadata={"description": "version in the table stream"})
-    global_position = fields.Integer(required=True)
-    type = fields.String(required=True)
-    deal_no = fields.Integer(required=True)
-    occurred_at = fields.String(
-        required=True,
-        metadata={"format": "date-time", "description": "the exact text the hash covers (UTC, microseconds, Z)"},
-    )
-    data = fields.Dict(
-        required=True,
         metadata={
-            "description": "redacted for the caller: a `private` block only for its holder until the deal ends; "
-            "`private_commitment` (hash version 2) is SHA-256 of the block's canonical JSON, salt included"
-        },
-    )
-    metadata = fields.Dict(metadata={"description": "actor and request id, covered by the hash"})
-    schema_version = fields.Integer()
-    hash_version = fields.Integer(
-        metadata={"description": "1: the hash covers the whole data; 2: the private block only through its commitment"}
-    )
-    prev_hash = fields.String(
-        required=True, allow_none=True, metadata={"description": "null where `hash` of the event before is withheld"}
-    )
-    hash = fields.String(
-        required=True,
-        allow_none=True,
-        metadata={
-            "description": "null for a hash-version-1 event whose private block the caller may not see "
-            "(that hash covers the block whole, so it would give the cards away)"
+            "description": 'the table version the action expects, as "<version>" (the ETag of a read); `*`: any',
+            # what services.api.headers.parse_if_match accepts (400 invalid_if_match otherwise)
+            "pattern": r'^\s*(\*|"[0-9]{1,10}"|[0-9]{1,10})\s*$',
         },
     )
 
 
 class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(fields.Raw(metadata={"openapi": EVENT}), required=True)
     receipt = fields.Nested(
         ReceiptSchema,
         required=True,
@@ -375,7 +326,7 @@ class EventsQuerySchema(Schema):
 
 
 class EventsPageSchema(Schema):
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(fields.Raw(metadata={"openapi": EVENT}), required=True)
     next_after = fields.Integer(required=True)
 
 
@@ -647,7 +598,7 @@ class DisputePlayerSchema(Schema):
     name = fields.String(required=True, allow_none=True)
 
 
-class DisputeEventSchema(EventSchema):
+class DisputeEventSchema(OpenSchema, EventBaseSchema):  # type: ignore[misc]
     """An event of a step, as GET /v1/tables/{table_id}/events shows it to the caller, plus the replay."""
 
     actor = _typed({"type": ["string", "null"]}, required=True)

@@ -55,7 +55,10 @@ class StreamHeadersSchema(Schema):
     last_event_id = fields.String(
         data_key="Last-Event-ID",
         validate=validate.Length(max=64),
-        metadata={"description": "resume after this SSE id (a Redis entry id, '<tx>-<position>')"},
+        metadata={
+            "description": "resume after this SSE id (a Redis entry id, '<number>-<number>')",
+            "pattern": r"^\s*[0-9]{1,20}-[0-9]{1,20}\s*$",  # what the route accepts (400 otherwise)
+        },
     )
 
 

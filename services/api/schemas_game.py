@@ -1,0 +1,282 @@
+"""Schemas of what differs by game: card codes, table options, the body that opens a table, actions and the legal
+actions of a seat view. Requests are loaded by the variant their tag names (`TaggedUnionSchema`); options and
+cards are checked by the rules themselves (`domain`), which name the option or card at fault, and documented here
+with the same bounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, fields, validate
+
+from domain.cards import CHERKI_TYPES, SAMPEN_TYPES
+from domain.cha_kau_tsz.options import (
+    DEFAULT_CHIP_VALUE_CENTS,
+    DEFAULT_CHIP_VALUES,
+    DEFAULT_TARGETS,
+    MAX_CHIP_VALUE,
+    MAX_CHIP_VALUE_CENTS,
+    hand_size,
+)
+from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
+from domain.cholek_tiga.options import DEFAULT_OPTIONS, HONOURS_RANKS, MAX_POINT_VALUE_CENTS
+from domain.cholek_tiga.rules import CHOLEK_TIGA
+from domain.table import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS
+from services.api.spec_types import TaggedUnionSchema, any_of, ref, tag
+
+PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
+ASCII_PRINTABLE = validate.Regexp(r"^[\x20-\x7e]*$", error="must be printable ASCII")
+CLIENT_SEED_MAX = 256
+
+CHERKI_CARD = {"type": "string", "enum": list(CHERKI_TYPES), "description": "a Cherki card code (docs/rules.md)"}
+SAMPEN_CARD = {"type": "string", "enum": list(SAMPEN_TYPES), "description": "a Sampen card code (docs/rules.md)"}
+CARD = {"type": "string", "enum": list(dict.fromkeys((*CHERKI_TYPES, *SAMPEN_TYPES))), "description": "a card code"}
+
+
+def card_field(document: dict[str, Any], **kwargs: Any) -> fields.String:
+    """A card code: checked by the rules (422 `unknown_card`), documented as the deck's codes."""
+    return fields.String(
+        validate=[validate.Length(min=1, max=8), ASCII_PRINTABLE], metadata={"openapi": document}, **kwargs
+    )
+
+
+def client_seed_field() -> fields.String:
+    return fields.String(
+        allow_none=True,
+        validate=[validate.Length(max=CLIENT_SEED_MAX), PRINTABLE],
+        metadata={"description": "your contribution to the next deal's shuffle (docs/rules.md); empty by default"},
+    )
+
+
+# Options ----------------------------------------------------------------------
+
+TURN_SECONDS = {
+    "anyOf": [
+        {"type": "integer", "const": 0},
+        {"type": "integer", "minimum": MIN_TURN_SECONDS, "maximum": MAX_TURN_SECONDS},
+    ],
+    "default": DEFAULT_TURN_SECONDS,
+    "description": f"the turn clock: 0 for none, else {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds "
+    "(docs/house-rules.md)",
+}
+
+
+class CholekTigaOptionsSchema(Schema):
+    """Cholek Tiga's options (docs/rules.md); each has a default."""
+
+    class Meta:
+        unknown = RAISE
+
+    honours_rank = fields.String(
+        validate=validate.OneOf(HONOURS_RANKS),
+        metadata={"default": DEFAULT_OPTIONS["honours_rank"], "description": "`ace`: honours capture as aces"},
+    )
+    point_value_cents = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=MAX_POINT_VALUE_CENTS),
+        metadata={"default": DEFAULT_OPTIONS["point_value_cents"]},
+    )
+    currency = fields.String(validate=validate.Regexp(r"^[A-Z]{3}$"), metadata={"default": DEFAULT_OPTIONS["currency"]})
+    in_play_bonuses = fields.Boolean(metadata={"default": DEFAULT_OPTIONS["in_play_bonuses"]})
+    turn_seconds = fields.Integer(strict=True, metadata={"openapi": TURN_SECONDS})
+
+
+class ChipValuesSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    white = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=MAX_CHIP_VALUE))
+    red = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=MAX_CHIP_VALUE))
+    blue = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=MAX_CHIP_VALUE))
+
+
+_TARGETS = {seats: (hand_size(seats) // 2 + 1, hand_size(seats)) for seats in range(2, CHA_KAU_TSZ.max_seats + 1)}
+
+
+class ChaKauTszOptionsSchema(Schema):
+    """Cha Kau Tsz's options (docs/rules.md); each has a default."""
+
+    class Meta:
+        unknown = RAISE
+
+    pool_target_tricks = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=min(low for low, _ in _TARGETS.values()), max=max(h for _, h in _TARGETS.values())),
+        metadata={
+            "description": "tricks that win the pool: more than half the hand and at most all of it ("
+            + "; ".join(f"{low} to {high} with {seats} players" for seats, (low, high) in _TARGETS.items())
+            + "); default "
+            + ", ".join(f"{target} with {seats}" for seats, target in DEFAULT_TARGETS.items())
+        },
+    )
+    chip_values = fields.Nested(
+        ChipValuesSchema, metadata={"default": dict(DEFAULT_CHIP_VALUES), "description": "points of each colour"}
+    )
+    chip_value_cents = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=MAX_CHIP_VALUE_CENTS),
+        metadata={"default": DEFAULT_CHIP_VALUE_CENTS},
+    )
+    turn_seconds = fields.Integer(strict=True, metadata={"openapi": TURN_SECONDS})
+
+
+OPTIONS = any_of(ref(CholekTigaOptionsSchema), ref(ChaKauTszOptionsSchema))
+
+
+def _options_field(schema: type[Schema]) -> fields.Dict:
+    return fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={
+            "openapi": ref(schema),
+            "description": "per-table settings; unknown or out-of-range ones are a 422 naming them",
+        },
+    )
+
+
+# Opening a table ------------------------------------------------------------------
+
+
+class CholekTigaTableCreateSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    game = tag(CHOLEK_TIGA.name)
+    seats = fields.Integer(
+        strict=True, required=True, validate=validate.Range(min=CHOLEK_TIGA.min_seats, max=CHOLEK_TIGA.max_seats)
+    )
+    options = _options_field(CholekTigaOptionsSchema)
+
+
+class ChaKauTszTableCreateSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    # The bound of pool_target_tricks depends on the seats; the rules refuse the rest (422).
+    OPENAPI_EXTRA = {
+        "if": {"properties": {"seats": {"const": 2}}},
+        "else": {"properties": {"options": {"properties": {"pool_target_tricks": {"maximum": _TARGETS[3][1]}}}}},
+    }
+
+    game = tag(CHA_KAU_TSZ.name)
+    seats = fields.Integer(
+        strict=True, required=True, validate=validate.Range(min=CHA_KAU_TSZ.min_seats, max=CHA_KAU_TSZ.max_seats)
+    )
+    options = _options_field(ChaKauTszOptionsSchema)
+
+
+class TableCreateSchema(TaggedUnionSchema):
+    """The game, its number of players and its options."""
+
+    TAG = "game"
+    VARIANTS = {CHOLEK_TIGA.name: CholekTigaTableCreateSchema, CHA_KAU_TSZ.name: ChaKauTszTableCreateSchema}
+
+
+# Actions ------------------------------------------------------------------------
+
+
+class DiscardActionSchema(Schema):
+    """Cholek Tiga: discard a card of your hand, taking with it a pair from the pool (`capture`) or nothing."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = tag("discard")
+    card = card_field(CHERKI_CARD, required=True)
+    capture = fields.List(
+        card_field(CHERKI_CARD),
+        allow_none=True,
+        validate=validate.Length(equal=2),
+        metadata={"description": "the two pool cards taken with the discard; null or absent: none"},
+    )
+
+
+class CaptureActionSchema(Schema):
+    """Cholek Tiga: take the pending turned-up card with two pool cards."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = tag("capture")
+    cards = fields.List(card_field(CHERKI_CARD), required=True, validate=validate.Length(equal=2))
+
+
+class PassActionSchema(Schema):
+    """Cholek Tiga: leave the pending turned-up card in the pool."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = tag("pass")
+
+
+HAND_MAX = 32
+
+
+class PlayActionSchema(Schema):
+    """Cha Kau Tsz: lead a combination, or follow with as many cards as were led."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = tag("play")
+    cards = fields.List(card_field(SAMPEN_CARD), required=True, validate=validate.Length(min=1, max=HAND_MAX))
+
+
+class ReadyActionSchema(Schema):
+    """Between deals: ready for the next one (the deal starts when every seat is ready)."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = tag("ready")
+    client_seed = client_seed_field()
+
+
+class CloseActionSchema(Schema):
+    """Between deals: close the table."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = tag("close")
+
+
+class LeaveActionSchema(Schema):
+    """Before the first deal or between deals: give up your seat."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = tag("leave")
+
+
+class ActionSchema(TaggedUnionSchema):
+    """One action, by `type`: discard, capture and pass are Cholek Tiga's plays, play is Cha Kau Tsz's; ready,
+    close and leave are for between deals at either game."""
+
+    TAG = "type"
+    VARIANTS = {
+        "discard": DiscardActionSchema,
+        "capture": CaptureActionSchema,
+        "pass": PassActionSchema,
+        "play": PlayActionSchema,
+        "ready": ReadyActionSchema,
+        "close": CloseActionSchema,
+        "leave": LeaveActionSchema,
+    }
+
+
+class PlayChoiceSchema(Schema):
+    """Cha Kau Tsz: on lead, a complete body (`cards`); on a follow, how many cards to play (`count`)."""
+
+    type = tag("play")
+    cards = fields.List(card_field(SAMPEN_CARD), metadata={"description": "on lead: a legal lead"})
+    count = fields.Integer(metadata={"description": "on a follow: play this many cards of your hand"})
+
+
+class LegalActionSchema(TaggedUnionSchema):
+    """An action the seat may post now; a complete body except a Cha Kau Tsz follow (`count`)."""
+
+    TAG = "type"
+    VARIANTS = {**ActionSchema.VARIANTS, "play": PlayChoiceSchema}
