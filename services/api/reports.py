@@ -19,6 +19,7 @@ from services.api.schemas import (
     SettlementQuerySchema,
     SettlementSchema,
 )
+from services.api.spec_examples import DISPUTE_RECEIPTS, SETTLEMENT
 from services.audit import dispute_html, settlement_csv
 from services.audit_reports import SETTLEMENT_COLUMNS
 from services.errors import Forbidden
@@ -53,7 +54,7 @@ def _room_for_receipts() -> None:
 @blp.doc(operationId="getSettlementReport")
 @secured(blp, 403, 404)
 @blp.arguments(SettlementQuerySchema(), location="query")
-@blp.response(200, SettlementSchema, headers=_NEXT_PAGE_HEADER)
+@blp.response(200, SettlementSchema, headers=_NEXT_PAGE_HEADER, example=SETTLEMENT)
 @blp.doc(responses={200: {"content": {"text/csv": _CSV}}})
 def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
     """Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by their
@@ -121,7 +122,7 @@ def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
 @blp.route("/dispute", methods=["POST"])
 @blp.doc(operationId="submitDisputeReceipts")
 @secured(blp, 400, 403, 404, 413, 422)
-@blp.arguments(DisputeReceiptsRequestSchema())
+@blp.arguments(DisputeReceiptsRequestSchema(), example=DISPUTE_RECEIPTS)
 @blp.response(200, DisputeWithReceiptsSchema)
 def dispute_with_receipts(body: dict[str, Any]) -> dict[str, Any]:
     """The dispute report of GET /v1/reports/dispute (same authorization) plus `receipts`: each submitted receipt
