@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC
 from typing import Any
 
-from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields, post_dump, validate
+from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields, post_dump, validate, validates_schema
 
 from domain.games import GAME_NAMES, GAMES
 from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
@@ -19,7 +20,7 @@ from services.api.schemas_game import (
     TableCreateSchema,
     client_seed_field,
 )
-from services.api.spec_types import ref
+from services.api.spec_types import FullMatch, ref
 from services.audit_reports import (
     LEDGER_PAGE_DEFAULT,
     LEDGER_PAGE_MAX,
@@ -75,14 +76,38 @@ class ProblemSchema(Schema):
 # Receipts and keys ------------------------------------------------------------
 
 MAX_DISPUTE_RECEIPTS = 1000
-_RECEIPT_TEXT = [validate.Length(min=1, max=256), validate.Regexp(r"^[^\r\n]*$", error="must not contain line breaks")]
+_RECEIPT_TEXT = [validate.Length(min=1, max=256), FullMatch(r"^[^\r\n]*$", error="must not contain line breaks")]
+
+
+NOTE_NUMBER_MAX = 10**18 - 1  # what services.api.strict_json lets through as an integer
+RECEIPT_NOTE = {
+    "anyOf": [
+        {"type": ["string", "boolean", "null"]},
+        {"type": "number", "minimum": -NOTE_NUMBER_MAX, "maximum": NOTE_NUMBER_MAX},
+    ],
+    "description": "a note of the client's own (a plain value), ignored",
+}
 
 
 class ReceiptSchema(Schema):
     """The service's signed word that a write appended the event `hash` at `version` of the table."""
 
     class Meta:
-        unknown = EXCLUDE  # receipts kept by clients may carry notes of their own
+        unknown = EXCLUDE  # receipts kept by clients may carry notes of their own: plain values, ignored
+
+    OPENAPI_EXTRA = {"additionalProperties": RECEIPT_NOTE}
+
+    @validates_schema(pass_original=True)
+    def _notes_are_plain_values(self, data: Any, original: Any, **_: Any) -> None:
+        if not isinstance(original, Mapping):
+            return
+        for key, value in original.items():
+            if key in self.fields:
+                continue
+            if isinstance(value, dict | list) or (
+                isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > NOTE_NUMBER_MAX
+            ):
+                raise ValidationError(f"a note must be a string, a number, true, false or null, not {value!r:.40}", key)
 
     table_id = fields.String(required=True, validate=_RECEIPT_TEXT)
     version = _int(
@@ -284,11 +309,10 @@ class ActionHeadersSchema(Schema):
     )
     if_match = fields.String(
         data_key="If-Match",
-        validate=validate.Length(max=64),
         metadata={
             "description": 'the table version the action expects, as "<version>" (the ETag of a read); `*`: any',
             # what services.api.headers.parse_if_match accepts (400 invalid_if_match otherwise)
-            "pattern": r'^\s*(\*|"[0-9]{1,10}"|[0-9]{1,10})\s*$',
+            "pattern": r'^(\*|"[0-9]{1,10}"|[0-9]{1,10})$',
         },
     )
 
@@ -410,6 +434,10 @@ class DealRecordSchema(DealSeedsSchema):
     )
 
 
+# Cursors as `ledger_cursor` writes them (no leading zero), within bounds a pattern can state (18 and 9 digits).
+LEDGER_CURSOR = re.compile(r"^(0|[1-9][0-9]{0,17}):[1-9][0-9]{0,8}$")
+
+
 class LedgerCursor(fields.String):
     """A ledger page's cursor, "<global_position>:<line_no>" of the last line read; loads as (int, int)."""
 
@@ -417,6 +445,8 @@ class LedgerCursor(fields.String):
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
         text = super()._deserialize(value, attr, data, **kwargs)
+        if LEDGER_CURSOR.fullmatch(text) is None:
+            raise self.make_error("invalid_cursor")
         try:
             return parse_ledger_cursor(text)
         except ValueError as error:
@@ -431,8 +461,7 @@ class LedgerQuerySchema(Schema):
         metadata={
             "description": "the previous page's `next_after` (`<global_position>:<line_no>` of its last line): "
             "the page starts after that line",
-            "pattern": "^[0-9]{1,19}:[0-9]{1,10}$",
-            "maxLength": 30,
+            "pattern": LEDGER_CURSOR.pattern,
         },
     )
     limit = fields.Integer(

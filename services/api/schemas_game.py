@@ -22,10 +22,10 @@ from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
 from domain.cholek_tiga.options import DEFAULT_OPTIONS, HONOURS_RANKS, MAX_POINT_VALUE_CENTS
 from domain.cholek_tiga.rules import CHOLEK_TIGA
 from domain.table import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS
-from services.api.spec_types import TaggedUnionSchema, any_of, ref, tag
+from services.api.spec_types import FullMatch, TaggedUnionSchema, any_of, ref, tag
 
-PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
-ASCII_PRINTABLE = validate.Regexp(r"^[\x20-\x7e]*$", error="must be printable ASCII")
+PRINTABLE = FullMatch(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
+ASCII_PRINTABLE = FullMatch(r"^[\x20-\x7e]*$", error="must be printable ASCII")
 CLIENT_SEED_MAX = 256
 
 CHERKI_CARD = {"type": "string", "enum": list(CHERKI_TYPES), "description": "a Cherki card code (docs/rules.md)"}

@@ -64,6 +64,16 @@ def _resolve(document: Document, converter: OpenAPIConverter) -> dict[str, Any]:
     return document(converter) if callable(document) else dict(document)
 
 
+class FullMatch(validate.Regexp):
+    """A pattern the whole value must match, as JSON Schema reads `^...$` (Python's `$` also matches before a
+    final line break, so `re.match` would let "name\n" through a pattern the document says refuses it)."""
+
+    def __call__(self, value: Any) -> Any:
+        if self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value
+
+
 class TaggedUnionSchema(Schema):
     """Loads a JSON object with the variant its `TAG` property names; documented as their `oneOf`."""
 

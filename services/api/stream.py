@@ -54,10 +54,9 @@ class StreamHeadersSchema(Schema):
 
     last_event_id = fields.String(
         data_key="Last-Event-ID",
-        validate=validate.Length(max=64),
         metadata={
             "description": "resume after this SSE id (a Redis entry id, '<number>-<number>')",
-            "pattern": r"^\s*[0-9]{1,20}-[0-9]{1,20}\s*$",  # what the route accepts (400 otherwise)
+            "pattern": r"^[0-9]{1,20}-[0-9]{1,20}$",  # what the route accepts (400 otherwise)
         },
     )
 

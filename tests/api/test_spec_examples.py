@@ -143,3 +143,35 @@ def test_events_are_a_union_by_type_with_redacted_forms() -> None:
     assert events.is_valid(holder)
     assert not events.is_valid({**event, "data": {"seat": 1}})  # a cards_drawn payload names its deck indexes
     assert not events.is_valid({**event, "type": "card_shuffled"})
+
+
+def test_an_integral_number_is_that_integer(api: Any, scene: Any) -> None:
+    """JSON Schema, so the document, counts 2.0 as the integer 2: so does the service (`strict_json`)."""
+    from tests.api.conftest import bearer
+
+    table = api.open_table(scene.eve, seats=2)["id"]
+    seated = api.client.post(f"/v1/tables/{table}/seats", json={"seat": 1.0}, headers=bearer(scene.eve))
+    assert seated.status_code == 201 and seated.get_json()["seat"] == 1
+    half = api.client.post(f"/v1/tables/{table}/seats", json={"seat": 0.5}, headers=bearer(scene.carol))
+    assert half.status_code == 422
+    opened = api.client.post("/v1/tables", json={"game": "cha-kau-tsz", "seats": 3e0}, headers=bearer(scene.eve))
+    assert opened.status_code == 201 and opened.get_json()["seats"] == 3
+
+
+def test_receipt_notes_are_plain_values(api: Any, scene: Any) -> None:
+    from tests.api.conftest import AUDITOR_TOKEN, bearer
+
+    receipt = api.open_table(scene.eve)["receipt"]
+    body = {"table_id": receipt["table_id"], "deal_no": 1}
+    headers = bearer(AUDITOR_TOKEN)
+    for note, refused in (
+        ("kept on my phone", False),
+        (12, False),
+        (None, False),
+        ({"nested": 1}, True),
+        (10**18, True),
+    ):
+        response = api.client.post(
+            "/v1/reports/dispute", json={**body, "receipts": [{**receipt, "note": note}]}, headers=headers
+        )
+        assert (response.status_code == 422) is refused, (note, response.get_json())  # else 404: no deal 1 yet
