@@ -12,10 +12,12 @@ from services.api.auth import caller
 from services.api.deps import container
 from services.api.routing import Blueprint, secured
 from services.api.schemas import (
+    DisputePageQuerySchema,
     DisputeQuerySchema,
     DisputeReceiptsRequestSchema,
     DisputeSchema,
     DisputeWithReceiptsSchema,
+    SettlementCsvQuerySchema,
     SettlementQuerySchema,
     SettlementSchema,
 )
@@ -59,7 +61,8 @@ def _room_for_receipts() -> None:
 def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
     """Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by their
     end. Players see their own figures only (403 for another player's id); the auditor sees all.
-    `format=csv` answers text/csv.
+    `format=csv` answers text/csv (as GET /v1/reports/settlement.csv does, for clients that read one media
+    type per operation).
 
     The pool refund of an abandoned Cha Kau Tsz table is dated by its closing (`table_closed`) and shown on
     rows of its own, account `player:<id>`, one per player refunded, and on the pool's row; a closing is not
@@ -69,6 +72,25 @@ def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     (default 100, at most 200; a table has at most 5 rows for its deals, and one more per player its closing
     refunded) in table id order; `next_after` (and, for CSV, the `Link` header) gives the next page, null on
     the last. Every figure of a page, the CSV's TOTAL row included, covers the tables of that page."""
+    report, headers = _settlement(query)
+    if query["format"] == "csv":
+        return Response(settlement_csv(report), mimetype="text/csv", headers=headers)
+    return report, 200, headers
+
+
+@blp.route("/settlement.csv", methods=["GET"])
+@blp.doc(operationId="getSettlementCsv")
+@secured(blp, 403, 404)
+@blp.arguments(SettlementCsvQuerySchema(), location="query")
+@blp.response(200, _CSV["schema"], content_type="text/csv", headers=_NEXT_PAGE_HEADER, description="CSV")
+def settlement_as_csv(query: dict[str, Any]) -> Response:
+    """The settlement report of GET /v1/reports/settlement as CSV (its `format=csv`)."""
+    report, headers = _settlement(query)
+    return Response(settlement_csv(report), mimetype="text/csv", headers=headers)
+
+
+def _settlement(query: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The report page `query` asks for, authorized, and its `Link` header."""
     who = caller()
     player_id = str(query["player_id"]) if "player_id" in query else None
     if not who.is_auditor:
@@ -81,10 +103,7 @@ def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     report = audit.settlement_report(
         who, player_id, table_id, query.get("date_from"), query.get("date_to"), after, query["limit"]
     )
-    headers = _next_page_link(report.get("next_after"))
-    if query["format"] == "csv":
-        return Response(settlement_csv(report), mimetype="text/csv", headers=headers)
-    return report, 200, headers
+    return report, _next_page_link(report.get("next_after"))
 
 
 def _next_page_link(next_after: Any) -> dict[str, str]:
@@ -111,12 +130,24 @@ def _wants_html(explicit: str | None) -> bool:
 @blp.doc(responses={200: {"content": {"text/html": _HTML}}})
 def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
     """The deal replayed step by step with the verification of commitment, deck, hash chain and result.
-    HTML with `format=html` or `Accept: text/html`."""
+    HTML with `format=html` or `Accept: text/html` (as GET /v1/reports/dispute.html answers, for clients that
+    read one media type per operation)."""
     audit = container().audit
     report = audit.dispute_report(caller(), str(query["table_id"]), query["deal_no"])
     if _wants_html(query.get("format")):
         return Response(dispute_html(report), mimetype="text/html")
     return report
+
+
+@blp.route("/dispute.html", methods=["GET"])
+@blp.doc(operationId="getDisputePage")
+@secured(blp, 403, 404)
+@blp.arguments(DisputePageQuerySchema(), location="query")
+@blp.response(200, _HTML["schema"], content_type="text/html", description="HTML")
+def dispute_page(query: dict[str, Any]) -> Response:
+    """The dispute report of GET /v1/reports/dispute as a standalone HTML page."""
+    report = container().audit.dispute_report(caller(), str(query["table_id"]), query["deal_no"])
+    return Response(dispute_html(report), mimetype="text/html")
 
 
 @blp.route("/dispute", methods=["POST"])

@@ -20,7 +20,7 @@ from services.api.schemas_game import (
     TableCreateSchema,
     client_seed_field,
 )
-from services.api.spec_types import FullMatch, ref
+from services.api.spec_types import FullMatch, any_of, ref
 from services.audit_reports import (
     LEDGER_PAGE_DEFAULT,
     LEDGER_PAGE_MAX,
@@ -514,7 +514,7 @@ class LedgerSchema(OpenSchema):
     )
 
 
-class SettlementQuerySchema(Schema):
+class SettlementCsvQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
@@ -522,7 +522,6 @@ class SettlementQuerySchema(Schema):
     table_id = fields.UUID()
     date_from = fields.AwareDateTime(data_key="from", default_timezone=UTC)
     date_to = fields.AwareDateTime(data_key="to", default_timezone=UTC)
-    format = fields.String(load_default="json", validate=validate.OneOf(("json", "csv")))
     after = fields.UUID(
         metadata={"description": "the previous page's `next_after` (a table id): the page starts after that table"}
     )
@@ -537,6 +536,10 @@ class SettlementQuerySchema(Schema):
             "(account `player:<id>`; at most one per seat unless seats changed hands while the pool was carried)"
         },
     )
+
+
+class SettlementQuerySchema(SettlementCsvQuerySchema):
+    format = fields.String(load_default="json", validate=validate.OneOf(("json", "csv")))
 
 
 class SettlementPeriodSchema(Schema):
@@ -613,12 +616,15 @@ class SettlementSchema(OpenSchema):
     )
 
 
-class DisputeQuerySchema(Schema):
+class DisputePageQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
     table_id = fields.UUID(required=True)
     deal_no = fields.Integer(required=True, validate=validate.Range(min=1, max=INT32_MAX))
+
+
+class DisputeQuerySchema(DisputePageQuerySchema):
     format = fields.String(validate=validate.OneOf(("json", "html")))
 
 
@@ -641,17 +647,33 @@ class DisputeEventSchema(OpenSchema, EventBaseSchema):  # type: ignore[misc]
     )
 
 
+class ReplayErrorSchema(Schema):
+    """What the replay of a tampered log could not compute."""
+
+    error = fields.String(required=True)
+
+
 class DisputeStepSchema(OpenSchema):
     """One write transaction (an action and what it caused), replayed."""
 
     step = fields.Integer(required=True)
     actor = _typed({"type": ["string", "null"]}, "the player (or `clock`) who wrote it", required=True)
     seat = fields.Integer(required=True, allow_none=True)
-    to_act_before = _typed({}, "whose turn it was before the step (varies by game)", required=True, allow_none=True)
-    legal_alternatives = _typed(
-        {"type": ["array", "object", "null"]},
-        "the legal choices of the acting seat, once the deal has ended",
+    to_act_before = fields.Raw(
         required=True,
+        allow_none=True,
+        metadata={
+            "openapi": any_of({"type": "integer"}, ref(ReplayErrorSchema)),
+            "description": "the seat to act before the step; null when nobody was",
+        },
+    )
+    legal_alternatives = fields.Raw(
+        required=True,
+        allow_none=True,
+        metadata={
+            "openapi": any_of({"type": "array", "items": ref(LegalActionSchema)}, ref(ReplayErrorSchema)),
+            "description": "the legal choices of the acting seat, once the deal has ended (null before)",
+        },
     )
     timed_out = fields.Boolean(required=True)
     events = fields.List(fields.Nested(DisputeEventSchema), required=True)

@@ -5,6 +5,7 @@ with the same bounds."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from marshmallow import RAISE, Schema, fields, validate
@@ -51,10 +52,10 @@ def client_seed_field() -> fields.String:
 # Options ----------------------------------------------------------------------
 
 TURN_SECONDS = {
-    "anyOf": [
-        {"type": "integer", "const": 0},
-        {"type": "integer", "minimum": MIN_TURN_SECONDS, "maximum": MAX_TURN_SECONDS},
-    ],
+    "type": "integer",
+    "minimum": 0,
+    "maximum": MAX_TURN_SECONDS,
+    "not": {"minimum": 1, "maximum": MIN_TURN_SECONDS - 1},
     "default": DEFAULT_TURN_SECONDS,
     "description": f"the turn clock: 0 for none, else {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds "
     "(docs/house-rules.md)",
@@ -120,7 +121,21 @@ class ChaKauTszOptionsSchema(Schema):
     turn_seconds = fields.Integer(strict=True, metadata={"openapi": TURN_SECONDS})
 
 
-OPTIONS = any_of(ref(CholekTigaOptionsSchema), ref(ChaKauTszOptionsSchema))
+def _as_set(schema: type[Schema], name: str, game: str) -> type[Schema]:
+    """`schema` as a table holds its options: every one present, defaults filled in (but `turn_seconds`, absent
+    at a table opened before the turn clock)."""
+    declared = {}
+    for key, field in schema._declared_fields.items():
+        declared[key] = copy.copy(field)
+        declared[key].required = key != "turn_seconds"
+    settings = Schema.from_dict(declared, name=name)
+    settings.__doc__ = f"{game}'s options as the table has them: every one, defaults filled in."
+    return settings
+
+
+CholekTigaSettingsSchema = _as_set(CholekTigaOptionsSchema, "CholekTigaSettingsSchema", "Cholek Tiga")
+ChaKauTszSettingsSchema = _as_set(ChaKauTszOptionsSchema, "ChaKauTszSettingsSchema", "Cha Kau Tsz")
+OPTIONS = any_of(ref(CholekTigaSettingsSchema), ref(ChaKauTszSettingsSchema))
 
 
 def _options_field(schema: type[Schema]) -> fields.Dict:

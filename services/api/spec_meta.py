@@ -67,6 +67,11 @@ def table_links(table_id: str, deal_no: str | None = None) -> dict[str, dict[str
             "parameters": {"query.table_id": table_id},
             "description": "the table's settlement",
         },
+        "getSettlementCsv": {
+            "operationId": "getSettlementCsv",
+            "parameters": {"query.table_id": table_id},
+            "description": "the table's settlement as CSV",
+        },
     }
     if deal_no is not None:
         links["getDeal"] = {
@@ -78,5 +83,10 @@ def table_links(table_id: str, deal_no: str | None = None) -> dict[str, dict[str
             "operationId": "getDisputeReport",
             "parameters": {"query.table_id": table_id, "query.deal_no": deal_no},
             "description": "the dispute report of the deal",
+        }
+        links["getDisputePage"] = {
+            "operationId": "getDisputePage",
+            "parameters": {"query.table_id": table_id, "query.deal_no": deal_no},
+            "description": "the dispute report of the deal as a page",
         }
     return links

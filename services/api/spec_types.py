@@ -60,8 +60,15 @@ def any_of(*documents: Document) -> Callable[[OpenAPIConverter], dict[str, Any]]
     return document
 
 
-def _resolve(document: Document, converter: OpenAPIConverter) -> dict[str, Any]:
-    return document(converter) if callable(document) else dict(document)
+def _resolve(document: Any, converter: OpenAPIConverter) -> Any:
+    """`document` with every function of the converter in it called (a `ref` inside `items`, say)."""
+    if callable(document):
+        return document(converter)
+    if isinstance(document, dict):
+        return {key: _resolve(value, converter) for key, value in document.items()}
+    if isinstance(document, list):
+        return [_resolve(value, converter) for value in document]
+    return document
 
 
 class FullMatch(validate.Regexp):
@@ -119,7 +126,7 @@ def documented_field(
     document = field.metadata.get("openapi")
     if document is None:
         return {}
-    schema = _resolve(document, self)
+    schema: dict[str, Any] = _resolve(document, self)
     description = field.metadata.get("description")
     default = ret.get("default")
     ret.clear()

@@ -1,0 +1,397 @@
+""" Contains all the data models used in inputs/outputs """
+
+from .action_result import ActionResult
+from .bonus_paid_data import BonusPaidData
+from .bonus_paid_data_card import BonusPaidDataCard
+from .bonus_paid_data_kind import BonusPaidDataKind
+from .bonus_paid_event import BonusPaidEvent
+from .bonus_paid_event_metadata import BonusPaidEventMetadata
+from .bonus_paid_event_type import BonusPaidEventType
+from .capture_action import CaptureAction
+from .capture_action_cards_item import CaptureActionCardsItem
+from .capture_action_type import CaptureActionType
+from .card_discarded_data import CardDiscardedData
+from .card_discarded_data_capture_type_0_item import CardDiscardedDataCaptureType0Item
+from .card_discarded_data_card import CardDiscardedDataCard
+from .card_discarded_event import CardDiscardedEvent
+from .card_discarded_event_metadata import CardDiscardedEventMetadata
+from .card_discarded_event_type import CardDiscardedEventType
+from .card_turned_up_data import CardTurnedUpData
+from .card_turned_up_data_card import CardTurnedUpDataCard
+from .card_turned_up_data_cards_item import CardTurnedUpDataCardsItem
+from .card_turned_up_event import CardTurnedUpEvent
+from .card_turned_up_event_metadata import CardTurnedUpEventMetadata
+from .card_turned_up_event_type import CardTurnedUpEventType
+from .cards_drawn_data import CardsDrawnData
+from .cards_drawn_event import CardsDrawnEvent
+from .cards_drawn_event_metadata import CardsDrawnEventMetadata
+from .cards_drawn_event_type import CardsDrawnEventType
+from .cards_played_data import CardsPlayedData
+from .cards_played_data_cards_item import CardsPlayedDataCardsItem
+from .cards_played_event import CardsPlayedEvent
+from .cards_played_event_metadata import CardsPlayedEventMetadata
+from .cards_played_event_type import CardsPlayedEventType
+from .cha_kau_tsz_options import ChaKauTszOptions
+from .cha_kau_tsz_settings import ChaKauTszSettings
+from .cha_kau_tsz_table_create import ChaKauTszTableCreate
+from .cha_kau_tsz_table_create_game import ChaKauTszTableCreateGame
+from .chip_values import ChipValues
+from .cholek_tiga_options import CholekTigaOptions
+from .cholek_tiga_options_honours_rank import CholekTigaOptionsHonoursRank
+from .cholek_tiga_settings import CholekTigaSettings
+from .cholek_tiga_settings_honours_rank import CholekTigaSettingsHonoursRank
+from .cholek_tiga_table_create import CholekTigaTableCreate
+from .cholek_tiga_table_create_game import CholekTigaTableCreateGame
+from .close_action import CloseAction
+from .close_action_type import CloseActionType
+from .deal_ended_data import DealEndedData
+from .deal_ended_data_carry import DealEndedDataCarry
+from .deal_ended_data_result import DealEndedDataResult
+from .deal_ended_data_unit import DealEndedDataUnit
+from .deal_ended_event import DealEndedEvent
+from .deal_ended_event_metadata import DealEndedEventMetadata
+from .deal_ended_event_type import DealEndedEventType
+from .deal_record import DealRecord
+from .deal_record_result_type_0 import DealRecordResultType0
+from .deal_record_status import DealRecordStatus
+from .deal_started_data import DealStartedData
+from .deal_started_event import DealStartedEvent
+from .deal_started_event_metadata import DealStartedEventMetadata
+from .deal_started_event_type import DealStartedEventType
+from .discard_action import DiscardAction
+from .discard_action_capture_type_0_item import DiscardActionCaptureType0Item
+from .discard_action_card import DiscardActionCard
+from .discard_action_type import DiscardActionType
+from .dispute import Dispute
+from .dispute_event import DisputeEvent
+from .dispute_event_data import DisputeEventData
+from .dispute_event_metadata import DisputeEventMetadata
+from .dispute_event_public_state_after_type_0 import DisputeEventPublicStateAfterType0
+from .dispute_event_type import DisputeEventType
+from .dispute_options import DisputeOptions
+from .dispute_player import DisputePlayer
+from .dispute_receipts_request import DisputeReceiptsRequest
+from .dispute_result_type_0 import DisputeResultType0
+from .dispute_status import DisputeStatus
+from .dispute_step import DisputeStep
+from .dispute_with_receipts import DisputeWithReceipts
+from .dispute_with_receipts_options import DisputeWithReceiptsOptions
+from .dispute_with_receipts_result_type_0 import DisputeWithReceiptsResultType0
+from .dispute_with_receipts_status import DisputeWithReceiptsStatus
+from .events_page import EventsPage
+from .first_bad_event import FirstBadEvent
+from .get_dispute_report_format import GetDisputeReportFormat
+from .get_settlement_report_format import GetSettlementReportFormat
+from .hand_dealt_data import HandDealtData
+from .hand_dealt_event import HandDealtEvent
+from .hand_dealt_event_metadata import HandDealtEventMetadata
+from .hand_dealt_event_type import HandDealtEventType
+from .hand_scored_data import HandScoredData
+from .hand_scored_event import HandScoredEvent
+from .hand_scored_event_metadata import HandScoredEventMetadata
+from .hand_scored_event_type import HandScoredEventType
+from .hand_started_data import HandStartedData
+from .hand_started_event import HandStartedEvent
+from .hand_started_event_metadata import HandStartedEventMetadata
+from .hand_started_event_type import HandStartedEventType
+from .health import Health
+from .key import Key
+from .key_algorithm import KeyAlgorithm
+from .keys import Keys
+from .leave_action import LeaveAction
+from .leave_action_type import LeaveActionType
+from .ledger import Ledger
+from .ledger_line import LedgerLine
+from .ledger_total import LedgerTotal
+from .list_tables_game import ListTablesGame
+from .list_tables_status import ListTablesStatus
+from .lobby import Lobby
+from .next_deal import NextDeal
+from .opened_table import OpenedTable
+from .opened_table_game import OpenedTableGame
+from .opened_table_last_result_type_0 import OpenedTableLastResultType0
+from .opened_table_status import OpenedTableStatus
+from .pagination_metadata import PaginationMetadata
+from .pass_action import PassAction
+from .pass_action_type import PassActionType
+from .play_action import PlayAction
+from .play_action_cards_item import PlayActionCardsItem
+from .play_action_type import PlayActionType
+from .play_choice import PlayChoice
+from .play_choice_cards_item import PlayChoiceCardsItem
+from .play_choice_type import PlayChoiceType
+from .player import Player
+from .player_create import PlayerCreate
+from .player_left_data import PlayerLeftData
+from .player_left_event import PlayerLeftEvent
+from .player_left_event_metadata import PlayerLeftEventMetadata
+from .player_left_event_type import PlayerLeftEventType
+from .player_ready_data import PlayerReadyData
+from .player_ready_event import PlayerReadyEvent
+from .player_ready_event_metadata import PlayerReadyEventMetadata
+from .player_ready_event_type import PlayerReadyEventType
+from .player_ref import PlayerRef
+from .player_seated_data import PlayerSeatedData
+from .player_seated_event import PlayerSeatedEvent
+from .player_seated_event_metadata import PlayerSeatedEventMetadata
+from .player_seated_event_type import PlayerSeatedEventType
+from .private_cards import PrivateCards
+from .private_cards_cards_item import PrivateCardsCardsItem
+from .problem import Problem
+from .ready import Ready
+from .ready_action import ReadyAction
+from .ready_action_type import ReadyActionType
+from .ready_checks import ReadyChecks
+from .ready_checks_additional_property import ReadyChecksAdditionalProperty
+from .ready_status import ReadyStatus
+from .receipt import Receipt
+from .receipt_check import ReceiptCheck
+from .receipt_check_log import ReceiptCheckLog
+from .receipt_check_signature import ReceiptCheckSignature
+from .receipt_check_verdict import ReceiptCheckVerdict
+from .receipts_section import ReceiptsSection
+from .replay_error import ReplayError
+from .seat import Seat
+from .seat_request import SeatRequest
+from .seat_view import SeatView
+from .seat_view_game import SeatViewGame
+from .seat_view_last_result_type_0 import SeatViewLastResultType0
+from .seat_view_status import SeatViewStatus
+from .settlement import Settlement
+from .settlement_discrepancy import SettlementDiscrepancy
+from .settlement_period import SettlementPeriod
+from .settlement_player import SettlementPlayer
+from .settlement_row import SettlementRow
+from .settlement_table import SettlementTable
+from .table import Table
+from .table_closed_data import TableClosedData
+from .table_closed_event import TableClosedEvent
+from .table_closed_event_metadata import TableClosedEventMetadata
+from .table_closed_event_type import TableClosedEventType
+from .table_game import TableGame
+from .table_last_result_type_0 import TableLastResultType0
+from .table_opened_data import TableOpenedData
+from .table_opened_data_game import TableOpenedDataGame
+from .table_opened_event import TableOpenedEvent
+from .table_opened_event_metadata import TableOpenedEventMetadata
+from .table_opened_event_type import TableOpenedEventType
+from .table_status import TableStatus
+from .transfer import Transfer
+from .transfer_data import TransferData
+from .trick_won_data import TrickWonData
+from .trick_won_event import TrickWonEvent
+from .trick_won_event_metadata import TrickWonEventMetadata
+from .trick_won_event_type import TrickWonEventType
+from .turn_up_captured_data import TurnUpCapturedData
+from .turn_up_captured_data_capture_item import TurnUpCapturedDataCaptureItem
+from .turn_up_captured_data_card import TurnUpCapturedDataCard
+from .turn_up_captured_event import TurnUpCapturedEvent
+from .turn_up_captured_event_metadata import TurnUpCapturedEventMetadata
+from .turn_up_captured_event_type import TurnUpCapturedEventType
+from .turn_up_passed_data import TurnUpPassedData
+from .turn_up_passed_data_card import TurnUpPassedDataCard
+from .turn_up_passed_event import TurnUpPassedEvent
+from .turn_up_passed_event_metadata import TurnUpPassedEventMetadata
+from .turn_up_passed_event_type import TurnUpPassedEventType
+from .verification import Verification
+from .verification_problem import VerificationProblem
+from .verification_problem_check import VerificationProblemCheck
+
+__all__ = (
+    "ActionResult",
+    "BonusPaidData",
+    "BonusPaidDataCard",
+    "BonusPaidDataKind",
+    "BonusPaidEvent",
+    "BonusPaidEventMetadata",
+    "BonusPaidEventType",
+    "CaptureAction",
+    "CaptureActionCardsItem",
+    "CaptureActionType",
+    "CardDiscardedData",
+    "CardDiscardedDataCaptureType0Item",
+    "CardDiscardedDataCard",
+    "CardDiscardedEvent",
+    "CardDiscardedEventMetadata",
+    "CardDiscardedEventType",
+    "CardsDrawnData",
+    "CardsDrawnEvent",
+    "CardsDrawnEventMetadata",
+    "CardsDrawnEventType",
+    "CardsPlayedData",
+    "CardsPlayedDataCardsItem",
+    "CardsPlayedEvent",
+    "CardsPlayedEventMetadata",
+    "CardsPlayedEventType",
+    "CardTurnedUpData",
+    "CardTurnedUpDataCard",
+    "CardTurnedUpDataCardsItem",
+    "CardTurnedUpEvent",
+    "CardTurnedUpEventMetadata",
+    "CardTurnedUpEventType",
+    "ChaKauTszOptions",
+    "ChaKauTszSettings",
+    "ChaKauTszTableCreate",
+    "ChaKauTszTableCreateGame",
+    "ChipValues",
+    "CholekTigaOptions",
+    "CholekTigaOptionsHonoursRank",
+    "CholekTigaSettings",
+    "CholekTigaSettingsHonoursRank",
+    "CholekTigaTableCreate",
+    "CholekTigaTableCreateGame",
+    "CloseAction",
+    "CloseActionType",
+    "DealEndedData",
+    "DealEndedDataCarry",
+    "DealEndedDataResult",
+    "DealEndedDataUnit",
+    "DealEndedEvent",
+    "DealEndedEventMetadata",
+    "DealEndedEventType",
+    "DealRecord",
+    "DealRecordResultType0",
+    "DealRecordStatus",
+    "DealStartedData",
+    "DealStartedEvent",
+    "DealStartedEventMetadata",
+    "DealStartedEventType",
+    "DiscardAction",
+    "DiscardActionCaptureType0Item",
+    "DiscardActionCard",
+    "DiscardActionType",
+    "Dispute",
+    "DisputeEvent",
+    "DisputeEventData",
+    "DisputeEventMetadata",
+    "DisputeEventPublicStateAfterType0",
+    "DisputeEventType",
+    "DisputeOptions",
+    "DisputePlayer",
+    "DisputeReceiptsRequest",
+    "DisputeResultType0",
+    "DisputeStatus",
+    "DisputeStep",
+    "DisputeWithReceipts",
+    "DisputeWithReceiptsOptions",
+    "DisputeWithReceiptsResultType0",
+    "DisputeWithReceiptsStatus",
+    "EventsPage",
+    "FirstBadEvent",
+    "GetDisputeReportFormat",
+    "GetSettlementReportFormat",
+    "HandDealtData",
+    "HandDealtEvent",
+    "HandDealtEventMetadata",
+    "HandDealtEventType",
+    "HandScoredData",
+    "HandScoredEvent",
+    "HandScoredEventMetadata",
+    "HandScoredEventType",
+    "HandStartedData",
+    "HandStartedEvent",
+    "HandStartedEventMetadata",
+    "HandStartedEventType",
+    "Health",
+    "Key",
+    "KeyAlgorithm",
+    "Keys",
+    "LeaveAction",
+    "LeaveActionType",
+    "Ledger",
+    "LedgerLine",
+    "LedgerTotal",
+    "ListTablesGame",
+    "ListTablesStatus",
+    "Lobby",
+    "NextDeal",
+    "OpenedTable",
+    "OpenedTableGame",
+    "OpenedTableLastResultType0",
+    "OpenedTableStatus",
+    "PaginationMetadata",
+    "PassAction",
+    "PassActionType",
+    "PlayAction",
+    "PlayActionCardsItem",
+    "PlayActionType",
+    "PlayChoice",
+    "PlayChoiceCardsItem",
+    "PlayChoiceType",
+    "Player",
+    "PlayerCreate",
+    "PlayerLeftData",
+    "PlayerLeftEvent",
+    "PlayerLeftEventMetadata",
+    "PlayerLeftEventType",
+    "PlayerReadyData",
+    "PlayerReadyEvent",
+    "PlayerReadyEventMetadata",
+    "PlayerReadyEventType",
+    "PlayerRef",
+    "PlayerSeatedData",
+    "PlayerSeatedEvent",
+    "PlayerSeatedEventMetadata",
+    "PlayerSeatedEventType",
+    "PrivateCards",
+    "PrivateCardsCardsItem",
+    "Problem",
+    "Ready",
+    "ReadyAction",
+    "ReadyActionType",
+    "ReadyChecks",
+    "ReadyChecksAdditionalProperty",
+    "ReadyStatus",
+    "Receipt",
+    "ReceiptCheck",
+    "ReceiptCheckLog",
+    "ReceiptCheckSignature",
+    "ReceiptCheckVerdict",
+    "ReceiptsSection",
+    "ReplayError",
+    "Seat",
+    "SeatRequest",
+    "SeatView",
+    "SeatViewGame",
+    "SeatViewLastResultType0",
+    "SeatViewStatus",
+    "Settlement",
+    "SettlementDiscrepancy",
+    "SettlementPeriod",
+    "SettlementPlayer",
+    "SettlementRow",
+    "SettlementTable",
+    "Table",
+    "TableClosedData",
+    "TableClosedEvent",
+    "TableClosedEventMetadata",
+    "TableClosedEventType",
+    "TableGame",
+    "TableLastResultType0",
+    "TableOpenedData",
+    "TableOpenedDataGame",
+    "TableOpenedEvent",
+    "TableOpenedEventMetadata",
+    "TableOpenedEventType",
+    "TableStatus",
+    "Transfer",
+    "TransferData",
+    "TrickWonData",
+    "TrickWonEvent",
+    "TrickWonEventMetadata",
+    "TrickWonEventType",
+    "TurnUpCapturedData",
+    "TurnUpCapturedDataCaptureItem",
+    "TurnUpCapturedDataCard",
+    "TurnUpCapturedEvent",
+    "TurnUpCapturedEventMetadata",
+    "TurnUpCapturedEventType",
+    "TurnUpPassedData",
+    "TurnUpPassedDataCard",
+    "TurnUpPassedEvent",
+    "TurnUpPassedEventMetadata",
+    "TurnUpPassedEventType",
+    "Verification",
+    "VerificationProblem",
+    "VerificationProblemCheck",
+)
