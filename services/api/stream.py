@@ -36,6 +36,13 @@ from services.application import Caller
 blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
 
 _ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
+STREAM_SCHEMA = {
+    "type": "string",
+    "description": "Server-Sent Events: each message has an `id` (resume after it with Last-Event-ID), an `event` "
+    "(the event's `type`) and a `data` line holding the event (schema `Event`, without `metadata`) in its public "
+    "form: never a `private` block. Comment lines are heartbeats; `event: error` with "
+    '`{"code": "stream_unavailable"}` ends a stream that lost Redis.',
+}
 
 
 class StreamQuerySchema(Schema):
@@ -143,7 +150,7 @@ def _withheld_for(who: Caller, table_id: str) -> Callable[[Any], bool]:
 @secured(blp, 400, 404, 503)
 @blp.arguments(StreamHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(StreamQuerySchema(), location="query")
-@blp.response(200, {"type": "string"}, content_type="text/event-stream", description="Server-Sent Events")
+@blp.response(200, STREAM_SCHEMA, content_type="text/event-stream", description="Server-Sent Events")
 def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> Response:
     """Live public events of the table (public forms only: a hand never appears here; read it from /view)."""
     who = caller()  # every authenticated caller may follow a table's public events

@@ -84,7 +84,8 @@ def run_schemathesis(base_url: str, token: str, report: Path) -> subprocess.Comp
     ]
     if SECONDS:
         command += ["--max-time", SECONDS]
-    return subprocess.run(command, capture_output=True, text=True, timeout=3600, check=False)
+    # In a temporary folder: the CLI keeps a cache of its cases in .schemathesis/ of where it runs.
+    return subprocess.run(command, capture_output=True, text=True, timeout=3600, check=False, cwd=report.parent)
 
 
 def test_schemathesis_finds_no_failure(served: tuple[str, str], tmp_path: Path) -> None:
