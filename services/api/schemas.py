@@ -13,8 +13,11 @@ from domain.games import GAME_NAMES, GAMES
 from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
 from services.api.schemas_game import (
     ASCII_PRINTABLE,
+    CARD,
+    CHERKI_CARD,
     OPTIONS,
     PRINTABLE,
+    SAMPEN_CARD,
     ActionSchema,
     LegalActionSchema,
     TableCreateSchema,
@@ -172,6 +175,19 @@ class NextDealSchema(Schema):
     commitment = fields.String(required=True, metadata={"description": "SHA-256 hex of the deal's server seed"})
 
 
+def _shown(schema: dict[str, Any], description: str = "") -> fields.Raw:
+    """A field of a view passed on as the domain made it, documented as `schema`."""
+    return fields.Raw(metadata={"openapi": schema, **({"description": description} if description else {})})
+
+
+_INTS = {"type": "array", "items": {"type": "integer"}}
+_PLAY = {
+    "type": "object",
+    "properties": {"seat": {"type": "integer"}, "cards": {"type": "array", "items": SAMPEN_CARD}},
+    "required": ["seat", "cards"],
+}
+
+
 class TableSchema(OpenSchema):
     """Public state of a table; the game-specific fields are present while a deal exists."""
 
@@ -196,25 +212,64 @@ class TableSchema(OpenSchema):
             "(option turn_seconds 0) or nobody to act",
         },
     )
-    last_result = fields.Dict(allow_none=True)
+    last_result = fields.Dict(
+        allow_none=True, metadata={"description": "the last deal's result (its fields vary by game; `net` by seat)"}
+    )
     # Cholek Tiga
-    pool = fields.Raw(metadata={"description": "Cholek Tiga: cards in the pool; Cha Kau Tsz: chips in the pool"})
-    piles = fields.Raw(metadata={"description": "Cholek Tiga: captured cards by seat"})
-    hand_sizes = fields.List(fields.Integer())
-    stock_remaining = fields.Integer()
-    pending = fields.Raw(allow_none=True, metadata={"description": "Cholek Tiga: the turned-up card awaiting"})
-    scores = fields.Raw(allow_none=True)
+    pool = _shown(
+        {"anyOf": [{"type": "array", "items": CHERKI_CARD}, {"type": "integer"}]},
+        "Cholek Tiga: cards in the pool; Cha Kau Tsz: points in the pool",
+    )
+    piles = _shown({"type": "array", "items": {"type": "array", "items": CHERKI_CARD}}, "Cholek Tiga: captures by seat")
+    hand_sizes = _shown(_INTS, "cards held, by seat")
+    stock_remaining = _shown({"type": "integer"}, "Cholek Tiga: cards left to draw or turn up")
+    pending = _shown({"anyOf": [CHERKI_CARD, {"type": "null"}]}, "Cholek Tiga: the turned-up card awaiting a decision")
+    scores = _shown(
+        {"type": ["array", "null"], "items": {"type": "integer"}}, "Cholek Tiga: by seat, once the deal ended"
+    )
+    round = _shown({"type": "integer"}, "Cholek Tiga: the round of draws")
+    first_seat = _shown({"type": "integer"}, "Cholek Tiga: the seat that moved first this deal")
     # Cha Kau Tsz
-    dealer = fields.Integer(allow_none=True)
-    leader = fields.Integer(allow_none=True)
-    trick = fields.Raw(metadata={"description": "Cha Kau Tsz: plays of the current trick"})
-    tricks = fields.Raw(metadata={"description": "Cha Kau Tsz: tricks won this hand, by seat"})
-    balances = fields.Raw()
+    hand_no = _shown({"type": "integer"}, "Cha Kau Tsz: the hand, counted across the table")
+    pool_game = _shown({"type": "integer"}, "Cha Kau Tsz: the pool game, counted across the table")
+    hands_in_pool_game = _shown({"type": "integer"})
+    dealer = _shown({"type": ["integer", "null"]}, "Cha Kau Tsz: the dealer's seat")
+    leader = _shown({"type": ["integer", "null"]}, "Cha Kau Tsz: the seat that leads the trick, null once scored")
+    trick_no = _shown({"type": ["integer", "null"]}, "Cha Kau Tsz: the current trick, null once scored")
+    trick = _shown({"type": "array", "items": _PLAY}, "Cha Kau Tsz: plays of the current trick")
+    last_trick = _shown(
+        {
+            "type": ["object", "null"],
+            "properties": {
+                "trick_no": {"type": "integer"},
+                "plays": {"type": "array", "items": _PLAY},
+                "winner": {"type": "integer"},
+                "tricks": {"type": "integer"},
+            },
+            "required": ["trick_no", "plays", "winner", "tricks"],
+        },
+        "Cha Kau Tsz: the trick before, with its winner and the tricks it credited",
+    )
+    tricks = _shown(_INTS, "Cha Kau Tsz: tricks won this hand, by seat")
+    balances = _shown(_INTS, "Cha Kau Tsz: points by seat, changes from the starting stack (negative: a debt)")
+    stacks = _shown(_INTS, "Cha Kau Tsz: points each seat holds in chips")
+    starting_stack = _shown({"type": "integer"}, "Cha Kau Tsz: each seat's points at the start")
+    debts = _shown(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"seat": {"type": "integer"}, "points": {"type": "integer"}},
+                "required": ["seat", "points"],
+            },
+        },
+        "Cha Kau Tsz: the seats in debt and what they owe",
+    )
 
 
 class SeatViewSchema(TableSchema):
     seat = fields.Integer(required=True)
-    hand = fields.List(fields.String(), required=True)
+    hand = fields.List(fields.String(metadata={"openapi": CARD}), required=True, metadata={"description": "your cards"})
     legal_actions = fields.List(
         fields.Dict(metadata={"openapi": ref(LegalActionSchema)}),
         required=True,
@@ -360,9 +415,6 @@ def _typed(schema: dict[str, Any], description: str = "", **kwargs: Any) -> fiel
     if description:
         metadata["description"] = description
     return fields.Raw(metadata=metadata, **kwargs)
-
-
-_INTS = {"type": "array", "items": {"type": "integer"}}
 
 
 class TransferSchema(OpenSchema):

@@ -108,9 +108,18 @@ from .list_tables_status import ListTablesStatus
 from .lobby import Lobby
 from .next_deal import NextDeal
 from .opened_table import OpenedTable
+from .opened_table_debts_item import OpenedTableDebtsItem
 from .opened_table_game import OpenedTableGame
 from .opened_table_last_result_type_0 import OpenedTableLastResultType0
+from .opened_table_last_trick_type_0 import OpenedTableLastTrickType0
+from .opened_table_last_trick_type_0_plays_item import OpenedTableLastTrickType0PlaysItem
+from .opened_table_last_trick_type_0_plays_item_cards_item import OpenedTableLastTrickType0PlaysItemCardsItem
+from .opened_table_pending_type_0 import OpenedTablePendingType0
+from .opened_table_piles_item_item import OpenedTablePilesItemItem
+from .opened_table_pool_type_0_item import OpenedTablePoolType0Item
 from .opened_table_status import OpenedTableStatus
+from .opened_table_trick_item import OpenedTableTrickItem
+from .opened_table_trick_item_cards_item import OpenedTableTrickItemCardsItem
 from .pagination_metadata import PaginationMetadata
 from .pass_action import PassAction
 from .pass_action_type import PassActionType
@@ -154,9 +163,19 @@ from .replay_error import ReplayError
 from .seat import Seat
 from .seat_request import SeatRequest
 from .seat_view import SeatView
+from .seat_view_debts_item import SeatViewDebtsItem
 from .seat_view_game import SeatViewGame
+from .seat_view_hand_item import SeatViewHandItem
 from .seat_view_last_result_type_0 import SeatViewLastResultType0
+from .seat_view_last_trick_type_0 import SeatViewLastTrickType0
+from .seat_view_last_trick_type_0_plays_item import SeatViewLastTrickType0PlaysItem
+from .seat_view_last_trick_type_0_plays_item_cards_item import SeatViewLastTrickType0PlaysItemCardsItem
+from .seat_view_pending_type_0 import SeatViewPendingType0
+from .seat_view_piles_item_item import SeatViewPilesItemItem
+from .seat_view_pool_type_0_item import SeatViewPoolType0Item
 from .seat_view_status import SeatViewStatus
+from .seat_view_trick_item import SeatViewTrickItem
+from .seat_view_trick_item_cards_item import SeatViewTrickItemCardsItem
 from .settlement import Settlement
 from .settlement_discrepancy import SettlementDiscrepancy
 from .settlement_period import SettlementPeriod
@@ -168,14 +187,23 @@ from .table_closed_data import TableClosedData
 from .table_closed_event import TableClosedEvent
 from .table_closed_event_metadata import TableClosedEventMetadata
 from .table_closed_event_type import TableClosedEventType
+from .table_debts_item import TableDebtsItem
 from .table_game import TableGame
 from .table_last_result_type_0 import TableLastResultType0
+from .table_last_trick_type_0 import TableLastTrickType0
+from .table_last_trick_type_0_plays_item import TableLastTrickType0PlaysItem
+from .table_last_trick_type_0_plays_item_cards_item import TableLastTrickType0PlaysItemCardsItem
 from .table_opened_data import TableOpenedData
 from .table_opened_data_game import TableOpenedDataGame
 from .table_opened_event import TableOpenedEvent
 from .table_opened_event_metadata import TableOpenedEventMetadata
 from .table_opened_event_type import TableOpenedEventType
+from .table_pending_type_0 import TablePendingType0
+from .table_piles_item_item import TablePilesItemItem
+from .table_pool_type_0_item import TablePoolType0Item
 from .table_status import TableStatus
+from .table_trick_item import TableTrickItem
+from .table_trick_item_cards_item import TableTrickItemCardsItem
 from .transfer import Transfer
 from .transfer_data import TransferData
 from .trick_won_data import TrickWonData
@@ -306,9 +334,18 @@ __all__ = (
     "Lobby",
     "NextDeal",
     "OpenedTable",
+    "OpenedTableDebtsItem",
     "OpenedTableGame",
     "OpenedTableLastResultType0",
+    "OpenedTableLastTrickType0",
+    "OpenedTableLastTrickType0PlaysItem",
+    "OpenedTableLastTrickType0PlaysItemCardsItem",
+    "OpenedTablePendingType0",
+    "OpenedTablePilesItemItem",
+    "OpenedTablePoolType0Item",
     "OpenedTableStatus",
+    "OpenedTableTrickItem",
+    "OpenedTableTrickItemCardsItem",
     "PaginationMetadata",
     "PassAction",
     "PassActionType",
@@ -352,9 +389,19 @@ __all__ = (
     "Seat",
     "SeatRequest",
     "SeatView",
+    "SeatViewDebtsItem",
     "SeatViewGame",
+    "SeatViewHandItem",
     "SeatViewLastResultType0",
+    "SeatViewLastTrickType0",
+    "SeatViewLastTrickType0PlaysItem",
+    "SeatViewLastTrickType0PlaysItemCardsItem",
+    "SeatViewPendingType0",
+    "SeatViewPilesItemItem",
+    "SeatViewPoolType0Item",
     "SeatViewStatus",
+    "SeatViewTrickItem",
+    "SeatViewTrickItemCardsItem",
     "Settlement",
     "SettlementDiscrepancy",
     "SettlementPeriod",
@@ -366,14 +413,23 @@ __all__ = (
     "TableClosedEvent",
     "TableClosedEventMetadata",
     "TableClosedEventType",
+    "TableDebtsItem",
     "TableGame",
     "TableLastResultType0",
+    "TableLastTrickType0",
+    "TableLastTrickType0PlaysItem",
+    "TableLastTrickType0PlaysItemCardsItem",
     "TableOpenedData",
     "TableOpenedDataGame",
     "TableOpenedEvent",
     "TableOpenedEventMetadata",
     "TableOpenedEventType",
+    "TablePendingType0",
+    "TablePilesItemItem",
+    "TablePoolType0Item",
     "TableStatus",
+    "TableTrickItem",
+    "TableTrickItemCardsItem",
     "Transfer",
     "TransferData",
     "TrickWonData",

@@ -20,7 +20,9 @@ T = TypeVar("T", bound="OpenedTableLastResultType0")
 
 @_attrs_define
 class OpenedTableLastResultType0:
-    
+    """ the last deal's result (its fields vary by game; `net` by seat)
+
+     """
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

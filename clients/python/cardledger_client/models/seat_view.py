@@ -9,6 +9,10 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.seat_view_game import SeatViewGame
+from ..models.seat_view_hand_item import SeatViewHandItem
+from ..models.seat_view_pending_type_0 import SeatViewPendingType0
+from ..models.seat_view_piles_item_item import SeatViewPilesItemItem
+from ..models.seat_view_pool_type_0_item import SeatViewPoolType0Item
 from ..models.seat_view_status import SeatViewStatus
 from ..types import UNSET, Unset
 from typing import cast
@@ -26,7 +30,10 @@ if TYPE_CHECKING:
   from ..models.play_choice import PlayChoice
   from ..models.player_ref import PlayerRef
   from ..models.ready_action import ReadyAction
+  from ..models.seat_view_debts_item import SeatViewDebtsItem
   from ..models.seat_view_last_result_type_0 import SeatViewLastResultType0
+  from ..models.seat_view_last_trick_type_0 import SeatViewLastTrickType0
+  from ..models.seat_view_trick_item import SeatViewTrickItem
 
 
 
@@ -42,7 +49,7 @@ class SeatView:
         Attributes:
             deal_no (int):
             game (SeatViewGame):
-            hand (list[str]):
+            hand (list[SeatViewHandItem]): your cards
             id (str):
             legal_actions (list[CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayChoice |
                 ReadyAction]): complete action bodies; a Cha Kau Tsz follow is {type: play, count: k}
@@ -56,25 +63,38 @@ class SeatView:
                 default action, "timed_out": true), or between deals unseats the seats not ready; null with no clock (option
                 turn_seconds 0) or nobody to act
             version (int):
-            balances (Any | Unset):
-            dealer (int | None | Unset):
-            hand_sizes (list[int] | Unset):
-            last_result (None | SeatViewLastResultType0 | Unset):
-            leader (int | None | Unset):
+            balances (list[int] | Unset): Cha Kau Tsz: points by seat, changes from the starting stack (negative: a debt)
+            dealer (int | None | Unset): Cha Kau Tsz: the dealer's seat
+            debts (list[SeatViewDebtsItem] | Unset): Cha Kau Tsz: the seats in debt and what they owe
+            first_seat (int | Unset): Cholek Tiga: the seat that moved first this deal
+            hand_no (int | Unset): Cha Kau Tsz: the hand, counted across the table
+            hand_sizes (list[int] | Unset): cards held, by seat
+            hands_in_pool_game (int | Unset):
+            last_result (None | SeatViewLastResultType0 | Unset): the last deal's result (its fields vary by game; `net` by
+                seat)
+            last_trick (None | SeatViewLastTrickType0 | Unset): Cha Kau Tsz: the trick before, with its winner and the
+                tricks it credited
+            leader (int | None | Unset): Cha Kau Tsz: the seat that leads the trick, null once scored
             next_deal (NextDeal | None | Unset):
-            pending (Any | Unset): Cholek Tiga: the turned-up card awaiting
-            piles (Any | Unset): Cholek Tiga: captured cards by seat
-            pool (Any | Unset): Cholek Tiga: cards in the pool; Cha Kau Tsz: chips in the pool
+            pending (None | SeatViewPendingType0 | Unset): Cholek Tiga: the turned-up card awaiting a decision
+            piles (list[list[SeatViewPilesItemItem]] | Unset): Cholek Tiga: captures by seat
+            pool (int | list[SeatViewPoolType0Item] | Unset): Cholek Tiga: cards in the pool; Cha Kau Tsz: points in the
+                pool
+            pool_game (int | Unset): Cha Kau Tsz: the pool game, counted across the table
             ready (list[int] | Unset):
-            scores (Any | Unset):
-            stock_remaining (int | Unset):
-            trick (Any | Unset): Cha Kau Tsz: plays of the current trick
-            tricks (Any | Unset): Cha Kau Tsz: tricks won this hand, by seat
+            round_ (int | Unset): Cholek Tiga: the round of draws
+            scores (list[int] | None | Unset): Cholek Tiga: by seat, once the deal ended
+            stacks (list[int] | Unset): Cha Kau Tsz: points each seat holds in chips
+            starting_stack (int | Unset): Cha Kau Tsz: each seat's points at the start
+            stock_remaining (int | Unset): Cholek Tiga: cards left to draw or turn up
+            trick (list[SeatViewTrickItem] | Unset): Cha Kau Tsz: plays of the current trick
+            trick_no (int | None | Unset): Cha Kau Tsz: the current trick, null once scored
+            tricks (list[int] | Unset): Cha Kau Tsz: tricks won this hand, by seat
      """
 
     deal_no: int
     game: SeatViewGame
-    hand: list[str]
+    hand: list[SeatViewHandItem]
     id: str
     legal_actions: list[CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayChoice | ReadyAction]
     options: ChaKauTszSettings | CholekTigaSettings
@@ -85,20 +105,30 @@ class SeatView:
     to_act: int | None
     turn_deadline: datetime.datetime | None
     version: int
-    balances: Any | Unset = UNSET
+    balances: list[int] | Unset = UNSET
     dealer: int | None | Unset = UNSET
+    debts: list[SeatViewDebtsItem] | Unset = UNSET
+    first_seat: int | Unset = UNSET
+    hand_no: int | Unset = UNSET
     hand_sizes: list[int] | Unset = UNSET
+    hands_in_pool_game: int | Unset = UNSET
     last_result: None | SeatViewLastResultType0 | Unset = UNSET
+    last_trick: None | SeatViewLastTrickType0 | Unset = UNSET
     leader: int | None | Unset = UNSET
     next_deal: NextDeal | None | Unset = UNSET
-    pending: Any | Unset = UNSET
-    piles: Any | Unset = UNSET
-    pool: Any | Unset = UNSET
+    pending: None | SeatViewPendingType0 | Unset = UNSET
+    piles: list[list[SeatViewPilesItemItem]] | Unset = UNSET
+    pool: int | list[SeatViewPoolType0Item] | Unset = UNSET
+    pool_game: int | Unset = UNSET
     ready: list[int] | Unset = UNSET
-    scores: Any | Unset = UNSET
+    round_: int | Unset = UNSET
+    scores: list[int] | None | Unset = UNSET
+    stacks: list[int] | Unset = UNSET
+    starting_stack: int | Unset = UNSET
     stock_remaining: int | Unset = UNSET
-    trick: Any | Unset = UNSET
-    tricks: Any | Unset = UNSET
+    trick: list[SeatViewTrickItem] | Unset = UNSET
+    trick_no: int | None | Unset = UNSET
+    tricks: list[int] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -117,12 +147,18 @@ class SeatView:
         from ..models.play_choice import PlayChoice # noqa: PLC0415
         from ..models.player_ref import PlayerRef # noqa: PLC0415
         from ..models.ready_action import ReadyAction # noqa: PLC0415
+        from ..models.seat_view_debts_item import SeatViewDebtsItem # noqa: PLC0415
         from ..models.seat_view_last_result_type_0 import SeatViewLastResultType0 # noqa: PLC0415
+        from ..models.seat_view_last_trick_type_0 import SeatViewLastTrickType0 # noqa: PLC0415
+        from ..models.seat_view_trick_item import SeatViewTrickItem # noqa: PLC0415
         deal_no = self.deal_no
 
         game = self.game.value
 
-        hand = self.hand
+        hand = []
+        for hand_item_data in self.hand:
+            hand_item = hand_item_data.value
+            hand.append(hand_item)
 
 
 
@@ -185,7 +221,11 @@ class SeatView:
 
         version = self.version
 
-        balances = self.balances
+        balances: list[int] | Unset = UNSET
+        if not isinstance(self.balances, Unset):
+            balances = self.balances
+
+
 
         dealer: int | None | Unset
         if isinstance(self.dealer, Unset):
@@ -193,11 +233,26 @@ class SeatView:
         else:
             dealer = self.dealer
 
+        debts: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.debts, Unset):
+            debts = []
+            for debts_item_data in self.debts:
+                debts_item = debts_item_data.to_dict()
+                debts.append(debts_item)
+
+
+
+        first_seat = self.first_seat
+
+        hand_no = self.hand_no
+
         hand_sizes: list[int] | Unset = UNSET
         if not isinstance(self.hand_sizes, Unset):
             hand_sizes = self.hand_sizes
 
 
+
+        hands_in_pool_game = self.hands_in_pool_game
 
         last_result: dict[str, Any] | None | Unset
         if isinstance(self.last_result, Unset):
@@ -206,6 +261,14 @@ class SeatView:
             last_result = self.last_result.to_dict()
         else:
             last_result = self.last_result
+
+        last_trick: dict[str, Any] | None | Unset
+        if isinstance(self.last_trick, Unset):
+            last_trick = UNSET
+        elif isinstance(self.last_trick, SeatViewLastTrickType0):
+            last_trick = self.last_trick.to_dict()
+        else:
+            last_trick = self.last_trick
 
         leader: int | None | Unset
         if isinstance(self.leader, Unset):
@@ -221,11 +284,42 @@ class SeatView:
         else:
             next_deal = self.next_deal
 
-        pending = self.pending
+        pending: None | str | Unset
+        if isinstance(self.pending, Unset):
+            pending = UNSET
+        elif isinstance(self.pending, SeatViewPendingType0):
+            pending = self.pending.value
+        else:
+            pending = self.pending
 
-        piles = self.piles
+        piles: list[list[str]] | Unset = UNSET
+        if not isinstance(self.piles, Unset):
+            piles = []
+            for piles_item_data in self.piles:
+                piles_item = []
+                for piles_item_item_data in piles_item_data:
+                    piles_item_item = piles_item_item_data.value
+                    piles_item.append(piles_item_item)
 
-        pool = self.pool
+
+                piles.append(piles_item)
+
+
+
+        pool: int | list[str] | Unset
+        if isinstance(self.pool, Unset):
+            pool = UNSET
+        elif isinstance(self.pool, list):
+            pool = []
+            for pool_type_0_item_data in self.pool:
+                pool_type_0_item = pool_type_0_item_data.value
+                pool.append(pool_type_0_item)
+
+
+        else:
+            pool = self.pool
+
+        pool_game = self.pool_game
 
         ready: list[int] | Unset = UNSET
         if not isinstance(self.ready, Unset):
@@ -233,13 +327,48 @@ class SeatView:
 
 
 
-        scores = self.scores
+        round_ = self.round_
+
+        scores: list[int] | None | Unset
+        if isinstance(self.scores, Unset):
+            scores = UNSET
+        elif isinstance(self.scores, list):
+            scores = self.scores
+
+
+        else:
+            scores = self.scores
+
+        stacks: list[int] | Unset = UNSET
+        if not isinstance(self.stacks, Unset):
+            stacks = self.stacks
+
+
+
+        starting_stack = self.starting_stack
 
         stock_remaining = self.stock_remaining
 
-        trick = self.trick
+        trick: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.trick, Unset):
+            trick = []
+            for trick_item_data in self.trick:
+                trick_item = trick_item_data.to_dict()
+                trick.append(trick_item)
 
-        tricks = self.tricks
+
+
+        trick_no: int | None | Unset
+        if isinstance(self.trick_no, Unset):
+            trick_no = UNSET
+        else:
+            trick_no = self.trick_no
+
+        tricks: list[int] | Unset = UNSET
+        if not isinstance(self.tricks, Unset):
+            tricks = self.tricks
+
+
 
 
         field_dict: dict[str, Any] = {}
@@ -263,10 +392,20 @@ class SeatView:
             field_dict["balances"] = balances
         if dealer is not UNSET:
             field_dict["dealer"] = dealer
+        if debts is not UNSET:
+            field_dict["debts"] = debts
+        if first_seat is not UNSET:
+            field_dict["first_seat"] = first_seat
+        if hand_no is not UNSET:
+            field_dict["hand_no"] = hand_no
         if hand_sizes is not UNSET:
             field_dict["hand_sizes"] = hand_sizes
+        if hands_in_pool_game is not UNSET:
+            field_dict["hands_in_pool_game"] = hands_in_pool_game
         if last_result is not UNSET:
             field_dict["last_result"] = last_result
+        if last_trick is not UNSET:
+            field_dict["last_trick"] = last_trick
         if leader is not UNSET:
             field_dict["leader"] = leader
         if next_deal is not UNSET:
@@ -277,14 +416,24 @@ class SeatView:
             field_dict["piles"] = piles
         if pool is not UNSET:
             field_dict["pool"] = pool
+        if pool_game is not UNSET:
+            field_dict["pool_game"] = pool_game
         if ready is not UNSET:
             field_dict["ready"] = ready
+        if round_ is not UNSET:
+            field_dict["round"] = round_
         if scores is not UNSET:
             field_dict["scores"] = scores
+        if stacks is not UNSET:
+            field_dict["stacks"] = stacks
+        if starting_stack is not UNSET:
+            field_dict["starting_stack"] = starting_stack
         if stock_remaining is not UNSET:
             field_dict["stock_remaining"] = stock_remaining
         if trick is not UNSET:
             field_dict["trick"] = trick
+        if trick_no is not UNSET:
+            field_dict["trick_no"] = trick_no
         if tricks is not UNSET:
             field_dict["tricks"] = tricks
 
@@ -305,7 +454,10 @@ class SeatView:
         from ..models.play_choice import PlayChoice # noqa: PLC0415
         from ..models.player_ref import PlayerRef # noqa: PLC0415
         from ..models.ready_action import ReadyAction # noqa: PLC0415
+        from ..models.seat_view_debts_item import SeatViewDebtsItem # noqa: PLC0415
         from ..models.seat_view_last_result_type_0 import SeatViewLastResultType0 # noqa: PLC0415
+        from ..models.seat_view_last_trick_type_0 import SeatViewLastTrickType0 # noqa: PLC0415
+        from ..models.seat_view_trick_item import SeatViewTrickItem # noqa: PLC0415
         d = dict(src_dict)
         deal_no = d.pop("deal_no")
 
@@ -314,7 +466,14 @@ class SeatView:
 
 
 
-        hand = cast(list[str], d.pop("hand"))
+        hand = []
+        _hand = d.pop("hand")
+        for hand_item_data in (_hand):
+            hand_item = SeatViewHandItem(hand_item_data)
+
+
+
+            hand.append(hand_item)
 
 
         id = d.pop("id")
@@ -478,7 +637,8 @@ class SeatView:
 
         version = d.pop("version")
 
-        balances = d.pop("balances", UNSET)
+        balances = cast(list[int], d.pop("balances", UNSET))
+
 
         def _parse_dealer(data: object) -> int | None | Unset:
             if data is None:
@@ -490,8 +650,26 @@ class SeatView:
         dealer = _parse_dealer(d.pop("dealer", UNSET))
 
 
+        _debts = d.pop("debts", UNSET)
+        debts: list[SeatViewDebtsItem] | Unset = UNSET
+        if _debts is not UNSET:
+            debts = []
+            for debts_item_data in _debts:
+                debts_item = SeatViewDebtsItem.from_dict(debts_item_data)
+
+
+
+                debts.append(debts_item)
+
+
+        first_seat = d.pop("first_seat", UNSET)
+
+        hand_no = d.pop("hand_no", UNSET)
+
         hand_sizes = cast(list[int], d.pop("hand_sizes", UNSET))
 
+
+        hands_in_pool_game = d.pop("hands_in_pool_game", UNSET)
 
         def _parse_last_result(data: object) -> None | SeatViewLastResultType0 | Unset:
             if data is None:
@@ -511,6 +689,26 @@ class SeatView:
             return cast(None | SeatViewLastResultType0 | Unset, data)
 
         last_result = _parse_last_result(d.pop("last_result", UNSET))
+
+
+        def _parse_last_trick(data: object) -> None | SeatViewLastTrickType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                last_trick_type_0 = SeatViewLastTrickType0.from_dict(data)
+
+
+
+                return last_trick_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SeatViewLastTrickType0 | Unset, data)
+
+        last_trick = _parse_last_trick(d.pop("last_trick", UNSET))
 
 
         def _parse_leader(data: object) -> int | None | Unset:
@@ -543,22 +741,122 @@ class SeatView:
         next_deal = _parse_next_deal(d.pop("next_deal", UNSET))
 
 
-        pending = d.pop("pending", UNSET)
+        def _parse_pending(data: object) -> None | SeatViewPendingType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                pending_type_0 = SeatViewPendingType0(data)
 
-        piles = d.pop("piles", UNSET)
 
-        pool = d.pop("pool", UNSET)
+
+                return pending_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SeatViewPendingType0 | Unset, data)
+
+        pending = _parse_pending(d.pop("pending", UNSET))
+
+
+        _piles = d.pop("piles", UNSET)
+        piles: list[list[SeatViewPilesItemItem]] | Unset = UNSET
+        if _piles is not UNSET:
+            piles = []
+            for piles_item_data in _piles:
+                piles_item = []
+                _piles_item = piles_item_data
+                for piles_item_item_data in (_piles_item):
+                    piles_item_item = SeatViewPilesItemItem(piles_item_item_data)
+
+
+
+                    piles_item.append(piles_item_item)
+
+                piles.append(piles_item)
+
+
+        def _parse_pool(data: object) -> int | list[SeatViewPoolType0Item] | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                pool_type_0 = []
+                _pool_type_0 = data
+                for pool_type_0_item_data in (_pool_type_0):
+                    pool_type_0_item = SeatViewPoolType0Item(pool_type_0_item_data)
+
+
+
+                    pool_type_0.append(pool_type_0_item)
+
+                return pool_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(int | list[SeatViewPoolType0Item] | Unset, data)
+
+        pool = _parse_pool(d.pop("pool", UNSET))
+
+
+        pool_game = d.pop("pool_game", UNSET)
 
         ready = cast(list[int], d.pop("ready", UNSET))
 
 
-        scores = d.pop("scores", UNSET)
+        round_ = d.pop("round", UNSET)
+
+        def _parse_scores(data: object) -> list[int] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                scores_type_0 = cast(list[int], data)
+
+                return scores_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[int] | None | Unset, data)
+
+        scores = _parse_scores(d.pop("scores", UNSET))
+
+
+        stacks = cast(list[int], d.pop("stacks", UNSET))
+
+
+        starting_stack = d.pop("starting_stack", UNSET)
 
         stock_remaining = d.pop("stock_remaining", UNSET)
 
-        trick = d.pop("trick", UNSET)
+        _trick = d.pop("trick", UNSET)
+        trick: list[SeatViewTrickItem] | Unset = UNSET
+        if _trick is not UNSET:
+            trick = []
+            for trick_item_data in _trick:
+                trick_item = SeatViewTrickItem.from_dict(trick_item_data)
 
-        tricks = d.pop("tricks", UNSET)
+
+
+                trick.append(trick_item)
+
+
+        def _parse_trick_no(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        trick_no = _parse_trick_no(d.pop("trick_no", UNSET))
+
+
+        tricks = cast(list[int], d.pop("tricks", UNSET))
+
 
         seat_view = cls(
             deal_no=deal_no,
@@ -576,17 +874,27 @@ class SeatView:
             version=version,
             balances=balances,
             dealer=dealer,
+            debts=debts,
+            first_seat=first_seat,
+            hand_no=hand_no,
             hand_sizes=hand_sizes,
+            hands_in_pool_game=hands_in_pool_game,
             last_result=last_result,
+            last_trick=last_trick,
             leader=leader,
             next_deal=next_deal,
             pending=pending,
             piles=piles,
             pool=pool,
+            pool_game=pool_game,
             ready=ready,
+            round_=round_,
             scores=scores,
+            stacks=stacks,
+            starting_stack=starting_stack,
             stock_remaining=stock_remaining,
             trick=trick,
+            trick_no=trick_no,
             tricks=tricks,
         )
 
