@@ -17,6 +17,7 @@ from services.api.schemas_game import (
     CHERKI_CARD,
     OPTIONS,
     PRINTABLE,
+    RESULT,
     SAMPEN_CARD,
     ActionSchema,
     LegalActionSchema,
@@ -212,9 +213,7 @@ class TableSchema(OpenSchema):
             "(option turn_seconds 0) or nobody to act",
         },
     )
-    last_result = fields.Dict(
-        allow_none=True, metadata={"description": "the last deal's result (its fields vary by game; `net` by seat)"}
-    )
+    last_result = fields.Dict(allow_none=True, metadata={"openapi": RESULT, "description": "the last deal's result"})
     # Cholek Tiga
     pool = _shown(
         {"anyOf": [{"type": "array", "items": CHERKI_CARD}, {"type": "integer"}]},
@@ -461,11 +460,10 @@ class DealSeedsSchema(OpenSchema):
     client_seeds = _typed({"type": "array", "items": {"type": "string"}}, required=True)
     server_seed = _typed({"type": "string"}, "hex, once the deal ended", required=True, allow_none=True)
     next_commitment = _typed({"type": "string"}, "the next deal's commitment", required=True, allow_none=True)
-    result = _typed(
-        {"type": "object", "additionalProperties": True},
-        "the game's result of the deal (its fields vary by game; `net` by seat is in every one)",
+    result = fields.Raw(
         required=True,
         allow_none=True,
+        metadata={"openapi": RESULT, "description": "the game's result of the deal, once it ended"},
     )
     net = _typed(_INTS, "by seat, in the table's unit (the result's `net`)", required=True, allow_none=True)
     unit = _typed({"type": "string"}, "the table's unit of account", required=True, allow_none=True)

@@ -26,7 +26,7 @@ from domain.table import (
     TABLE_CLOSED,
     TABLE_OPENED,
 )
-from services.api.schemas_game import CARD, CHERKI_CARD, OPTIONS, SAMPEN_CARD
+from services.api.schemas_game import CARD, CHERKI_CARD, OPTIONS, RESULT, SAMPEN_CARD
 from services.api.spec_types import TaggedUnionSchema, ref, tag
 
 _INT = {"type": "integer"}
@@ -105,7 +105,7 @@ class DealEndedDataSchema(_Payload):
     server_seed = _typed({"type": "string", "pattern": "^[0-9a-f]+$"}, "hex", required=True)
     commitment = _typed(_HEX, required=True)
     client_seeds = _typed({"type": "array", "items": {"type": "string"}}, required=True)
-    result = _typed({"type": "object"}, "the game's result; `net` by seat in every one", required=True)
+    result = fields.Raw(required=True, metadata={"openapi": RESULT, "description": "the game's result of the deal"})
     transfers = fields.List(fields.Nested(TransferDataSchema), required=True)
     unit = _typed({"type": "string", "enum": ["cents", "points"]}, required=True)
     carry = _typed({"type": "object"}, "the game's state carried to the next deal", required=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, fields, validate
 
 from domain.cards import CHERKI_TYPES, SAMPEN_TYPES
 from domain.cha_kau_tsz.options import (
@@ -295,3 +295,45 @@ class LegalActionSchema(TaggedUnionSchema):
 
     TAG = "type"
     VARIANTS = {**ActionSchema.VARIANTS, "play": PlayChoiceSchema}
+
+
+# Results of a deal ------------------------------------------------------------------
+
+_INTS = {"type": "array", "items": {"type": "integer"}}
+
+
+def _result_field(schema: dict[str, Any], description: str, required: bool = False) -> fields.Raw:
+    return fields.Raw(required=required, metadata={"openapi": schema, "description": description})
+
+
+class CholekTigaResultSchema(Schema):
+    """How a Cholek Tiga deal ended."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    scores = _result_field(_INTS, "points by seat", required=True)
+    net = _result_field(_INTS, "cents by seat: points and ang pow settled, in-play bonuses included", required=True)
+    leftover_pool = _result_field({"type": "array", "items": CHERKI_CARD}, "cards left in the pool")
+    piles = _result_field({"type": "array", "items": {"type": "array", "items": CHERKI_CARD}}, "captures by seat")
+
+
+class ChaKauTszResultSchema(Schema):
+    """How a Cha Kau Tsz hand ended."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    tricks = _result_field(_INTS, "tricks by seat", required=True)
+    payments = _result_field(_INTS, "points each seat paid into the pool", required=True)
+    net = _result_field(_INTS, "points by seat: the payments, and the pool to its winner", required=True)
+    hand_no = _result_field({"type": "integer"}, "the hand, counted across the table")
+    pool_game = _result_field({"type": "integer"}, "the pool game it belonged to")
+    pool_winner = _result_field({"type": ["integer", "null"]}, "the seat that won the pool, if one did")
+    pool_won = _result_field({"type": "integer"}, "points the winner took from the pool")
+    net_cents = _result_field(_INTS, "`net` in cents (chip_value_cents a point)")
+    balances = _result_field(_INTS, "points by seat after the hand, changes from the starting stack")
+    pool = _result_field({"type": "integer"}, "points in the pool after the hand")
+
+
+RESULT = any_of(ref(CholekTigaResultSchema), ref(ChaKauTszResultSchema))

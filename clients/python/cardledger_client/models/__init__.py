@@ -32,12 +32,16 @@ from .cards_played_event import CardsPlayedEvent
 from .cards_played_event_metadata import CardsPlayedEventMetadata
 from .cards_played_event_type import CardsPlayedEventType
 from .cha_kau_tsz_options import ChaKauTszOptions
+from .cha_kau_tsz_result import ChaKauTszResult
 from .cha_kau_tsz_settings import ChaKauTszSettings
 from .cha_kau_tsz_table_create import ChaKauTszTableCreate
 from .cha_kau_tsz_table_create_game import ChaKauTszTableCreateGame
 from .chip_values import ChipValues
 from .cholek_tiga_options import CholekTigaOptions
 from .cholek_tiga_options_honours_rank import CholekTigaOptionsHonoursRank
+from .cholek_tiga_result import CholekTigaResult
+from .cholek_tiga_result_leftover_pool_item import CholekTigaResultLeftoverPoolItem
+from .cholek_tiga_result_piles_item_item import CholekTigaResultPilesItemItem
 from .cholek_tiga_settings import CholekTigaSettings
 from .cholek_tiga_settings_honours_rank import CholekTigaSettingsHonoursRank
 from .cholek_tiga_table_create import CholekTigaTableCreate
@@ -46,13 +50,11 @@ from .close_action import CloseAction
 from .close_action_type import CloseActionType
 from .deal_ended_data import DealEndedData
 from .deal_ended_data_carry import DealEndedDataCarry
-from .deal_ended_data_result import DealEndedDataResult
 from .deal_ended_data_unit import DealEndedDataUnit
 from .deal_ended_event import DealEndedEvent
 from .deal_ended_event_metadata import DealEndedEventMetadata
 from .deal_ended_event_type import DealEndedEventType
 from .deal_record import DealRecord
-from .deal_record_result_type_0 import DealRecordResultType0
 from .deal_record_status import DealRecordStatus
 from .deal_started_data import DealStartedData
 from .deal_started_event import DealStartedEvent
@@ -71,12 +73,10 @@ from .dispute_event_type import DisputeEventType
 from .dispute_options import DisputeOptions
 from .dispute_player import DisputePlayer
 from .dispute_receipts_request import DisputeReceiptsRequest
-from .dispute_result_type_0 import DisputeResultType0
 from .dispute_status import DisputeStatus
 from .dispute_step import DisputeStep
 from .dispute_with_receipts import DisputeWithReceipts
 from .dispute_with_receipts_options import DisputeWithReceiptsOptions
-from .dispute_with_receipts_result_type_0 import DisputeWithReceiptsResultType0
 from .dispute_with_receipts_status import DisputeWithReceiptsStatus
 from .events_page import EventsPage
 from .first_bad_event import FirstBadEvent
@@ -110,7 +110,6 @@ from .next_deal import NextDeal
 from .opened_table import OpenedTable
 from .opened_table_debts_item import OpenedTableDebtsItem
 from .opened_table_game import OpenedTableGame
-from .opened_table_last_result_type_0 import OpenedTableLastResultType0
 from .opened_table_last_trick_type_0 import OpenedTableLastTrickType0
 from .opened_table_last_trick_type_0_plays_item import OpenedTableLastTrickType0PlaysItem
 from .opened_table_last_trick_type_0_plays_item_cards_item import OpenedTableLastTrickType0PlaysItemCardsItem
@@ -166,7 +165,6 @@ from .seat_view import SeatView
 from .seat_view_debts_item import SeatViewDebtsItem
 from .seat_view_game import SeatViewGame
 from .seat_view_hand_item import SeatViewHandItem
-from .seat_view_last_result_type_0 import SeatViewLastResultType0
 from .seat_view_last_trick_type_0 import SeatViewLastTrickType0
 from .seat_view_last_trick_type_0_plays_item import SeatViewLastTrickType0PlaysItem
 from .seat_view_last_trick_type_0_plays_item_cards_item import SeatViewLastTrickType0PlaysItemCardsItem
@@ -189,7 +187,6 @@ from .table_closed_event_metadata import TableClosedEventMetadata
 from .table_closed_event_type import TableClosedEventType
 from .table_debts_item import TableDebtsItem
 from .table_game import TableGame
-from .table_last_result_type_0 import TableLastResultType0
 from .table_last_trick_type_0 import TableLastTrickType0
 from .table_last_trick_type_0_plays_item import TableLastTrickType0PlaysItem
 from .table_last_trick_type_0_plays_item_cards_item import TableLastTrickType0PlaysItemCardsItem
@@ -258,12 +255,16 @@ __all__ = (
     "CardTurnedUpEventMetadata",
     "CardTurnedUpEventType",
     "ChaKauTszOptions",
+    "ChaKauTszResult",
     "ChaKauTszSettings",
     "ChaKauTszTableCreate",
     "ChaKauTszTableCreateGame",
     "ChipValues",
     "CholekTigaOptions",
     "CholekTigaOptionsHonoursRank",
+    "CholekTigaResult",
+    "CholekTigaResultLeftoverPoolItem",
+    "CholekTigaResultPilesItemItem",
     "CholekTigaSettings",
     "CholekTigaSettingsHonoursRank",
     "CholekTigaTableCreate",
@@ -272,13 +273,11 @@ __all__ = (
     "CloseActionType",
     "DealEndedData",
     "DealEndedDataCarry",
-    "DealEndedDataResult",
     "DealEndedDataUnit",
     "DealEndedEvent",
     "DealEndedEventMetadata",
     "DealEndedEventType",
     "DealRecord",
-    "DealRecordResultType0",
     "DealRecordStatus",
     "DealStartedData",
     "DealStartedEvent",
@@ -297,12 +296,10 @@ __all__ = (
     "DisputeOptions",
     "DisputePlayer",
     "DisputeReceiptsRequest",
-    "DisputeResultType0",
     "DisputeStatus",
     "DisputeStep",
     "DisputeWithReceipts",
     "DisputeWithReceiptsOptions",
-    "DisputeWithReceiptsResultType0",
     "DisputeWithReceiptsStatus",
     "EventsPage",
     "FirstBadEvent",
@@ -336,7 +333,6 @@ __all__ = (
     "OpenedTable",
     "OpenedTableDebtsItem",
     "OpenedTableGame",
-    "OpenedTableLastResultType0",
     "OpenedTableLastTrickType0",
     "OpenedTableLastTrickType0PlaysItem",
     "OpenedTableLastTrickType0PlaysItemCardsItem",
@@ -392,7 +388,6 @@ __all__ = (
     "SeatViewDebtsItem",
     "SeatViewGame",
     "SeatViewHandItem",
-    "SeatViewLastResultType0",
     "SeatViewLastTrickType0",
     "SeatViewLastTrickType0PlaysItem",
     "SeatViewLastTrickType0PlaysItemCardsItem",
@@ -415,7 +410,6 @@ __all__ = (
     "TableClosedEventType",
     "TableDebtsItem",
     "TableGame",
-    "TableLastResultType0",
     "TableLastTrickType0",
     "TableLastTrickType0PlaysItem",
     "TableLastTrickType0PlaysItemCardsItem",

@@ -12,8 +12,9 @@ from ..models.deal_ended_data_unit import DealEndedDataUnit
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.cha_kau_tsz_result import ChaKauTszResult
+  from ..models.cholek_tiga_result import CholekTigaResult
   from ..models.deal_ended_data_carry import DealEndedDataCarry
-  from ..models.deal_ended_data_result import DealEndedDataResult
   from ..models.transfer_data import TransferData
 
 
@@ -33,7 +34,7 @@ class DealEndedData:
             commitment (str):
             deal_no (int):
             next_commitment (str):
-            result (DealEndedDataResult): the game's result; `net` by seat in every one
+            result (ChaKauTszResult | CholekTigaResult): the game's result of the deal
             server_seed (str): hex
             transfers (list[TransferData]):
             unit (DealEndedDataUnit):
@@ -44,7 +45,7 @@ class DealEndedData:
     commitment: str
     deal_no: int
     next_commitment: str
-    result: DealEndedDataResult
+    result: ChaKauTszResult | CholekTigaResult
     server_seed: str
     transfers: list[TransferData]
     unit: DealEndedDataUnit
@@ -55,8 +56,9 @@ class DealEndedData:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.deal_ended_data_carry import DealEndedDataCarry # noqa: PLC0415
-        from ..models.deal_ended_data_result import DealEndedDataResult # noqa: PLC0415
         from ..models.transfer_data import TransferData # noqa: PLC0415
         carry = self.carry.to_dict()
 
@@ -70,7 +72,12 @@ class DealEndedData:
 
         next_commitment = self.next_commitment
 
-        result = self.result.to_dict()
+        result: dict[str, Any]
+        if isinstance(self.result, CholekTigaResult):
+            result = self.result.to_dict()
+        else:
+            result = self.result.to_dict()
+
 
         server_seed = self.server_seed
 
@@ -104,8 +111,9 @@ class DealEndedData:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.deal_ended_data_carry import DealEndedDataCarry # noqa: PLC0415
-        from ..models.deal_ended_data_result import DealEndedDataResult # noqa: PLC0415
         from ..models.transfer_data import TransferData # noqa: PLC0415
         d = dict(src_dict)
         carry = DealEndedDataCarry.from_dict(d.pop("carry"))
@@ -122,9 +130,26 @@ class DealEndedData:
 
         next_commitment = d.pop("next_commitment")
 
-        result = DealEndedDataResult.from_dict(d.pop("result"))
+        def _parse_result(data: object) -> ChaKauTszResult | CholekTigaResult:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                result_type_0 = CholekTigaResult.from_dict(data)
 
 
+
+                return result_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            result_type_1 = ChaKauTszResult.from_dict(data)
+
+
+
+            return result_type_1
+
+        result = _parse_result(d.pop("result"))
 
 
         server_seed = d.pop("server_seed")

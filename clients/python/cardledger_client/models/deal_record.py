@@ -13,7 +13,8 @@ from typing import cast
 from uuid import UUID
 
 if TYPE_CHECKING:
-  from ..models.deal_record_result_type_0 import DealRecordResultType0
+  from ..models.cha_kau_tsz_result import ChaKauTszResult
+  from ..models.cholek_tiga_result import CholekTigaResult
   from ..models.transfer import Transfer
   from ..models.verification import Verification
 
@@ -37,8 +38,7 @@ class DealRecord:
             net (list[int] | None): by seat, in the table's unit (the result's `net`)
             next_commitment (None | str): the next deal's commitment
             players (list[None | str]): the deal's players (ids) by seat, null for an empty seat
-            result (DealRecordResultType0 | None): the game's result of the deal (its fields vary by game; `net` by seat is
-                in every one)
+            result (ChaKauTszResult | CholekTigaResult | None): the game's result of the deal, once it ended
             server_seed (None | str): hex, once the deal ended
             started_version (int):
             status (DealRecordStatus):
@@ -57,7 +57,7 @@ class DealRecord:
     net: list[int] | None
     next_commitment: None | str
     players: list[None | str]
-    result: DealRecordResultType0 | None
+    result: ChaKauTszResult | CholekTigaResult | None
     server_seed: None | str
     started_version: int
     status: DealRecordStatus
@@ -73,7 +73,8 @@ class DealRecord:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.deal_record_result_type_0 import DealRecordResultType0 # noqa: PLC0415
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
         client_seeds = self.client_seeds
@@ -109,7 +110,9 @@ class DealRecord:
 
 
         result: dict[str, Any] | None
-        if isinstance(self.result, DealRecordResultType0):
+        if isinstance(self.result, CholekTigaResult):
+            result = self.result.to_dict()
+        elif isinstance(self.result, ChaKauTszResult):
             result = self.result.to_dict()
         else:
             result = self.result
@@ -172,7 +175,8 @@ class DealRecord:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.deal_record_result_type_0 import DealRecordResultType0 # noqa: PLC0415
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
         d = dict(src_dict)
@@ -230,20 +234,30 @@ class DealRecord:
             players.append(players_item)
 
 
-        def _parse_result(data: object) -> DealRecordResultType0 | None:
+        def _parse_result(data: object) -> ChaKauTszResult | CholekTigaResult | None:
             if data is None:
                 return data
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                result_type_0 = DealRecordResultType0.from_dict(data)
+                result_type_0_type_0 = CholekTigaResult.from_dict(data)
 
 
 
-                return result_type_0
+                return result_type_0_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(DealRecordResultType0 | None, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                result_type_0_type_1 = ChaKauTszResult.from_dict(data)
+
+
+
+                return result_type_0_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChaKauTszResult | CholekTigaResult | None, data)
 
         result = _parse_result(d.pop("result"))
 

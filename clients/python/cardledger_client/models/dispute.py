@@ -13,9 +13,10 @@ from typing import cast
 from uuid import UUID
 
 if TYPE_CHECKING:
+  from ..models.cha_kau_tsz_result import ChaKauTszResult
+  from ..models.cholek_tiga_result import CholekTigaResult
   from ..models.dispute_options import DisputeOptions
   from ..models.dispute_player import DisputePlayer
-  from ..models.dispute_result_type_0 import DisputeResultType0
   from ..models.dispute_step import DisputeStep
   from ..models.transfer import Transfer
   from ..models.verification import Verification
@@ -42,8 +43,7 @@ class Dispute:
             next_commitment (None | str): the next deal's commitment
             options (DisputeOptions): the table's options (docs/rules.md)
             players (list[DisputePlayer | None]): by seat, null for an empty seat
-            result (DisputeResultType0 | None): the game's result of the deal (its fields vary by game; `net` by seat is in
-                every one)
+            result (ChaKauTszResult | CholekTigaResult | None): the game's result of the deal, once it ended
             seats (int):
             server_seed (None | str): hex, once the deal ended
             started_version (int):
@@ -66,7 +66,7 @@ class Dispute:
     next_commitment: None | str
     options: DisputeOptions
     players: list[DisputePlayer | None]
-    result: DisputeResultType0 | None
+    result: ChaKauTszResult | CholekTigaResult | None
     seats: int
     server_seed: None | str
     started_version: int
@@ -84,9 +84,10 @@ class Dispute:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.dispute_options import DisputeOptions # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
-        from ..models.dispute_result_type_0 import DisputeResultType0 # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
@@ -131,7 +132,9 @@ class Dispute:
 
 
         result: dict[str, Any] | None
-        if isinstance(self.result, DisputeResultType0):
+        if isinstance(self.result, CholekTigaResult):
+            result = self.result.to_dict()
+        elif isinstance(self.result, ChaKauTszResult):
             result = self.result.to_dict()
         else:
             result = self.result
@@ -205,9 +208,10 @@ class Dispute:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.dispute_options import DisputeOptions # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
-        from ..models.dispute_result_type_0 import DisputeResultType0 # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
@@ -289,20 +293,30 @@ class Dispute:
             players.append(players_item)
 
 
-        def _parse_result(data: object) -> DisputeResultType0 | None:
+        def _parse_result(data: object) -> ChaKauTszResult | CholekTigaResult | None:
             if data is None:
                 return data
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                result_type_0 = DisputeResultType0.from_dict(data)
+                result_type_0_type_0 = CholekTigaResult.from_dict(data)
 
 
 
-                return result_type_0
+                return result_type_0_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(DisputeResultType0 | None, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                result_type_0_type_1 = ChaKauTszResult.from_dict(data)
+
+
+
+                return result_type_0_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChaKauTszResult | CholekTigaResult | None, data)
 
         result = _parse_result(d.pop("result"))
 

@@ -13,10 +13,11 @@ from typing import cast
 from uuid import UUID
 
 if TYPE_CHECKING:
+  from ..models.cha_kau_tsz_result import ChaKauTszResult
+  from ..models.cholek_tiga_result import CholekTigaResult
   from ..models.dispute_player import DisputePlayer
   from ..models.dispute_step import DisputeStep
   from ..models.dispute_with_receipts_options import DisputeWithReceiptsOptions
-  from ..models.dispute_with_receipts_result_type_0 import DisputeWithReceiptsResultType0
   from ..models.receipts_section import ReceiptsSection
   from ..models.transfer import Transfer
   from ..models.verification import Verification
@@ -44,8 +45,7 @@ class DisputeWithReceipts:
             options (DisputeWithReceiptsOptions): the table's options (docs/rules.md)
             players (list[DisputePlayer | None]): by seat, null for an empty seat
             receipts (ReceiptsSection):
-            result (DisputeWithReceiptsResultType0 | None): the game's result of the deal (its fields vary by game; `net` by
-                seat is in every one)
+            result (ChaKauTszResult | CholekTigaResult | None): the game's result of the deal, once it ended
             seats (int):
             server_seed (None | str): hex, once the deal ended
             started_version (int):
@@ -69,7 +69,7 @@ class DisputeWithReceipts:
     options: DisputeWithReceiptsOptions
     players: list[DisputePlayer | None]
     receipts: ReceiptsSection
-    result: DisputeWithReceiptsResultType0 | None
+    result: ChaKauTszResult | CholekTigaResult | None
     seats: int
     server_seed: None | str
     started_version: int
@@ -87,10 +87,11 @@ class DisputeWithReceipts:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
         from ..models.dispute_with_receipts_options import DisputeWithReceiptsOptions # noqa: PLC0415
-        from ..models.dispute_with_receipts_result_type_0 import DisputeWithReceiptsResultType0 # noqa: PLC0415
         from ..models.receipts_section import ReceiptsSection # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
@@ -137,7 +138,9 @@ class DisputeWithReceipts:
         receipts = self.receipts.to_dict()
 
         result: dict[str, Any] | None
-        if isinstance(self.result, DisputeWithReceiptsResultType0):
+        if isinstance(self.result, CholekTigaResult):
+            result = self.result.to_dict()
+        elif isinstance(self.result, ChaKauTszResult):
             result = self.result.to_dict()
         else:
             result = self.result
@@ -212,10 +215,11 @@ class DisputeWithReceipts:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
         from ..models.dispute_with_receipts_options import DisputeWithReceiptsOptions # noqa: PLC0415
-        from ..models.dispute_with_receipts_result_type_0 import DisputeWithReceiptsResultType0 # noqa: PLC0415
         from ..models.receipts_section import ReceiptsSection # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
@@ -302,20 +306,30 @@ class DisputeWithReceipts:
 
 
 
-        def _parse_result(data: object) -> DisputeWithReceiptsResultType0 | None:
+        def _parse_result(data: object) -> ChaKauTszResult | CholekTigaResult | None:
             if data is None:
                 return data
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                result_type_0 = DisputeWithReceiptsResultType0.from_dict(data)
+                result_type_0_type_0 = CholekTigaResult.from_dict(data)
 
 
 
-                return result_type_0
+                return result_type_0_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(DisputeWithReceiptsResultType0 | None, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                result_type_0_type_1 = ChaKauTszResult.from_dict(data)
+
+
+
+                return result_type_0_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChaKauTszResult | CholekTigaResult | None, data)
 
         result = _parse_result(d.pop("result"))
 

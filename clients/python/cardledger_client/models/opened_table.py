@@ -18,11 +18,12 @@ from typing import cast
 import datetime
 
 if TYPE_CHECKING:
+  from ..models.cha_kau_tsz_result import ChaKauTszResult
   from ..models.cha_kau_tsz_settings import ChaKauTszSettings
+  from ..models.cholek_tiga_result import CholekTigaResult
   from ..models.cholek_tiga_settings import CholekTigaSettings
   from ..models.next_deal import NextDeal
   from ..models.opened_table_debts_item import OpenedTableDebtsItem
-  from ..models.opened_table_last_result_type_0 import OpenedTableLastResultType0
   from ..models.opened_table_last_trick_type_0 import OpenedTableLastTrickType0
   from ..models.opened_table_trick_item import OpenedTableTrickItem
   from ..models.player_ref import PlayerRef
@@ -61,8 +62,7 @@ class OpenedTable:
             hand_no (int | Unset): Cha Kau Tsz: the hand, counted across the table
             hand_sizes (list[int] | Unset): cards held, by seat
             hands_in_pool_game (int | Unset):
-            last_result (None | OpenedTableLastResultType0 | Unset): the last deal's result (its fields vary by game; `net`
-                by seat)
+            last_result (ChaKauTszResult | CholekTigaResult | None | Unset): the last deal's result
             last_trick (None | OpenedTableLastTrickType0 | Unset): Cha Kau Tsz: the trick before, with its winner and the
                 tricks it credited
             leader (int | None | Unset): Cha Kau Tsz: the seat that leads the trick, null once scored
@@ -101,7 +101,7 @@ class OpenedTable:
     hand_no: int | Unset = UNSET
     hand_sizes: list[int] | Unset = UNSET
     hands_in_pool_game: int | Unset = UNSET
-    last_result: None | OpenedTableLastResultType0 | Unset = UNSET
+    last_result: ChaKauTszResult | CholekTigaResult | None | Unset = UNSET
     last_trick: None | OpenedTableLastTrickType0 | Unset = UNSET
     leader: int | None | Unset = UNSET
     next_deal: NextDeal | None | Unset = UNSET
@@ -125,11 +125,12 @@ class OpenedTable:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
         from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.next_deal import NextDeal # noqa: PLC0415
         from ..models.opened_table_debts_item import OpenedTableDebtsItem # noqa: PLC0415
-        from ..models.opened_table_last_result_type_0 import OpenedTableLastResultType0 # noqa: PLC0415
         from ..models.opened_table_last_trick_type_0 import OpenedTableLastTrickType0 # noqa: PLC0415
         from ..models.opened_table_trick_item import OpenedTableTrickItem # noqa: PLC0415
         from ..models.player_ref import PlayerRef # noqa: PLC0415
@@ -211,7 +212,9 @@ class OpenedTable:
         last_result: dict[str, Any] | None | Unset
         if isinstance(self.last_result, Unset):
             last_result = UNSET
-        elif isinstance(self.last_result, OpenedTableLastResultType0):
+        elif isinstance(self.last_result, CholekTigaResult):
+            last_result = self.last_result.to_dict()
+        elif isinstance(self.last_result, ChaKauTszResult):
             last_result = self.last_result.to_dict()
         else:
             last_result = self.last_result
@@ -395,11 +398,12 @@ class OpenedTable:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
         from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.next_deal import NextDeal # noqa: PLC0415
         from ..models.opened_table_debts_item import OpenedTableDebtsItem # noqa: PLC0415
-        from ..models.opened_table_last_result_type_0 import OpenedTableLastResultType0 # noqa: PLC0415
         from ..models.opened_table_last_trick_type_0 import OpenedTableLastTrickType0 # noqa: PLC0415
         from ..models.opened_table_trick_item import OpenedTableTrickItem # noqa: PLC0415
         from ..models.player_ref import PlayerRef # noqa: PLC0415
@@ -533,7 +537,7 @@ class OpenedTable:
 
         hands_in_pool_game = d.pop("hands_in_pool_game", UNSET)
 
-        def _parse_last_result(data: object) -> None | OpenedTableLastResultType0 | Unset:
+        def _parse_last_result(data: object) -> ChaKauTszResult | CholekTigaResult | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -541,14 +545,24 @@ class OpenedTable:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                last_result_type_0 = OpenedTableLastResultType0.from_dict(data)
+                last_result_type_0_type_0 = CholekTigaResult.from_dict(data)
 
 
 
-                return last_result_type_0
+                return last_result_type_0_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | OpenedTableLastResultType0 | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                last_result_type_0_type_1 = ChaKauTszResult.from_dict(data)
+
+
+
+                return last_result_type_0_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChaKauTszResult | CholekTigaResult | None | Unset, data)
 
         last_result = _parse_last_result(d.pop("last_result", UNSET))
 

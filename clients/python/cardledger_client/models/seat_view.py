@@ -20,7 +20,9 @@ import datetime
 
 if TYPE_CHECKING:
   from ..models.capture_action import CaptureAction
+  from ..models.cha_kau_tsz_result import ChaKauTszResult
   from ..models.cha_kau_tsz_settings import ChaKauTszSettings
+  from ..models.cholek_tiga_result import CholekTigaResult
   from ..models.cholek_tiga_settings import CholekTigaSettings
   from ..models.close_action import CloseAction
   from ..models.discard_action import DiscardAction
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
   from ..models.player_ref import PlayerRef
   from ..models.ready_action import ReadyAction
   from ..models.seat_view_debts_item import SeatViewDebtsItem
-  from ..models.seat_view_last_result_type_0 import SeatViewLastResultType0
   from ..models.seat_view_last_trick_type_0 import SeatViewLastTrickType0
   from ..models.seat_view_trick_item import SeatViewTrickItem
 
@@ -70,8 +71,7 @@ class SeatView:
             hand_no (int | Unset): Cha Kau Tsz: the hand, counted across the table
             hand_sizes (list[int] | Unset): cards held, by seat
             hands_in_pool_game (int | Unset):
-            last_result (None | SeatViewLastResultType0 | Unset): the last deal's result (its fields vary by game; `net` by
-                seat)
+            last_result (ChaKauTszResult | CholekTigaResult | None | Unset): the last deal's result
             last_trick (None | SeatViewLastTrickType0 | Unset): Cha Kau Tsz: the trick before, with its winner and the
                 tricks it credited
             leader (int | None | Unset): Cha Kau Tsz: the seat that leads the trick, null once scored
@@ -112,7 +112,7 @@ class SeatView:
     hand_no: int | Unset = UNSET
     hand_sizes: list[int] | Unset = UNSET
     hands_in_pool_game: int | Unset = UNSET
-    last_result: None | SeatViewLastResultType0 | Unset = UNSET
+    last_result: ChaKauTszResult | CholekTigaResult | None | Unset = UNSET
     last_trick: None | SeatViewLastTrickType0 | Unset = UNSET
     leader: int | None | Unset = UNSET
     next_deal: NextDeal | None | Unset = UNSET
@@ -137,7 +137,9 @@ class SeatView:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.capture_action import CaptureAction # noqa: PLC0415
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
         from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.close_action import CloseAction # noqa: PLC0415
         from ..models.discard_action import DiscardAction # noqa: PLC0415
@@ -148,7 +150,6 @@ class SeatView:
         from ..models.player_ref import PlayerRef # noqa: PLC0415
         from ..models.ready_action import ReadyAction # noqa: PLC0415
         from ..models.seat_view_debts_item import SeatViewDebtsItem # noqa: PLC0415
-        from ..models.seat_view_last_result_type_0 import SeatViewLastResultType0 # noqa: PLC0415
         from ..models.seat_view_last_trick_type_0 import SeatViewLastTrickType0 # noqa: PLC0415
         from ..models.seat_view_trick_item import SeatViewTrickItem # noqa: PLC0415
         deal_no = self.deal_no
@@ -257,7 +258,9 @@ class SeatView:
         last_result: dict[str, Any] | None | Unset
         if isinstance(self.last_result, Unset):
             last_result = UNSET
-        elif isinstance(self.last_result, SeatViewLastResultType0):
+        elif isinstance(self.last_result, CholekTigaResult):
+            last_result = self.last_result.to_dict()
+        elif isinstance(self.last_result, ChaKauTszResult):
             last_result = self.last_result.to_dict()
         else:
             last_result = self.last_result
@@ -444,7 +447,9 @@ class SeatView:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.capture_action import CaptureAction # noqa: PLC0415
+        from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
         from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
+        from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
         from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.close_action import CloseAction # noqa: PLC0415
         from ..models.discard_action import DiscardAction # noqa: PLC0415
@@ -455,7 +460,6 @@ class SeatView:
         from ..models.player_ref import PlayerRef # noqa: PLC0415
         from ..models.ready_action import ReadyAction # noqa: PLC0415
         from ..models.seat_view_debts_item import SeatViewDebtsItem # noqa: PLC0415
-        from ..models.seat_view_last_result_type_0 import SeatViewLastResultType0 # noqa: PLC0415
         from ..models.seat_view_last_trick_type_0 import SeatViewLastTrickType0 # noqa: PLC0415
         from ..models.seat_view_trick_item import SeatViewTrickItem # noqa: PLC0415
         d = dict(src_dict)
@@ -671,7 +675,7 @@ class SeatView:
 
         hands_in_pool_game = d.pop("hands_in_pool_game", UNSET)
 
-        def _parse_last_result(data: object) -> None | SeatViewLastResultType0 | Unset:
+        def _parse_last_result(data: object) -> ChaKauTszResult | CholekTigaResult | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -679,14 +683,24 @@ class SeatView:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                last_result_type_0 = SeatViewLastResultType0.from_dict(data)
+                last_result_type_0_type_0 = CholekTigaResult.from_dict(data)
 
 
 
-                return last_result_type_0
+                return last_result_type_0_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | SeatViewLastResultType0 | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                last_result_type_0_type_1 = ChaKauTszResult.from_dict(data)
+
+
+
+                return last_result_type_0_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChaKauTszResult | CholekTigaResult | None | Unset, data)
 
         last_result = _parse_last_result(d.pop("last_result", UNSET))
 
