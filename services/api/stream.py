@@ -30,19 +30,33 @@ from services.api.auth import caller
 from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
-from services.api.schemas import INT32_MAX
+from services.api.schemas import EVENT_TYPES, INT32_MAX
 from services.application import Caller
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
 
-_ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
-STREAM_SCHEMA = {
-    "type": "string",
-    "description": "Server-Sent Events: each message has an `id` (resume after it with Last-Event-ID), an `event` "
-    "(the event's `type`) and a `data` line holding the event (schema `Event`, without `metadata`) in its public "
-    "form: never a `private` block. Comment lines are heartbeats; `event: error` with "
-    '`{"code": "stream_unavailable"}` ends a stream that lost Redis.',
+# A Redis entry id: two numbers below 2**64; 19 digits always are, and the ids Redis makes (a time in
+# milliseconds and a sequence) have fewer. Redis refuses a larger one, which would end the stream in an error.
+ENTRY_ID_PATTERN = r"^[0-9]{1,19}-[0-9]{1,19}$"
+_ENTRY_ID = re.compile(ENTRY_ID_PATTERN)
+# Each message of the stream, as OpenAPI 3.2's itemSchema would say it (schemathesis reads a 3.1 `schema` of
+# text/event-stream so), or the stream read whole as text (as a generated client reads it).
+STREAM_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "one Server-Sent Event; comment lines (heartbeats) between them carry none",
+    "properties": {
+        "id": {"type": "string", "pattern": ENTRY_ID_PATTERN, "description": "resume after it with Last-Event-ID"},
+        "event": {"type": "string", "enum": [*EVENT_TYPES, "error"], "description": "the event's `type`"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": "the event (schema `Event`, without `metadata`) in its public form: never a `private` "
+            'block; for `event: error`, `{"code": "stream_unavailable"}`, which ends a stream that lost Redis',
+        },
+        "retry": {"type": "integer", "description": "milliseconds to wait before reconnecting"},
+    },
 }
+STREAM_SCHEMA = {"anyOf": [{"type": "string", "description": "the whole stream, as text"}, STREAM_EVENT]}
 
 
 class StreamQuerySchema(Schema):
@@ -63,7 +77,7 @@ class StreamHeadersSchema(Schema):
         data_key="Last-Event-ID",
         metadata={
             "description": "resume after this SSE id (a Redis entry id, '<number>-<number>')",
-            "pattern": r"^[0-9]{1,20}-[0-9]{1,20}$",  # what the route accepts (400 otherwise)
+            "pattern": ENTRY_ID_PATTERN,  # what the route accepts (400 otherwise)
         },
     )
 
@@ -163,7 +177,9 @@ def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) 
     try:
         if last_event_id is not None:
             if not _ENTRY_ID.match(last_event_id.strip()):
-                raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must look like '<number>-<number>'")
+                raise ApiError(
+                    400, "invalid_last_event_id", "Last-Event-ID must be an event id '<number>-<number>' as sent"
+                )
             start = last_event_id.strip()
         elif "after" in query:
             start, after_version = _last_entry_id(services.redis, table), int(query["after"])

@@ -175,3 +175,15 @@ def test_receipt_notes_are_plain_values(api: Any, scene: Any) -> None:
             "/v1/reports/dispute", json={**body, "receipts": [{**receipt, "note": note}]}, headers=headers
         )
         assert (response.status_code == 422) is refused, (note, response.get_json())  # else 404: no deal 1 yet
+
+
+def test_a_last_event_id_beyond_what_redis_holds_is_refused(api: Any, scene: Any) -> None:
+    """The document's pattern allows 19 digits a side; 20 could pass 2**64, which Redis refuses mid-stream."""
+    from tests.api.conftest import bearer
+
+    url = f"/v1/tables/{scene.table}/stream"
+    refused = api.client.get(url, headers={**bearer(scene.alice), "Last-Event-ID": "69357345314938259890-886072"})
+    assert refused.status_code == 400 and refused.get_json()["code"] == "invalid_last_event_id"
+    kept = api.client.get(url, headers={**bearer(scene.alice), "Last-Event-ID": "9" * 19 + "-0"})
+    assert kept.status_code == 200
+    kept.close()

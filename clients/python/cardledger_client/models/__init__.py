@@ -80,6 +80,8 @@ from .dispute_with_receipts_options import DisputeWithReceiptsOptions
 from .dispute_with_receipts_status import DisputeWithReceiptsStatus
 from .events_page import EventsPage
 from .first_bad_event import FirstBadEvent
+from .follow_table_response_200_type_1 import FollowTableResponse200Type1
+from .follow_table_response_200_type_1_event import FollowTableResponse200Type1Event
 from .get_dispute_report_format import GetDisputeReportFormat
 from .get_settlement_report_format import GetSettlementReportFormat
 from .hand_dealt_data import HandDealtData
@@ -303,6 +305,8 @@ __all__ = (
     "DisputeWithReceiptsStatus",
     "EventsPage",
     "FirstBadEvent",
+    "FollowTableResponse200Type1",
+    "FollowTableResponse200Type1Event",
     "GetDisputeReportFormat",
     "GetSettlementReportFormat",
     "HandDealtData",

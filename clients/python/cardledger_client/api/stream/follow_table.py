@@ -8,6 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
+from ...models.follow_table_response_200_type_1 import FollowTableResponse200Type1
 from ...models.problem import Problem
 from ...types import UNSET, Unset
 from typing import cast
@@ -50,9 +51,23 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | str:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> FollowTableResponse200Type1 | str | Problem:
     if response.status_code == 200:
-        response_200 = response.text
+        def _parse_response_200(data: object) -> FollowTableResponse200Type1 | str:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_200_type_1 = FollowTableResponse200Type1.from_dict(data)
+
+
+
+                return response_200_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FollowTableResponse200Type1 | str, data)
+
+        response_200 = _parse_response_200(response.text)
+
         return response_200
 
     if response.status_code == 400:
@@ -105,7 +120,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | str]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[FollowTableResponse200Type1 | str | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -121,7 +136,7 @@ def sync_detailed(
     after: int | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
 
-) -> Response[Problem | str]:
+) -> Response[FollowTableResponse200Type1 | str | Problem]:
     """ Live public events of the table (public forms only: a hand never appears here; read it from /view).
 
     Args:
@@ -134,7 +149,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | str]
+        Response[FollowTableResponse200Type1 | str | Problem]
      """
 
 
@@ -158,7 +173,7 @@ def sync(
     after: int | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
 
-) -> Problem | str | None:
+) -> FollowTableResponse200Type1 | str | Problem | None:
     """ Live public events of the table (public forms only: a hand never appears here; read it from /view).
 
     Args:
@@ -171,7 +186,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | str
+        FollowTableResponse200Type1 | str | Problem
      """
 
 
@@ -190,7 +205,7 @@ async def asyncio_detailed(
     after: int | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
 
-) -> Response[Problem | str]:
+) -> Response[FollowTableResponse200Type1 | str | Problem]:
     """ Live public events of the table (public forms only: a hand never appears here; read it from /view).
 
     Args:
@@ -203,7 +218,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | str]
+        Response[FollowTableResponse200Type1 | str | Problem]
      """
 
 
@@ -227,7 +242,7 @@ async def asyncio(
     after: int | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
 
-) -> Problem | str | None:
+) -> FollowTableResponse200Type1 | str | Problem | None:
     """ Live public events of the table (public forms only: a hand never appears here; read it from /view).
 
     Args:
@@ -240,7 +255,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | str
+        FollowTableResponse200Type1 | str | Problem
      """
 
 
