@@ -731,7 +731,9 @@ class DisputeStepSchema(OpenSchema):
 
 class DisputeSchema(DealSeedsSchema):
     seats = fields.Integer(required=True)
-    options = fields.Dict(required=True, metadata={"description": "the table's options (docs/rules.md)"})
+    options = fields.Dict(
+        required=True, metadata={"openapi": OPTIONS, "description": "the table's options (docs/rules.md)"}
+    )
     players = fields.List(
         fields.Nested(DisputePlayerSchema, allow_none=True),
         required=True,

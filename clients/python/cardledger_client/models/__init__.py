@@ -70,13 +70,11 @@ from .dispute_event_data import DisputeEventData
 from .dispute_event_metadata import DisputeEventMetadata
 from .dispute_event_public_state_after_type_0 import DisputeEventPublicStateAfterType0
 from .dispute_event_type import DisputeEventType
-from .dispute_options import DisputeOptions
 from .dispute_player import DisputePlayer
 from .dispute_receipts_request import DisputeReceiptsRequest
 from .dispute_status import DisputeStatus
 from .dispute_step import DisputeStep
 from .dispute_with_receipts import DisputeWithReceipts
-from .dispute_with_receipts_options import DisputeWithReceiptsOptions
 from .dispute_with_receipts_status import DisputeWithReceiptsStatus
 from .events_page import EventsPage
 from .first_bad_event import FirstBadEvent
@@ -295,13 +293,11 @@ __all__ = (
     "DisputeEventMetadata",
     "DisputeEventPublicStateAfterType0",
     "DisputeEventType",
-    "DisputeOptions",
     "DisputePlayer",
     "DisputeReceiptsRequest",
     "DisputeStatus",
     "DisputeStep",
     "DisputeWithReceipts",
-    "DisputeWithReceiptsOptions",
     "DisputeWithReceiptsStatus",
     "EventsPage",
     "FirstBadEvent",

@@ -14,8 +14,9 @@ from uuid import UUID
 
 if TYPE_CHECKING:
   from ..models.cha_kau_tsz_result import ChaKauTszResult
+  from ..models.cha_kau_tsz_settings import ChaKauTszSettings
   from ..models.cholek_tiga_result import CholekTigaResult
-  from ..models.dispute_options import DisputeOptions
+  from ..models.cholek_tiga_settings import CholekTigaSettings
   from ..models.dispute_player import DisputePlayer
   from ..models.dispute_step import DisputeStep
   from ..models.transfer import Transfer
@@ -41,7 +42,7 @@ class Dispute:
             game (str):
             net (list[int] | None): by seat, in the table's unit (the result's `net`)
             next_commitment (None | str): the next deal's commitment
-            options (DisputeOptions): the table's options (docs/rules.md)
+            options (ChaKauTszSettings | CholekTigaSettings): the table's options (docs/rules.md)
             players (list[DisputePlayer | None]): by seat, null for an empty seat
             result (ChaKauTszResult | CholekTigaResult | None): the game's result of the deal, once it ended
             seats (int):
@@ -64,7 +65,7 @@ class Dispute:
     game: str
     net: list[int] | None
     next_commitment: None | str
-    options: DisputeOptions
+    options: ChaKauTszSettings | CholekTigaSettings
     players: list[DisputePlayer | None]
     result: ChaKauTszResult | CholekTigaResult | None
     seats: int
@@ -85,8 +86,9 @@ class Dispute:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
         from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
-        from ..models.dispute_options import DisputeOptions # noqa: PLC0415
+        from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
@@ -118,7 +120,12 @@ class Dispute:
         next_commitment: None | str
         next_commitment = self.next_commitment
 
-        options = self.options.to_dict()
+        options: dict[str, Any]
+        if isinstance(self.options, CholekTigaSettings):
+            options = self.options.to_dict()
+        else:
+            options = self.options.to_dict()
+
 
         players = []
         for players_item_data in self.players:
@@ -209,8 +216,9 @@ class Dispute:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
         from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
-        from ..models.dispute_options import DisputeOptions # noqa: PLC0415
+        from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
@@ -265,9 +273,26 @@ class Dispute:
         next_commitment = _parse_next_commitment(d.pop("next_commitment"))
 
 
-        options = DisputeOptions.from_dict(d.pop("options"))
+        def _parse_options(data: object) -> ChaKauTszSettings | CholekTigaSettings:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                options_type_0 = CholekTigaSettings.from_dict(data)
 
 
+
+                return options_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            options_type_1 = ChaKauTszSettings.from_dict(data)
+
+
+
+            return options_type_1
+
+        options = _parse_options(d.pop("options"))
 
 
         players = []

@@ -14,10 +14,11 @@ from uuid import UUID
 
 if TYPE_CHECKING:
   from ..models.cha_kau_tsz_result import ChaKauTszResult
+  from ..models.cha_kau_tsz_settings import ChaKauTszSettings
   from ..models.cholek_tiga_result import CholekTigaResult
+  from ..models.cholek_tiga_settings import CholekTigaSettings
   from ..models.dispute_player import DisputePlayer
   from ..models.dispute_step import DisputeStep
-  from ..models.dispute_with_receipts_options import DisputeWithReceiptsOptions
   from ..models.receipts_section import ReceiptsSection
   from ..models.transfer import Transfer
   from ..models.verification import Verification
@@ -42,7 +43,7 @@ class DisputeWithReceipts:
             game (str):
             net (list[int] | None): by seat, in the table's unit (the result's `net`)
             next_commitment (None | str): the next deal's commitment
-            options (DisputeWithReceiptsOptions): the table's options (docs/rules.md)
+            options (ChaKauTszSettings | CholekTigaSettings): the table's options (docs/rules.md)
             players (list[DisputePlayer | None]): by seat, null for an empty seat
             receipts (ReceiptsSection):
             result (ChaKauTszResult | CholekTigaResult | None): the game's result of the deal, once it ended
@@ -66,7 +67,7 @@ class DisputeWithReceipts:
     game: str
     net: list[int] | None
     next_commitment: None | str
-    options: DisputeWithReceiptsOptions
+    options: ChaKauTszSettings | CholekTigaSettings
     players: list[DisputePlayer | None]
     receipts: ReceiptsSection
     result: ChaKauTszResult | CholekTigaResult | None
@@ -88,10 +89,11 @@ class DisputeWithReceipts:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
         from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
+        from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
-        from ..models.dispute_with_receipts_options import DisputeWithReceiptsOptions # noqa: PLC0415
         from ..models.receipts_section import ReceiptsSection # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
@@ -122,7 +124,12 @@ class DisputeWithReceipts:
         next_commitment: None | str
         next_commitment = self.next_commitment
 
-        options = self.options.to_dict()
+        options: dict[str, Any]
+        if isinstance(self.options, CholekTigaSettings):
+            options = self.options.to_dict()
+        else:
+            options = self.options.to_dict()
+
 
         players = []
         for players_item_data in self.players:
@@ -216,10 +223,11 @@ class DisputeWithReceipts:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.cha_kau_tsz_result import ChaKauTszResult # noqa: PLC0415
+        from ..models.cha_kau_tsz_settings import ChaKauTszSettings # noqa: PLC0415
         from ..models.cholek_tiga_result import CholekTigaResult # noqa: PLC0415
+        from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         from ..models.dispute_player import DisputePlayer # noqa: PLC0415
         from ..models.dispute_step import DisputeStep # noqa: PLC0415
-        from ..models.dispute_with_receipts_options import DisputeWithReceiptsOptions # noqa: PLC0415
         from ..models.receipts_section import ReceiptsSection # noqa: PLC0415
         from ..models.transfer import Transfer # noqa: PLC0415
         from ..models.verification import Verification # noqa: PLC0415
@@ -273,9 +281,26 @@ class DisputeWithReceipts:
         next_commitment = _parse_next_commitment(d.pop("next_commitment"))
 
 
-        options = DisputeWithReceiptsOptions.from_dict(d.pop("options"))
+        def _parse_options(data: object) -> ChaKauTszSettings | CholekTigaSettings:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                options_type_0 = CholekTigaSettings.from_dict(data)
 
 
+
+                return options_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            options_type_1 = ChaKauTszSettings.from_dict(data)
+
+
+
+            return options_type_1
+
+        options = _parse_options(d.pop("options"))
 
 
         players = []
