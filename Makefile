@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-fast lint hadolint k8s-validate bench spec lock clean
+.PHONY: run test test-fast lint hadolint k8s-validate bench spec client lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -86,3 +86,8 @@ lock: $(VENV)/.installed-dev
 
 clean:
 	rm -rf $(VENV) .cardledger .pytest_cache .mypy_cache .ruff_cache
+
+# The Python client of api-spec/openapi.json (clients/python), regenerated from the committed document.
+client: $(VENV)/.installed-dev
+	$(BIN)/openapi-python-client generate --path api-spec/openapi.json --config clients/openapi-python-client.yaml \
+		--meta setup --output-path clients/python --overwrite --fail-on-warning

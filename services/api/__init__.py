@@ -42,6 +42,7 @@ from services.api.serving import (
     api_threads,
 )
 from services.api.spec_meta import RATE_LIMIT_HEADERS, RESPONSE_HEADERS, header_ref, package_version
+from services.api.spec_types import TypedMarshmallowPlugin
 from services.bootstrap import Container, bootstrap, list_signing_key
 
 API_TITLE = "cardledger"
@@ -139,7 +140,7 @@ def create_app(
     if container is not None:
         list_signing_key(container.ledger)  # a built container's key is listed when its app starts
 
-    api = CardLedgerApi(app)
+    api = CardLedgerApi(app, spec_kwargs={"marshmallow_plugin": TypedMarshmallowPlugin()})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     api.document_rate_limit_headers()

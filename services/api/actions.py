@@ -10,6 +10,16 @@ from services.api.deps import container
 from services.api.headers import parse_if_match
 from services.api.routing import Blueprint, secured
 from services.api.schemas import ActionHeadersSchema, ActionResultSchema, ActionSchema
+from services.api.spec_examples import ACTION_RESULT, ACTIONS
+from services.api.spec_meta import table_links
+
+TABLE = "$request.path.table_id"
+DEAL = "$response.body#/events/0/deal_no"
+RECEIPTS_LINK = {
+    "operationId": "submitDisputeReceipts",
+    "requestBody": {"table_id": TABLE, "deal_no": DEAL, "receipts": ["$response.body#/receipt"]},
+    "description": "check this write's receipt against the log",
+}
 
 blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actions at a table")
 
@@ -18,8 +28,9 @@ blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actio
 @blp.doc(operationId="act")
 @secured(blp, 400, 403, 404, 409, 412, 422)
 @blp.arguments(ActionHeadersSchema(), location="headers", error_status_code=400)
-@blp.arguments(ActionSchema())
-@blp.response(201, ActionResultSchema)
+@blp.arguments(ActionSchema(), examples=ACTIONS)
+@blp.response(201, ActionResultSchema, example=ACTION_RESULT)
+@blp.doc(responses={201: {"links": {**table_links(TABLE, DEAL), "submitDisputeReceipts": RECEIPTS_LINK}}})
 def act(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """Act at the table: a play of the game, or `ready`, `close` or `leave` between deals (`leave` also before the
     first deal; during a deal it is a 409 `deal_in_progress`). A seat that lets its `turn_deadline` pass gets the

@@ -16,6 +16,7 @@ from services.api.schemas import (
     LedgerQuerySchema,
     LedgerSchema,
 )
+from services.api.spec_examples import DEAL_RECORD, EVENTS_PAGE, LEDGER
 from services.app.errors import NotFound
 
 blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="History, deal records and ledgers")
@@ -25,7 +26,7 @@ blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="Histo
 @blp.doc(operationId="listEvents")
 @secured(blp, 404)
 @blp.arguments(EventsQuerySchema(), location="query")
-@blp.response(200, EventsPageSchema)
+@blp.response(200, EventsPageSchema, example=EVENTS_PAGE)
 def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """The table's events after position `after`, redacted for the caller: a hand's cards are shown only to
     its holder until the deal ends, then to every seated player and the auditor."""
@@ -35,7 +36,7 @@ def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 @blp.route("/<uuid:table_id>/deals/<int:deal_no>", methods=["GET"])
 @blp.doc(operationId="getDeal")
 @secured(blp, 403, 404)
-@blp.response(200, DealRecordSchema)
+@blp.response(200, DealRecordSchema, example=DEAL_RECORD)
 def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
     """A deal's commitment, client seeds, server seed (once ended), result and the service's verification."""
     if not 1 <= deal_no <= INT32_MAX:
@@ -47,7 +48,7 @@ def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
 @blp.doc(operationId="getLedger")
 @secured(blp, 403, 404)
 @blp.arguments(LedgerQuerySchema(), location="query")
-@blp.response(200, LedgerSchema)
+@blp.response(200, LedgerSchema, example=LEDGER)
 def ledger(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """A page of the table's double-entry ledger lines in log order (from the ledger projection, as fresh as it
     is), cursor paginated: `after` = the previous page's `next_after`, null on the last page. `totals`,

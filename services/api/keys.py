@@ -7,6 +7,7 @@ from typing import Any
 from services.api.deps import container
 from services.api.routing import Blueprint, errors
 from services.api.schemas import KeysSchema
+from services.api.spec_examples import KEYS
 
 blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="Receipt signing keys")
 
@@ -14,7 +15,7 @@ blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="Receipt si
 @blp.route("", methods=["GET"])
 @blp.doc(operationId="listKeys")
 @errors(blp, 503)
-@blp.response(200, KeysSchema)
+@blp.response(200, KeysSchema, example=KEYS)
 def keys() -> dict[str, Any]:
     """Every Ed25519 key that has signed receipts, oldest first (old keys stay listed after a rotation).
     `public_key` is base64url (no padding) of the raw 32 bytes; `key_id` is "ed25519:" + the first 16 hex digits

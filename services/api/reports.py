@@ -12,13 +12,16 @@ from services.api.auth import caller
 from services.api.deps import container
 from services.api.routing import Blueprint, secured
 from services.api.schemas import (
+    DisputePageQuerySchema,
     DisputeQuerySchema,
     DisputeReceiptsRequestSchema,
     DisputeSchema,
     DisputeWithReceiptsSchema,
+    SettlementCsvQuerySchema,
     SettlementQuerySchema,
     SettlementSchema,
 )
+from services.api.spec_examples import DISPUTE_RECEIPTS, SETTLEMENT
 from services.app.audit.html import CONTENT_SECURITY_POLICY
 from services.app.audit.reports import SETTLEMENT_COLUMNS
 from services.app.audit.service import dispute_html, settlement_csv
@@ -53,12 +56,13 @@ def _room_for_receipts() -> None:
 @blp.doc(operationId="getSettlementReport")
 @secured(blp, 403, 404)
 @blp.arguments(SettlementQuerySchema(), location="query")
-@blp.response(200, SettlementSchema, headers=_NEXT_PAGE_HEADER)
+@blp.response(200, SettlementSchema, headers=_NEXT_PAGE_HEADER, example=SETTLEMENT)
 @blp.doc(responses={200: {"content": {"text/csv": _CSV}}})
 def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
     """Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by their
     end. Players see their own figures only (403 for another player's id); the auditor sees all.
-    `format=csv` answers text/csv.
+    `format=csv` answers text/csv (as GET /v1/reports/settlement.csv does, for clients that read one media
+    type per operation).
 
     The pool refund of an abandoned Cha Kau Tsz table is dated by its closing (`table_closed`) and shown on
     rows of its own, account `player:<id>`, one per player refunded, and on the pool's row; a closing is not
@@ -68,6 +72,25 @@ def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     (default 100, at most 200; a table has at most 5 rows for its deals, and one more per player its closing
     refunded) in table id order; `next_after` (and, for CSV, the `Link` header) gives the next page, null on
     the last. Every figure of a page, the CSV's TOTAL row included, covers the tables of that page."""
+    report, headers = _settlement(query)
+    if query["format"] == "csv":
+        return Response(settlement_csv(report), mimetype="text/csv", headers=headers)
+    return report, 200, headers
+
+
+@blp.route("/settlement.csv", methods=["GET"])
+@blp.doc(operationId="getSettlementCsv")
+@secured(blp, 403, 404)
+@blp.arguments(SettlementCsvQuerySchema(), location="query")
+@blp.response(200, _CSV["schema"], content_type="text/csv", headers=_NEXT_PAGE_HEADER, description="CSV")
+def settlement_as_csv(query: dict[str, Any]) -> Response:
+    """The settlement report of GET /v1/reports/settlement as CSV (its `format=csv`)."""
+    report, headers = _settlement(query)
+    return Response(settlement_csv(report), mimetype="text/csv", headers=headers)
+
+
+def _settlement(query: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The report page `query` asks for, authorized, and its `Link` header."""
     who = caller()
     player_id = str(query["player_id"]) if "player_id" in query else None
     if not who.is_auditor:
@@ -80,10 +103,7 @@ def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
     report = audit.settlement_report(
         who, player_id, table_id, query.get("date_from"), query.get("date_to"), after, query["limit"]
     )
-    headers = _next_page_link(report.get("next_after"))
-    if query["format"] == "csv":
-        return Response(settlement_csv(report), mimetype="text/csv", headers=headers)
-    return report, 200, headers
+    return report, _next_page_link(report.get("next_after"))
 
 
 def _next_page_link(next_after: Any) -> dict[str, str]:
@@ -110,20 +130,36 @@ def _wants_html(explicit: str | None) -> bool:
 @blp.doc(responses={200: {"content": {"text/html": _HTML}}})
 def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
     """The deal replayed step by step with the verification of commitment, deck, hash chain and result.
-    HTML with `format=html` or `Accept: text/html`."""
+    HTML with `format=html` or `Accept: text/html` (as GET /v1/reports/dispute.html answers, for clients that
+    read one media type per operation)."""
     audit = container().audit
     report = audit.dispute_report(caller(), str(query["table_id"]), query["deal_no"])
     if _wants_html(query.get("format")):
-        page = dispute_html(report, generated_at=datetime.now(UTC))
-        headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff"}
-        return Response(page, mimetype="text/html", headers=headers)
+        return _dispute_page(report)
     return report
+
+
+@blp.route("/dispute.html", methods=["GET"])
+@blp.doc(operationId="getDisputePage")
+@secured(blp, 403, 404)
+@blp.arguments(DisputePageQuerySchema(), location="query")
+@blp.response(200, _HTML["schema"], content_type="text/html", description="HTML")
+def dispute_page(query: dict[str, Any]) -> Response:
+    """The dispute report of GET /v1/reports/dispute as a standalone HTML page."""
+    report = container().audit.dispute_report(caller(), str(query["table_id"]), query["deal_no"])
+    return _dispute_page(report)
+
+
+def _dispute_page(report: dict[str, Any]) -> Response:
+    page = dispute_html(report, generated_at=datetime.now(UTC))
+    headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff"}
+    return Response(page, mimetype="text/html", headers=headers)
 
 
 @blp.route("/dispute", methods=["POST"])
 @blp.doc(operationId="submitDisputeReceipts")
 @secured(blp, 400, 403, 404, 413, 422)
-@blp.arguments(DisputeReceiptsRequestSchema())
+@blp.arguments(DisputeReceiptsRequestSchema(), example=DISPUTE_RECEIPTS)
 @blp.response(200, DisputeWithReceiptsSchema)
 def dispute_with_receipts(body: dict[str, Any]) -> dict[str, Any]:
     """The dispute report of GET /v1/reports/dispute (same authorization) plus `receipts`: each submitted receipt

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC
 from typing import Any
 
-from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, fields, post_dump, validate
+from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields, post_dump, validate, validates_schema
 
-from domain.games import GAME_NAMES
+from domain.games import GAME_NAMES, GAMES
+from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
+from services.api.schemas_game import (
+    ASCII_PRINTABLE,
+    CARD,
+    CHERKI_CARD,
+    OPTIONS,
+    PRINTABLE,
+    RESULT,
+    SAMPEN_CARD,
+    ActionSchema,
+    LegalActionSchema,
+    TableCreateSchema,
+    client_seed_field,
+)
+from services.api.spec_types import FullMatch, any_of, ref
 from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
     LEDGER_PAGE_MAX,
@@ -20,11 +36,9 @@ from services.app.audit.reports import (
 
 INT32_MAX = 2**31 - 1
 INT63_MAX = 2**63 - 1
+MAX_SEAT = max(game.max_seats for game in GAMES.values()) - 1
 STATUSES = ("open", "playing", "between_deals", "closed")
-ACTION_TYPES = ("discard", "capture", "pass", "play", "ready", "close", "leave")
-
-_PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
-_ASCII_PRINTABLE = validate.Regexp(r"^[\x20-\x7e]*$", error="must be printable ASCII")
+__all__ = ["EVENT_TYPES", "ActionSchema", "TableCreateSchema"]  # the game-specific schemas live in schemas_game
 
 
 def _int(**kwargs: Any) -> fields.Integer:
@@ -66,14 +80,38 @@ class ProblemSchema(Schema):
 # Receipts and keys ------------------------------------------------------------
 
 MAX_DISPUTE_RECEIPTS = 1000
-_RECEIPT_TEXT = [validate.Length(min=1, max=256), validate.Regexp(r"^[^\r\n]*$", error="must not contain line breaks")]
+_RECEIPT_TEXT = [validate.Length(min=1, max=256), FullMatch(r"^[^\r\n]*$", error="must not contain line breaks")]
+
+
+NOTE_NUMBER_MAX = 10**18 - 1  # what services.api.strict_json lets through as an integer
+RECEIPT_NOTE = {
+    "anyOf": [
+        {"type": ["string", "boolean", "null"]},
+        {"type": "number", "minimum": -NOTE_NUMBER_MAX, "maximum": NOTE_NUMBER_MAX},
+    ],
+    "description": "a note of the client's own (a plain value), ignored",
+}
 
 
 class ReceiptSchema(Schema):
     """The service's signed word that a write appended the event `hash` at `version` of the table."""
 
     class Meta:
-        unknown = EXCLUDE  # receipts kept by clients may carry notes of their own
+        unknown = EXCLUDE  # receipts kept by clients may carry notes of their own: plain values, ignored
+
+    OPENAPI_EXTRA = {"additionalProperties": RECEIPT_NOTE}
+
+    @validates_schema(pass_original=True)
+    def _notes_are_plain_values(self, data: Any, original: Any, **_: Any) -> None:
+        if not isinstance(original, Mapping):
+            return
+        for key, value in original.items():
+            if key in self.fields:
+                continue
+            if isinstance(value, dict | list) or (
+                isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > NOTE_NUMBER_MAX
+            ):
+                raise ValidationError(f"a note must be a string, a number, true, false or null, not {value!r:.40}", key)
 
     table_id = fields.String(required=True, validate=_RECEIPT_TEXT)
     version = _int(
@@ -116,7 +154,7 @@ class PlayerCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), _PRINTABLE])
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), PRINTABLE])
 
 
 class PlayerSchema(Schema):
@@ -138,20 +176,17 @@ class NextDealSchema(Schema):
     commitment = fields.String(required=True, metadata={"description": "SHA-256 hex of the deal's server seed"})
 
 
-class TableCreateSchema(Schema):
-    class Meta:
-        unknown = RAISE
+def _shown(schema: dict[str, Any], description: str = "") -> fields.Raw:
+    """A field of a view passed on as the domain made it, documented as `schema`."""
+    return fields.Raw(metadata={"openapi": schema, **({"description": description} if description else {})})
 
-    game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
-    seats = _int(required=True, validate=validate.Range(min=1, max=16))
-    options = fields.Dict(
-        keys=fields.String(),
-        load_default=dict,
-        metadata={
-            "description": "per-table settings of the game (docs/rules.md), and turn_seconds (the turn clock: 0 for "
-            "none, else 5 to 3600; default 60; docs/house-rules.md)"
-        },
-    )
+
+_INTS = {"type": "array", "items": {"type": "integer"}}
+_PLAY = {
+    "type": "object",
+    "properties": {"seat": {"type": "integer"}, "cards": {"type": "array", "items": SAMPEN_CARD}},
+    "required": ["seat", "cards"],
+}
 
 
 class TableSchema(OpenSchema):
@@ -160,7 +195,7 @@ class TableSchema(OpenSchema):
     id = fields.String(required=True)
     game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
     seats = fields.Integer(required=True)
-    options = fields.Dict(required=True)
+    options = fields.Dict(required=True, metadata={"openapi": OPTIONS, "description": "with defaults filled in"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     players = fields.List(fields.Nested(PlayerRefSchema, allow_none=True), required=True)
     deal_no = fields.Integer(required=True)
@@ -178,27 +213,64 @@ class TableSchema(OpenSchema):
             "(option turn_seconds 0) or nobody to act",
         },
     )
-    last_result = fields.Dict(allow_none=True)
+    last_result = fields.Dict(allow_none=True, metadata={"openapi": RESULT, "description": "the last deal's result"})
     # Cholek Tiga
-    pool = fields.Raw(metadata={"description": "Cholek Tiga: cards in the pool; Cha Kau Tsz: chips in the pool"})
-    piles = fields.Raw(metadata={"description": "Cholek Tiga: captured cards by seat"})
-    hand_sizes = fields.List(fields.Integer())
-    stock_remaining = fields.Integer()
-    pending = fields.Raw(allow_none=True, metadata={"description": "Cholek Tiga: the turned-up card awaiting"})
-    scores = fields.Raw(allow_none=True)
+    pool = _shown(
+        {"anyOf": [{"type": "array", "items": CHERKI_CARD}, {"type": "integer"}]},
+        "Cholek Tiga: cards in the pool; Cha Kau Tsz: points in the pool",
+    )
+    piles = _shown({"type": "array", "items": {"type": "array", "items": CHERKI_CARD}}, "Cholek Tiga: captures by seat")
+    hand_sizes = _shown(_INTS, "cards held, by seat")
+    stock_remaining = _shown({"type": "integer"}, "Cholek Tiga: cards left to draw or turn up")
+    pending = _shown({"anyOf": [CHERKI_CARD, {"type": "null"}]}, "Cholek Tiga: the turned-up card awaiting a decision")
+    scores = _shown(
+        {"type": ["array", "null"], "items": {"type": "integer"}}, "Cholek Tiga: by seat, once the deal ended"
+    )
+    round = _shown({"type": "integer"}, "Cholek Tiga: the round of draws")
+    first_seat = _shown({"type": "integer"}, "Cholek Tiga: the seat that moved first this deal")
     # Cha Kau Tsz
-    dealer = fields.Integer(allow_none=True)
-    leader = fields.Integer(allow_none=True)
-    trick = fields.Raw(metadata={"description": "Cha Kau Tsz: plays of the current trick"})
-    tricks = fields.Raw(metadata={"description": "Cha Kau Tsz: tricks won this hand, by seat"})
-    balances = fields.Raw()
+    hand_no = _shown({"type": "integer"}, "Cha Kau Tsz: the hand, counted across the table")
+    pool_game = _shown({"type": "integer"}, "Cha Kau Tsz: the pool game, counted across the table")
+    hands_in_pool_game = _shown({"type": "integer"})
+    dealer = _shown({"type": ["integer", "null"]}, "Cha Kau Tsz: the dealer's seat")
+    leader = _shown({"type": ["integer", "null"]}, "Cha Kau Tsz: the seat that leads the trick, null once scored")
+    trick_no = _shown({"type": ["integer", "null"]}, "Cha Kau Tsz: the current trick, null once scored")
+    trick = _shown({"type": "array", "items": _PLAY}, "Cha Kau Tsz: plays of the current trick")
+    last_trick = _shown(
+        {
+            "type": ["object", "null"],
+            "properties": {
+                "trick_no": {"type": "integer"},
+                "plays": {"type": "array", "items": _PLAY},
+                "winner": {"type": "integer"},
+                "tricks": {"type": "integer"},
+            },
+            "required": ["trick_no", "plays", "winner", "tricks"],
+        },
+        "Cha Kau Tsz: the trick before, with its winner and the tricks it credited",
+    )
+    tricks = _shown(_INTS, "Cha Kau Tsz: tricks won this hand, by seat")
+    balances = _shown(_INTS, "Cha Kau Tsz: points by seat, changes from the starting stack (negative: a debt)")
+    stacks = _shown(_INTS, "Cha Kau Tsz: points each seat holds in chips")
+    starting_stack = _shown({"type": "integer"}, "Cha Kau Tsz: each seat's points at the start")
+    debts = _shown(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"seat": {"type": "integer"}, "points": {"type": "integer"}},
+                "required": ["seat", "points"],
+            },
+        },
+        "Cha Kau Tsz: the seats in debt and what they owe",
+    )
 
 
 class SeatViewSchema(TableSchema):
     seat = fields.Integer(required=True)
-    hand = fields.List(fields.String(), required=True)
+    hand = fields.List(fields.String(metadata={"openapi": CARD}), required=True, metadata={"description": "your cards"})
     legal_actions = fields.List(
-        fields.Dict(),
+        fields.Dict(metadata={"openapi": ref(LegalActionSchema)}),
         required=True,
         metadata={"description": "complete action bodies; a Cha Kau Tsz follow is {type: play, count: k}"},
     )
@@ -251,8 +323,12 @@ class SeatRequestSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    seat = _int(allow_none=True, validate=validate.Range(min=0, max=1000))
-    client_seed = fields.String(allow_none=True, validate=[validate.Length(max=256), _PRINTABLE])
+    seat = _int(
+        allow_none=True,
+        validate=validate.Range(min=0, max=MAX_SEAT),
+        metadata={"description": "the seat to take, from 0; null or absent: the first free one"},
+    )
+    client_seed = client_seed_field()
 
 
 class SeatSchema(Schema):
@@ -262,22 +338,6 @@ class SeatSchema(Schema):
 
 
 # Actions --------------------------------------------------------------------
-
-
-_CARD = fields.String(validate=[validate.Length(min=1, max=8), _ASCII_PRINTABLE])
-
-
-class ActionSchema(Schema):
-    """One action; which fields apply depends on `type` (see docs/api.md)."""
-
-    class Meta:
-        unknown = RAISE
-
-    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
-    card = fields.String(validate=[validate.Length(min=1, max=8), _ASCII_PRINTABLE])
-    capture = fields.List(_CARD, allow_none=True, validate=validate.Length(max=16))
-    cards = fields.List(_CARD, validate=validate.Length(max=32))
-    client_seed = fields.String(allow_none=True, validate=[validate.Length(max=256), _PRINTABLE])
 
 
 class ConditionalReadHeadersSchema(Schema):
@@ -298,53 +358,22 @@ class ActionHeadersSchema(Schema):
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
         required=True,
-        validate=[validate.Length(min=1, max=128), _ASCII_PRINTABLE],
+        validate=[validate.Length(min=1, max=128), ASCII_PRINTABLE],
         metadata={"description": "at most 128 printable characters; a retry with the same key replays the answer"},
     )
     if_match = fields.String(
         data_key="If-Match",
-        validate=validate.Length(max=64),
-        metadata={"description": 'the table version the action expects, as "<version>"'},
-    )
-
-
-class EventSchema(OpenSchema):
-    position = fields.Integer(required=True, metadata={"description": "version in the table stream"})
-    global_position = fields.Integer(required=True)
-    type = fields.String(required=True)
-    deal_no = fields.Integer(required=True)
-    occurred_at = fields.String(
-        required=True,
-        metadata={"format": "date-time", "description": "the exact text the hash covers (UTC, microseconds, Z)"},
-    )
-    data = fields.Dict(
-        required=True,
         metadata={
-            "description": "redacted for the caller: a `private` block only for its holder until the deal ends; "
-            "`private_commitment` (hash version 2) is SHA-256 of the block's canonical JSON, salt included"
-        },
-    )
-    metadata = fields.Dict(metadata={"description": "actor and request id, covered by the hash"})
-    schema_version = fields.Integer()
-    hash_version = fields.Integer(
-        metadata={"description": "1: the hash covers the whole data; 2: the private block only through its commitment"}
-    )
-    prev_hash = fields.String(
-        required=True, allow_none=True, metadata={"description": "null where `hash` of the event before is withheld"}
-    )
-    hash = fields.String(
-        required=True,
-        allow_none=True,
-        metadata={
-            "description": "null for a hash-version-1 event whose private block the caller may not see "
-            "(that hash covers the block whole, so it would give the cards away)"
+            "description": 'the table version the action expects, as "<version>" (the ETag of a read); `*`: any',
+            # what services.api.headers.parse_if_match accepts (400 invalid_if_match otherwise)
+            "pattern": r'^(\*|"[0-9]{1,10}"|[0-9]{1,10})$',
         },
     )
 
 
 class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(fields.Raw(metadata={"openapi": EVENT}), required=True)
     receipt = fields.Nested(
         ReceiptSchema,
         required=True,
@@ -375,7 +404,7 @@ class EventsQuerySchema(Schema):
 
 
 class EventsPageSchema(Schema):
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    events = fields.List(fields.Raw(metadata={"openapi": EVENT}), required=True)
     next_after = fields.Integer(required=True)
 
 
@@ -385,9 +414,6 @@ def _typed(schema: dict[str, Any], description: str = "", **kwargs: Any) -> fiel
     if description:
         metadata["description"] = description
     return fields.Raw(metadata=metadata, **kwargs)
-
-
-_INTS = {"type": "array", "items": {"type": "integer"}}
 
 
 class TransferSchema(OpenSchema):
@@ -434,11 +460,10 @@ class DealSeedsSchema(OpenSchema):
     client_seeds = _typed({"type": "array", "items": {"type": "string"}}, required=True)
     server_seed = _typed({"type": "string"}, "hex, once the deal ended", required=True, allow_none=True)
     next_commitment = _typed({"type": "string"}, "the next deal's commitment", required=True, allow_none=True)
-    result = _typed(
-        {"type": "object", "additionalProperties": True},
-        "the game's result of the deal (its fields vary by game; `net` by seat is in every one)",
+    result = fields.Raw(
         required=True,
         allow_none=True,
+        metadata={"openapi": RESULT, "description": "the game's result of the deal, once it ended"},
     )
     net = _typed(_INTS, "by seat, in the table's unit (the result's `net`)", required=True, allow_none=True)
     unit = _typed({"type": "string"}, "the table's unit of account", required=True, allow_none=True)
@@ -459,6 +484,10 @@ class DealRecordSchema(DealSeedsSchema):
     )
 
 
+# Cursors as `ledger_cursor` writes them (no leading zero), within bounds a pattern can state (18 and 9 digits).
+LEDGER_CURSOR = re.compile(r"^(0|[1-9][0-9]{0,17}):[1-9][0-9]{0,8}$")
+
+
 class LedgerCursor(fields.String):
     """A ledger page's cursor, "<global_position>:<line_no>" of the last line read; loads as (int, int)."""
 
@@ -466,6 +495,8 @@ class LedgerCursor(fields.String):
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
         text = super()._deserialize(value, attr, data, **kwargs)
+        if LEDGER_CURSOR.fullmatch(text) is None:
+            raise self.make_error("invalid_cursor")
         try:
             return parse_ledger_cursor(text)
         except ValueError as error:
@@ -480,8 +511,7 @@ class LedgerQuerySchema(Schema):
         metadata={
             "description": "the previous page's `next_after` (`<global_position>:<line_no>` of its last line): "
             "the page starts after that line",
-            "pattern": "^[0-9]{1,19}:[0-9]{1,10}$",
-            "maxLength": 30,
+            "pattern": LEDGER_CURSOR.pattern,
         },
     )
     limit = fields.Integer(
@@ -534,7 +564,7 @@ class LedgerSchema(OpenSchema):
     )
 
 
-class SettlementQuerySchema(Schema):
+class SettlementCsvQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
@@ -542,7 +572,6 @@ class SettlementQuerySchema(Schema):
     table_id = fields.UUID()
     date_from = fields.AwareDateTime(data_key="from", default_timezone=UTC)
     date_to = fields.AwareDateTime(data_key="to", default_timezone=UTC)
-    format = fields.String(load_default="json", validate=validate.OneOf(("json", "csv")))
     after = fields.UUID(
         metadata={"description": "the previous page's `next_after` (a table id): the page starts after that table"}
     )
@@ -557,6 +586,10 @@ class SettlementQuerySchema(Schema):
             "(account `player:<id>`; at most one per seat unless seats changed hands while the pool was carried)"
         },
     )
+
+
+class SettlementQuerySchema(SettlementCsvQuerySchema):
+    format = fields.String(load_default="json", validate=validate.OneOf(("json", "csv")))
 
 
 class SettlementPeriodSchema(Schema):
@@ -633,12 +666,15 @@ class SettlementSchema(OpenSchema):
     )
 
 
-class DisputeQuerySchema(Schema):
+class DisputePageQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
     table_id = fields.UUID(required=True)
     deal_no = fields.Integer(required=True, validate=validate.Range(min=1, max=INT32_MAX))
+
+
+class DisputeQuerySchema(DisputePageQuerySchema):
     format = fields.String(validate=validate.OneOf(("json", "html")))
 
 
@@ -647,7 +683,7 @@ class DisputePlayerSchema(Schema):
     name = fields.String(required=True, allow_none=True)
 
 
-class DisputeEventSchema(EventSchema):
+class DisputeEventSchema(OpenSchema, EventBaseSchema):  # type: ignore[misc]
     """An event of a step, as GET /v1/tables/{table_id}/events shows it to the caller, plus the replay."""
 
     actor = _typed({"type": ["string", "null"]}, required=True)
@@ -661,17 +697,33 @@ class DisputeEventSchema(EventSchema):
     )
 
 
+class ReplayErrorSchema(Schema):
+    """What the replay of a tampered log could not compute."""
+
+    error = fields.String(required=True)
+
+
 class DisputeStepSchema(OpenSchema):
     """One write transaction (an action and what it caused), replayed."""
 
     step = fields.Integer(required=True)
     actor = _typed({"type": ["string", "null"]}, "the player (or `clock`) who wrote it", required=True)
     seat = fields.Integer(required=True, allow_none=True)
-    to_act_before = _typed({}, "whose turn it was before the step (varies by game)", required=True, allow_none=True)
-    legal_alternatives = _typed(
-        {"type": ["array", "object", "null"]},
-        "the legal choices of the acting seat, once the deal has ended",
+    to_act_before = fields.Raw(
         required=True,
+        allow_none=True,
+        metadata={
+            "openapi": any_of({"type": "integer"}, ref(ReplayErrorSchema)),
+            "description": "the seat to act before the step; null when nobody was",
+        },
+    )
+    legal_alternatives = fields.Raw(
+        required=True,
+        allow_none=True,
+        metadata={
+            "openapi": any_of({"type": "array", "items": ref(LegalActionSchema)}, ref(ReplayErrorSchema)),
+            "description": "the legal choices of the acting seat, once the deal has ended (null before)",
+        },
     )
     timed_out = fields.Boolean(required=True)
     events = fields.List(fields.Nested(DisputeEventSchema), required=True)
@@ -679,7 +731,9 @@ class DisputeStepSchema(OpenSchema):
 
 class DisputeSchema(DealSeedsSchema):
     seats = fields.Integer(required=True)
-    options = fields.Dict(required=True, metadata={"description": "the table's options (docs/rules.md)"})
+    options = fields.Dict(
+        required=True, metadata={"openapi": OPTIONS, "description": "the table's options (docs/rules.md)"}
+    )
     players = fields.List(
         fields.Nested(DisputePlayerSchema, allow_none=True),
         required=True,

@@ -30,12 +30,33 @@ from services.api.auth import caller
 from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
-from services.api.schemas import INT32_MAX
+from services.api.schemas import EVENT_TYPES, INT32_MAX
 from services.app.callers import Caller
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
 
-_ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
+# A Redis entry id: two numbers below 2**64; 19 digits always are, and the ids Redis makes (a time in
+# milliseconds and a sequence) have fewer. Redis refuses a larger one, which would end the stream in an error.
+ENTRY_ID_PATTERN = r"^[0-9]{1,19}-[0-9]{1,19}$"
+_ENTRY_ID = re.compile(ENTRY_ID_PATTERN)
+# Each message of the stream, as OpenAPI 3.2's itemSchema would say it (schemathesis reads a 3.1 `schema` of
+# text/event-stream so), or the stream read whole as text (as a generated client reads it).
+STREAM_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "one Server-Sent Event; comment lines (heartbeats) between them carry none",
+    "properties": {
+        "id": {"type": "string", "pattern": ENTRY_ID_PATTERN, "description": "resume after it with Last-Event-ID"},
+        "event": {"type": "string", "enum": [*EVENT_TYPES, "error"], "description": "the event's `type`"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": "the event (schema `Event`, without `metadata`) in its public form: never a `private` "
+            'block; for `event: error`, `{"code": "stream_unavailable"}`, which ends a stream that lost Redis',
+        },
+        "retry": {"type": "integer", "description": "milliseconds to wait before reconnecting"},
+    },
+}
+STREAM_SCHEMA = {"anyOf": [{"type": "string", "description": "the whole stream, as text"}, STREAM_EVENT]}
 
 
 class StreamQuerySchema(Schema):
@@ -54,8 +75,10 @@ class StreamHeadersSchema(Schema):
 
     last_event_id = fields.String(
         data_key="Last-Event-ID",
-        validate=validate.Length(max=64),
-        metadata={"description": "resume after this SSE id (a Redis entry id, '<tx>-<position>')"},
+        metadata={
+            "description": "resume after this SSE id (a Redis entry id, '<number>-<number>')",
+            "pattern": ENTRY_ID_PATTERN,  # what the route accepts (400 otherwise)
+        },
     )
 
 
@@ -141,7 +164,7 @@ def _withheld_for(who: Caller, table_id: str) -> Callable[[Any], bool]:
 @secured(blp, 400, 404, 503)
 @blp.arguments(StreamHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(StreamQuerySchema(), location="query")
-@blp.response(200, {"type": "string"}, content_type="text/event-stream", description="Server-Sent Events")
+@blp.response(200, STREAM_SCHEMA, content_type="text/event-stream", description="Server-Sent Events")
 def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> Response:
     """Live public events of the table (public forms only: a hand never appears here; read it from /view)."""
     who = caller()  # every authenticated caller may follow a table's public events
@@ -154,7 +177,9 @@ def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) 
     try:
         if last_event_id is not None:
             if not _ENTRY_ID.match(last_event_id.strip()):
-                raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must look like '<number>-<number>'")
+                raise ApiError(
+                    400, "invalid_last_event_id", "Last-Event-ID must be an event id '<number>-<number>' as sent"
+                )
             start = last_event_id.strip()
         elif "after" in query:
             start, after_version = _last_entry_id(services.redis, table), int(query["after"])

@@ -51,6 +51,14 @@ def _integer(text: str) -> int | _LongInteger:
     return _LongInteger(digits) if digits > MAX_INTEGER_DIGITS else int(text)
 
 
+def _number(text: str) -> int | float:
+    """A number written with a fraction or an exponent. JSON has one kind of number, and JSON Schema (so the
+    OpenAPI document) counts 2.0 as the integer 2: an integral one is taken as that integer, so `"seat": 2.0`
+    means seat 2 wherever an integer is expected. Beyond 2**53 a float no longer holds an exact integer."""
+    value = float(text)
+    return int(value) if value.is_integer() and abs(value) <= 2**53 else value
+
+
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for key, value in pairs:
@@ -102,7 +110,9 @@ def strict_loads(body: bytes | str) -> Any:
     except UnicodeDecodeError as error:
         raise ApiError(400, "malformed_json", f"the request body is not UTF-8 (at byte {error.start})") from None
     try:
-        value = json.loads(text, parse_int=_integer, parse_constant=_NotJson, object_pairs_hook=_unique_keys)
+        value = json.loads(
+            text, parse_int=_integer, parse_float=_number, parse_constant=_NotJson, object_pairs_hook=_unique_keys
+        )
     except RecursionError:
         raise ApiError(400, "nesting_too_deep", f"the request body nests deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as error:

@@ -7,6 +7,8 @@ from typing import Any
 
 from flask import Response
 
+from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
+from domain.cholek_tiga.rules import CHOLEK_TIGA
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.headers import ETAG_HEADER, with_etag
@@ -23,6 +25,16 @@ from services.api.schemas import (
     TableCreateSchema,
     TableSchema,
 )
+from services.api.spec_examples import (
+    CHA_KAU_TSZ_SEAT_VIEW,
+    CHOLEK_TIGA_SEAT_VIEW,
+    OPENED_TABLE,
+    SEAT,
+    SEAT_REQUEST,
+    TABLE,
+    TABLE_CREATE,
+)
+from services.api.spec_meta import table_links
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables, seats and views")
 
@@ -34,8 +46,9 @@ TableReply = tuple[dict[str, Any], int, dict[str, str]] | Response
 @blp.route("", methods=["POST"])
 @blp.doc(operationId="openTable")
 @secured(blp, 400, 403, 422)
-@blp.arguments(TableCreateSchema())
-@blp.response(201, OpenedTableSchema, headers={**LOCATION_HEADER, **ETAG_HEADER})
+@blp.arguments(TableCreateSchema(), examples=TABLE_CREATE)
+@blp.response(201, OpenedTableSchema, headers={**LOCATION_HEADER, **ETAG_HEADER}, example=OPENED_TABLE)
+@blp.doc(responses={201: {"links": table_links("$response.body#/id", "$response.body#/next_deal/deal_no")}})
 def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. Options are the per-table settings of docs/rules.md; unknown or out-of-range ones are a 422.
     The answer carries the signed `receipt` of the opening (GET /v1/keys)."""
@@ -61,7 +74,7 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 @secured(blp, 400, 404)
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
-@blp.response(200, TableSchema, headers=ETAG_HEADER)
+@blp.response(200, TableSchema, headers=ETAG_HEADER, example=TABLE)
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """The public state of a table; its `version` is also the ETag."""
@@ -72,8 +85,9 @@ def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -
 @blp.route("/<uuid:table_id>/seats", methods=["POST"])
 @blp.doc(operationId="sit")
 @secured(blp, 400, 403, 404, 409, 422)
-@blp.arguments(SeatRequestSchema())
-@blp.response(201, SeatSchema)
+@blp.arguments(SeatRequestSchema(), examples=SEAT_REQUEST)
+@blp.response(201, SeatSchema, example=SEAT)
+@blp.doc(responses={201: {"links": table_links("$request.path.table_id")}})
 def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat someone
     left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready, the next
@@ -86,7 +100,15 @@ def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 @secured(blp, 400, 403, 404)
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
-@blp.response(200, SeatViewSchema, headers=ETAG_HEADER)
+@blp.response(
+    200,
+    SeatViewSchema,
+    headers=ETAG_HEADER,
+    examples={
+        CHOLEK_TIGA.name: {"summary": "Cholek Tiga, seat 0 to discard", "value": CHOLEK_TIGA_SEAT_VIEW},
+        CHA_KAU_TSZ.name: {"summary": "Cha Kau Tsz, seat 1 to lead", "value": CHA_KAU_TSZ_SEAT_VIEW},
+    },
+)
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 def seat_view(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a seat."""

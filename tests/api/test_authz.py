@@ -36,7 +36,9 @@ GET    /v1/tables/<uuid:table_id>/deals/<int:deal_no>   401  401 403    200  200
 GET    /v1/tables/<uuid:table_id>/ledger                401  401 403    200  200        403         200
 GET    /v1/tables/<uuid:table_id>/stream                401  401 200    200  200        200         200
 GET    /v1/reports/settlement                           401  401 403    200  403        403         200
+GET    /v1/reports/settlement.csv                       401  401 403    200  403        403         200
 GET    /v1/reports/dispute                              401  401 403    200  200        403         200
+GET    /v1/reports/dispute.html                         401  401 403    200  200        403         200
 POST   /v1/reports/dispute                              401  401 403    200  200        403         200
 GET    /v1/keys                                         200  200 200    200  200        200         200
 GET    /healthz                                         200  200 200    200  200        200         200
@@ -70,7 +72,9 @@ def _requests(s: Scene) -> dict[tuple[str, str], Callable[[], Request]]:
         ("GET", "/v1/tables/<uuid:table_id>/ledger"): lambda: (f"/v1/tables/{t}/ledger", {}),
         ("GET", "/v1/tables/<uuid:table_id>/stream"): lambda: (f"/v1/tables/{t}/stream", {}),
         ("GET", "/v1/reports/settlement"): lambda: (f"/v1/reports/settlement?player_id={s.alice_id}", {}),
+        ("GET", "/v1/reports/settlement.csv"): lambda: (f"/v1/reports/settlement.csv?player_id={s.alice_id}", {}),
         ("GET", "/v1/reports/dispute"): lambda: (f"/v1/reports/dispute?table_id={t}&deal_no=1", {}),
+        ("GET", "/v1/reports/dispute.html"): lambda: (f"/v1/reports/dispute.html?table_id={t}&deal_no=1", {}),
         ("POST", "/v1/reports/dispute"): lambda: (
             "/v1/reports/dispute",
             {"json": {"table_id": t, "deal_no": 1, "receipts": []}},

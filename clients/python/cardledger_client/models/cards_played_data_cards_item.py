@@ -1,0 +1,36 @@
+from enum import StrEnum
+
+class CardsPlayedDataCardsItem(StrEnum):
+    JC = "JC"
+    KC = "KC"
+    QC = "QC"
+    VALUE_0 = "1S"
+    VALUE_1 = "2S"
+    VALUE_10 = "2D"
+    VALUE_11 = "3D"
+    VALUE_12 = "4D"
+    VALUE_13 = "5D"
+    VALUE_14 = "6D"
+    VALUE_15 = "7D"
+    VALUE_16 = "8D"
+    VALUE_17 = "9D"
+    VALUE_18 = "1H"
+    VALUE_19 = "2H"
+    VALUE_2 = "3S"
+    VALUE_20 = "3H"
+    VALUE_21 = "4H"
+    VALUE_22 = "5H"
+    VALUE_23 = "6H"
+    VALUE_24 = "7H"
+    VALUE_25 = "8H"
+    VALUE_26 = "9H"
+    VALUE_3 = "4S"
+    VALUE_4 = "5S"
+    VALUE_5 = "6S"
+    VALUE_6 = "7S"
+    VALUE_7 = "8S"
+    VALUE_8 = "9S"
+    VALUE_9 = "1D"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.cholek_tiga_table_create_game import CholekTigaTableCreateGame
+from ..types import UNSET, Unset
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.cholek_tiga_options import CholekTigaOptions
+
+
+
+
+
+T = TypeVar("T", bound="CholekTigaTableCreate")
+
+
+
+@_attrs_define
+class CholekTigaTableCreate:
+    """ 
+        Attributes:
+            game (CholekTigaTableCreateGame):
+            seats (int):
+            options (CholekTigaOptions | Unset): Cholek Tiga's options (docs/rules.md); each has a default.
+     """
+
+    game: CholekTigaTableCreateGame
+    seats: int
+    options: CholekTigaOptions | Unset = UNSET
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.cholek_tiga_options import CholekTigaOptions # noqa: PLC0415
+        game = self.game.value
+
+        seats = self.seats
+
+        options: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.options, Unset):
+            options = self.options.to_dict()
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "game": game,
+            "seats": seats,
+        })
+        if options is not UNSET:
+            field_dict["options"] = options
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.cholek_tiga_options import CholekTigaOptions # noqa: PLC0415
+        d = dict(src_dict)
+        game = CholekTigaTableCreateGame(d.pop("game"))
+
+
+
+
+        seats = d.pop("seats")
+
+        _options = d.pop("options", UNSET)
+        options: CholekTigaOptions | Unset
+        if isinstance(_options,  Unset):
+            options = UNSET
+        else:
+            options = CholekTigaOptions.from_dict(_options)
+
+
+
+
+        cholek_tiga_table_create = cls(
+            game=game,
+            seats=seats,
+            options=options,
+        )
+
+        return cholek_tiga_table_create
+

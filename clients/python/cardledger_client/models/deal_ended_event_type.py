@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class DealEndedEventType(StrEnum):
+    DEAL_ENDED = "deal_ended"
+
+    def __str__(self) -> str:
+        return str(self.value)

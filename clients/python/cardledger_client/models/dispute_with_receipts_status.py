@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class DisputeWithReceiptsStatus(StrEnum):
+    ENDED = "ended"
+    PLAYING = "playing"
+
+    def __str__(self) -> str:
+        return str(self.value)

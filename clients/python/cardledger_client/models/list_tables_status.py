@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+class ListTablesStatus(StrEnum):
+    BETWEEN_DEALS = "between_deals"
+    CLOSED = "closed"
+    OPEN = "open"
+    PLAYING = "playing"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+T = TypeVar("T", bound="PlayerLeftData")
+
+
+
+@_attrs_define
+class PlayerLeftData:
+    """ 
+        Attributes:
+            deal_no (int):
+            player_id (str):
+            seat (int): seat number, from 0
+            timed_out (bool | Unset): the turn clock acted for the seat (docs/house-rules.md)
+     """
+
+    deal_no: int
+    player_id: str
+    seat: int
+    timed_out: bool | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        deal_no = self.deal_no
+
+        player_id = self.player_id
+
+        seat = self.seat
+
+        timed_out = self.timed_out
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "deal_no": deal_no,
+            "player_id": player_id,
+            "seat": seat,
+        })
+        if timed_out is not UNSET:
+            field_dict["timed_out"] = timed_out
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        deal_no = d.pop("deal_no")
+
+        player_id = d.pop("player_id")
+
+        seat = d.pop("seat")
+
+        timed_out = d.pop("timed_out", UNSET)
+
+        player_left_data = cls(
+            deal_no=deal_no,
+            player_id=player_id,
+            seat=seat,
+            timed_out=timed_out,
+        )
+
+
+        player_left_data.additional_properties = d
+        return player_left_data
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+
+T = TypeVar("T", bound="TrickWonData")
+
+
+
+@_attrs_define
+class TrickWonData:
+    """ 
+        Attributes:
+            seat (int): seat number, from 0
+            total (int):
+            trick_no (int):
+            tricks (int): tricks credited: the number of cards led
+     """
+
+    seat: int
+    total: int
+    trick_no: int
+    tricks: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        seat = self.seat
+
+        total = self.total
+
+        trick_no = self.trick_no
+
+        tricks = self.tricks
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "seat": seat,
+            "total": total,
+            "trick_no": trick_no,
+            "tricks": tricks,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        seat = d.pop("seat")
+
+        total = d.pop("total")
+
+        trick_no = d.pop("trick_no")
+
+        tricks = d.pop("tricks")
+
+        trick_won_data = cls(
+            seat=seat,
+            total=total,
+            trick_no=trick_no,
+            tricks=tricks,
+        )
+
+
+        trick_won_data.additional_properties = d
+        return trick_won_data
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,134 @@
+"""A bot that plays one whole deal at a cardledger service through the generated client (clients/python).
+
+    pip install ./clients/python
+    python examples/bot.py --url http://127.0.0.1:8000 --game cha-kau-tsz --seats 3
+
+It registers one player per seat, opens a table, sits them down, then plays: each turn it reads the seat view
+of the player to act and posts one of its `legal_actions` (a Cha Kau Tsz follow names only how many cards to
+play; the bot takes that many from its hand). At the end it prints the deal's result, the verification of the
+service, and the table's ledger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import uuid
+from typing import Any
+
+import httpx
+from cardledger_client import AuthenticatedClient, Client
+from cardledger_client.api.actions import act
+from cardledger_client.api.history import get_deal, list_events
+from cardledger_client.api.players import register_player
+from cardledger_client.api.tables import get_seat_view, get_table, open_table, sit
+from cardledger_client.models import (
+    ChaKauTszOptions,
+    ChaKauTszTableCreate,
+    ChaKauTszTableCreateGame,
+    CholekTigaOptions,
+    CholekTigaTableCreate,
+    CholekTigaTableCreateGame,
+    PlayAction,
+    PlayActionCardsItem,
+    PlayActionType,
+    PlayChoice,
+    PlayerCreate,
+    Problem,
+    SeatRequest,
+)
+from cardledger_client.types import UNSET
+
+MAX_TURNS = 5000
+
+
+class ServiceRefused(Exception):
+    """The service answered with a problem (RFC 9457)."""
+
+
+def answer(result: Any) -> Any:
+    """The body of a successful call; a problem or no answer becomes one clear error."""
+    if isinstance(result, Problem):
+        raise ServiceRefused(f"{result.status} {result.code}: {result.detail}")
+    if result is None:
+        raise ServiceRefused("the service gave an answer this client does not know")
+    return result
+
+
+def opening(game: str, seats: int) -> CholekTigaTableCreate | ChaKauTszTableCreate:
+    if game == "cholek-tiga":
+        return CholekTigaTableCreate(
+            game=CholekTigaTableCreateGame.CHOLEK_TIGA, seats=seats, options=CholekTigaOptions()
+        )
+    return ChaKauTszTableCreate(game=ChaKauTszTableCreateGame.CHA_KAU_TSZ, seats=seats, options=ChaKauTszOptions())
+
+
+def choose(view: Any, rng: random.Random) -> Any:
+    """One of the seat's legal actions, as a body to post."""
+    choice = rng.choice(view.legal_actions)
+    if isinstance(choice, PlayChoice):
+        if choice.cards is not UNSET:  # on lead: a complete body
+            return PlayAction(
+                type_=PlayActionType.PLAY, cards=[PlayActionCardsItem(card.value) for card in choice.cards]
+            )
+        cards = rng.sample(list(view.hand), int(choice.count))  # a follow: any `count` cards of the hand
+        return PlayAction(type_=PlayActionType.PLAY, cards=[PlayActionCardsItem(card) for card in cards])
+    return choice
+
+
+def play_deal(url: str, game: str, seats: int, rng: random.Random) -> tuple[str, list[AuthenticatedClient]]:
+    """Register, open, sit and play one deal to its end; the table id and the players' clients."""
+    anonymous = Client(base_url=url)
+    players = []
+    for number in range(seats):
+        player = answer(register_player.sync(client=anonymous, body=PlayerCreate(name=f"bot-{number + 1}")))
+        players.append(AuthenticatedClient(base_url=url, token=player.token))
+    table = answer(open_table.sync(client=players[0], body=opening(game, seats)))
+    table_id = uuid.UUID(table.id)
+    print(f"table {table_id}: {game} for {seats}, deal 1 committed as {table.next_deal.commitment}")
+    by_seat = {}
+    for player in players:
+        by_seat[answer(sit.sync(table_id, client=player, body=SeatRequest())).seat] = player
+    for turn in range(MAX_TURNS):
+        state = answer(get_table.sync(table_id, client=players[0]))
+        if state.status != "playing":
+            print(f"the deal ended after {turn} actions")
+            return str(table_id), players
+        player = by_seat[state.to_act]
+        view = answer(get_seat_view.sync(table_id, client=player))
+        body = choose(view, rng)
+        answer(act.sync(table_id, client=player, body=body, idempotency_key=uuid.uuid4().hex))
+    raise ServiceRefused(f"the deal did not end within {MAX_TURNS} actions")
+
+
+def report(table_id: str, player: AuthenticatedClient) -> None:
+    record = answer(get_deal.sync(uuid.UUID(table_id), 1, client=player))
+    print(f"server seed revealed: {record.server_seed}")
+    print(f"net by seat ({record.unit}): {record.net}")
+    print(f"the service's verification: {'ok' if record.verification.ok else record.verification.problems}")
+    page = answer(list_events.sync(uuid.UUID(table_id), client=player, limit=1000))
+    kinds: dict[str, int] = {}
+    for event in page.events:
+        kinds[event.type_.value] = kinds.get(event.type_.value, 0) + 1
+    print("events:", ", ".join(f"{kind} {count}" for kind, count in kinds.items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="the service (default: %(default)s)")
+    parser.add_argument("--game", choices=("cholek-tiga", "cha-kau-tsz"), default="cholek-tiga")
+    parser.add_argument("--seats", type=int, default=2, help="players (2-3 Cholek Tiga, 2-4 Cha Kau Tsz)")
+    parser.add_argument("--seed", default=None, help="seed of the bot's choices (default: random)")
+    args = parser.parse_args(argv)
+    try:
+        table_id, players = play_deal(args.url, args.game, args.seats, random.Random(args.seed))
+        report(table_id, players[0])
+    except (ServiceRefused, httpx.HTTPError) as error:
+        print(f"bot: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
