@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -221,6 +222,40 @@ def table_stream_after_version(
         for eid, body in range_stream(client, table_stream(table_id), count)
         if isinstance(body.get("version"), int) and int(body["version"]) > version
     ]
+
+
+def longest_block(client: Redis) -> float | None:
+    """Seconds a blocking read may wait for entries: less than the client's socket timeout, which would end the
+    read with an error instead of an empty answer (the services' client times out at 10 s)."""
+    timeout = client.connection_pool.connection_kwargs.get("socket_timeout")
+    return None if timeout is None else max(timeout - 1.0, timeout / 2)
+
+
+def _reaches(body: Mapping[str, JSON], version: int) -> bool:
+    published = body.get("version")
+    return isinstance(published, int) and published >= version
+
+
+def wait_for_table_version(client: Redis, table_id: str, version: int, seconds: float) -> bool:
+    """Wait, at most `seconds`, until the table's stream holds an event at `version` or above; True when it does.
+
+    A caller that read the table below `version` from PostgreSQL calls this next: an event committed after that
+    read is published after it, so it is either the stream's newest entry already or one read here. The wait
+    blocks on Redis alone (no database connection is held)."""
+    key = table_stream(table_id)
+    newest = _entries(client.xrevrange(key, count=1))
+    if newest and _reaches(newest[0][1], version):
+        return True
+    last = newest[0][0] if newest else "0-0"
+    deadline = time.monotonic() + seconds
+    longest = longest_block(client)
+    while (remaining := deadline - time.monotonic()) > 0:
+        block = remaining if longest is None else min(remaining, longest)
+        for entry, body in read_stream(client, key, last, count=100, block_ms=max(1, int(block * 1000))):
+            last = entry
+            if _reaches(body, version):
+                return True
+    return False
 
 
 def notification(message: Mapping[str, Any]) -> dict[str, JSON] | None:

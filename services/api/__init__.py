@@ -40,6 +40,7 @@ from services.api.serving import (
     api_streams,
     api_streams_per_caller,
     api_threads,
+    long_poll_seconds,
 )
 from services.api.spec_meta import RATE_LIMIT_HEADERS, RESPONSE_HEADERS, header_ref, package_version
 from services.api.spec_types import TypedMarshmallowPlugin
@@ -114,6 +115,7 @@ def base_config() -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": 64 * 1024,
         "SSE_MAX_SECONDS": 300,
         "SSE_HEARTBEAT_SECONDS": 15,
+        "LONG_POLL_SECONDS": long_poll_seconds(),
     }
 
 

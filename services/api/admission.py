@@ -22,6 +22,8 @@ threads), and then nothing answered, not even /healthz. So the two are counted a
   served; at most `held_per_caller` of its requests are held at once, more are refused at once. A client
   that waits as told never meets this; one that ignores Retry-After from many connections is slowed to what
   its limits allow instead of keeping the server busy refusing it;
+- a long-poll read (`wait_for_version` on GET /v1/tables/{id} or its /view) waits like a stream, so it is
+  admitted as one: a stream slot and one of its caller's `streams_per_caller`, refused with the same codes;
 - /healthz and /readyz are never held back, so a busy worker still answers its probes.
 - a CORS preflight (OPTIONS) carries no token (browsers never send one), so it is admitted as a request
   without a token: a request slot, no count of any caller, never held. With CORS on (`services.api.cors`)
@@ -40,6 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import parse_qs
 
 from services.api.cors import CorsPolicy
 from services.api.problems import problem
@@ -47,6 +50,8 @@ from services.api.problems import problem
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 STREAM_PATH = re.compile(r"^/v1/tables/[^/]+/stream/?$")
+LONG_POLL_PATH = re.compile(r"^/v1/tables/[^/]+(?:/view)?/?$")
+LONG_POLL_PARAMETER = "wait_for_version"
 PROBES = frozenset({"/healthz", "/readyz"})
 RETRY_AFTER_SECONDS = 5
 DEFAULT_WAIT_SECONDS = 5.0
@@ -120,7 +125,7 @@ class Admission:
         path = environ.get("PATH_INFO", "")
         if path in PROBES:
             return self.app(environ, start_response)
-        if environ.get("REQUEST_METHOD") == "GET" and STREAM_PATH.match(path):
+        if environ.get("REQUEST_METHOD") == "GET" and (STREAM_PATH.match(path) or _is_long_poll(path, environ)):
             return self._stream(environ, start_response)
         token = _token_key(environ)
         if token is not None:
@@ -214,8 +219,8 @@ class Admission:
                 environ,
                 429,
                 "too_many_streams",
-                f"one caller follows at most {self.streams_per_caller} streams at once on this server; close "
-                f"one first, or retry in {RETRY_AFTER_SECONDS} s",
+                f"one caller follows at most {self.streams_per_caller} streams at once on this server (a long-poll "
+                f"counts as one); close one first, or retry in {RETRY_AFTER_SECONDS} s",
                 headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
             )
             return refused(environ, start_response)
@@ -226,7 +231,7 @@ class Admission:
                 environ,
                 503,
                 "stream_busy",
-                f"this server follows {self.streams} streams at once and has none free; "
+                f"this server follows {self.streams} streams at once (a long-poll counts as one) and has none free; "
                 f"retry in {RETRY_AFTER_SECONDS} s or read the table instead",
                 headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
             )
@@ -247,6 +252,13 @@ class Admission:
             release()
             raise
         return _ReleasedOnClose(body, release)
+
+
+def _is_long_poll(path: str, environ: dict[str, Any]) -> bool:
+    if not LONG_POLL_PATH.match(path):
+        return False
+    query = parse_qs(str(environ.get("QUERY_STRING", "")), keep_blank_values=True)
+    return LONG_POLL_PARAMETER in query
 
 
 def _token_key(environ: dict[str, Any]) -> str | None:

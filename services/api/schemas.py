@@ -10,6 +10,7 @@ from typing import Any
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields, post_dump, validate, validates_schema
 
 from domain.games import GAME_NAMES, GAMES
+from services.api.prefer import PREFER_DESCRIPTION
 from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
 from services.api.schemas_game import (
     ASCII_PRINTABLE,
@@ -24,6 +25,7 @@ from services.api.schemas_game import (
     TableCreateSchema,
     client_seed_field,
 )
+from services.api.serving import DEFAULT_LONG_POLL_SECONDS, LONG_POLL_MAX_SECONDS
 from services.api.spec_types import FullMatch, any_of, ref
 from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
@@ -317,6 +319,16 @@ class MinVersionQuerySchema(Schema):
             "table's last committed version, so this holds whenever the table has reached it"
         },
     )
+    wait_for_version = fields.Integer(
+        validate=validate.Range(min=0, max=INT32_MAX),
+        metadata={
+            "description": "long-poll: hold the answer until the table's version is at least this, or until the "
+            f"server's wait (CARDLEDGER_LONG_POLL_SECONDS, default {DEFAULT_LONG_POLL_SECONDS}, at most "
+            f"{LONG_POLL_MAX_SECONDS}; shorter with `Prefer: wait=<seconds>`) has passed; then answer the view "
+            "as it is (304 if If-None-Match still names its version). A wait takes one of the caller's stream "
+            "slots (429 `too_many_streams`, 503 `stream_busy`, as GET /stream)"
+        },
+    )
 
 
 class SeatRequestSchema(Schema):
@@ -335,9 +347,19 @@ class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     version = fields.Integer()
     receipt = fields.Nested(ReceiptSchema, required=True)
+    view = fields.Nested(
+        SeatViewSchema,
+        metadata={"description": "with `Prefer: return=representation`: your seat view after sitting down"},
+    )
 
 
 # Actions --------------------------------------------------------------------
+
+
+def prefer_field() -> fields.String:
+    return fields.String(
+        data_key="Prefer", validate=validate.Length(max=256), metadata={"description": PREFER_DESCRIPTION}
+    )
 
 
 class ConditionalReadHeadersSchema(Schema):
@@ -349,6 +371,14 @@ class ConditionalReadHeadersSchema(Schema):
         validate=validate.Length(max=256),
         metadata={"description": 'an ETag seen before ("<version>"): 304 when the table has not changed'},
     )
+    prefer = prefer_field()
+
+
+class PreferHeadersSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    prefer = prefer_field()
 
 
 class ActionHeadersSchema(Schema):
@@ -369,6 +399,7 @@ class ActionHeadersSchema(Schema):
             "pattern": r'^(\*|"[0-9]{1,10}"|[0-9]{1,10})$',
         },
     )
+    prefer = prefer_field()
 
 
 class ActionResultSchema(Schema):
@@ -381,6 +412,14 @@ class ActionResultSchema(Schema):
         metadata={
             "description": "the signed receipt of the write; null only while a deal begun before hash version 2 runs "
             "(its hashes are withheld from players until it ends, and a receipt would show them)"
+        },
+    )
+    view = fields.Nested(
+        SeatViewSchema,
+        metadata={
+            "description": "with `Prefer: return=representation`: the caller's seat view (as GET /view answers it) "
+            "at this write's version; for a replayed answer, the view now. Absent when the caller has no seat "
+            "after the write (it left)"
         },
     )
 

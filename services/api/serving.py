@@ -18,6 +18,9 @@ API_STREAMS_PER_CALLER_VARIABLE = "CARDLEDGER_API_STREAMS_PER_CALLER"
 DEFAULT_API_STREAMS_PER_CALLER = 4
 API_REQUESTS_PER_CALLER_VARIABLE = "CARDLEDGER_API_REQUESTS_PER_CALLER"
 DEFAULT_API_REQUESTS_PER_CALLER = 2
+LONG_POLL_SECONDS_VARIABLE = "CARDLEDGER_LONG_POLL_SECONDS"
+DEFAULT_LONG_POLL_SECONDS = 25
+LONG_POLL_MAX_SECONDS = 60
 
 
 def api_threads(environ: Mapping[str, str] = os.environ) -> int:
@@ -44,3 +47,8 @@ def api_streams_per_caller(environ: Mapping[str, str] = os.environ) -> int:
 def api_requests_per_caller(environ: Mapping[str, str] = os.environ) -> int:
     """CARDLEDGER_API_REQUESTS_PER_CALLER: requests one token has in progress at once on one worker."""
     return int_setting(environ, API_REQUESTS_PER_CALLER_VARIABLE, DEFAULT_API_REQUESTS_PER_CALLER, 1, 64)
+
+
+def long_poll_seconds(environ: Mapping[str, str] = os.environ) -> int:
+    """CARDLEDGER_LONG_POLL_SECONDS: the longest a long-poll read (`wait_for_version`) waits for its version."""
+    return int_setting(environ, LONG_POLL_SECONDS_VARIABLE, DEFAULT_LONG_POLL_SECONDS, 1, LONG_POLL_MAX_SECONDS)

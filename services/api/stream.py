@@ -107,13 +107,6 @@ def _last_entry_id(client: redis.Redis, table_id: str) -> str:
     return raw.decode() if isinstance(raw, bytes) else str(raw)
 
 
-def _longest_block(client: redis.Redis) -> float | None:
-    """Seconds a blocking read may wait for entries: less than the client's socket timeout, which would end the
-    read with an error instead of an empty answer (the service's client times out at 10 s)."""
-    timeout = client.connection_pool.connection_kwargs.get("socket_timeout")
-    return None if timeout is None else max(timeout - 1.0, timeout / 2)
-
-
 def _events(
     client: redis.Redis,
     table_id: str,
@@ -124,7 +117,7 @@ def _events(
     withheld: Callable[[Any], bool] = lambda deal_no: False,
 ) -> Iterator[str]:
     deadline = time.monotonic() + lifetime
-    longest = _longest_block(client)
+    longest = redis_bus.longest_block(client)
     if longest is not None:
         heartbeat = min(heartbeat, longest)
     last = start

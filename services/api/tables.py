@@ -12,6 +12,13 @@ from domain.cholek_tiga.rules import CHOLEK_TIGA
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.headers import ETAG_HEADER, with_etag
+from services.api.long_poll import awaited
+from services.api.prefer import (
+    PREFERENCE_APPLIED,
+    PREFERENCE_APPLIED_HEADER,
+    RETURN_REPRESENTATION,
+    wants_representation,
+)
 from services.api.routing import Blueprint, secured
 from services.api.schemas import (
     ConditionalReadHeadersSchema,
@@ -19,6 +26,7 @@ from services.api.schemas import (
     LobbySchema,
     MinVersionQuerySchema,
     OpenedTableSchema,
+    PreferHeadersSchema,
     SeatRequestSchema,
     SeatSchema,
     SeatViewSchema,
@@ -71,33 +79,39 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 
 @blp.route("/<uuid:table_id>", methods=["GET"])
 @blp.doc(operationId="getTable")
-@secured(blp, 400, 404)
+@secured(blp, 400, 404, 503)
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(200, TableSchema, headers=ETAG_HEADER, example=TABLE)
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
-    """The public state of a table; its `version` is also the ETag."""
-    view = container().ledger.table_view(str(table_id))
+    """The public state of a table; its `version` is also the ETag. With `wait_for_version`, a long-poll."""
+    table = str(table_id)
+    ledger = container().ledger
+    view = awaited(lambda: ledger.table_view(table), table, query.get("wait_for_version"), headers.get("prefer"))
     return with_etag(view)
 
 
 @blp.route("/<uuid:table_id>/seats", methods=["POST"])
 @blp.doc(operationId="sit")
 @secured(blp, 400, 403, 404, 409, 422)
+@blp.arguments(PreferHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(SeatRequestSchema(), examples=SEAT_REQUEST)
-@blp.response(201, SeatSchema, example=SEAT)
+@blp.response(201, SeatSchema, headers=PREFERENCE_APPLIED_HEADER, example=SEAT)
 @blp.doc(responses={201: {"links": table_links("$request.path.table_id")}})
-def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
+def sit(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat someone
     left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready, the next
-    deal starts. The answer carries the signed `receipt` of the write."""
-    return container().ledger.sit(caller(), str(table_id), body.get("seat"), body.get("client_seed"))
+    deal starts. The answer carries the signed `receipt` of the write; with `Prefer: return=representation`,
+    also `view`, your seat view after it."""
+    with_view = wants_representation(headers.get("prefer"))
+    seated = container().ledger.sit(caller(), str(table_id), body.get("seat"), body.get("client_seed"), with_view)
+    return seated, 201, {PREFERENCE_APPLIED: RETURN_REPRESENTATION} if "view" in seated else {}
 
 
 @blp.route("/<uuid:table_id>/view", methods=["GET"])
 @blp.doc(operationId="getSeatView")
-@secured(blp, 400, 403, 404)
+@secured(blp, 400, 403, 404, 503)
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(
@@ -111,6 +125,9 @@ def sit(body: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 )
 @blp.alt_response(304, description="Not Modified (If-None-Match names the current version)")
 def seat_view(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> TableReply:
-    """The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a seat."""
-    view = container().ledger.seat_view(caller(), str(table_id))
+    """The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a seat.
+    With `wait_for_version`, a long-poll: a seat waiting for its turn learns of it here without polling."""
+    table, who = str(table_id), caller()
+    ledger = container().ledger
+    view = awaited(lambda: ledger.seat_view(who, table), table, query.get("wait_for_version"), headers.get("prefer"))
     return with_etag(view)

@@ -137,12 +137,20 @@ class TableCommands:
         count_appended([opened.type])
         return table_id, self.signer.sign(table_id, recorded[-1].version, recorded[-1].hash)
 
-    def sit(self, caller: Caller, table_id: str, seat: int | None, client_seed: str | None) -> dict[str, JSON]:
+    def sit(
+        self, caller: Caller, table_id: str, seat: int | None, client_seed: str | None
+    ) -> tuple[dict[str, JSON], TableState]:
+        """Sit down; the answer and the table's state after it."""
         player_id = self._require_player(caller, "sit at a table")
         command = tables.Sit(player_id, seat, client_seed)
         written = self._write(caller, table_id, Write(lambda state: command), expected_version=None)
         state = written.state
-        return {"seat": state.seat_of(player_id), "version": state.version, "receipt": written.answer["receipt"]}
+        answer: dict[str, JSON] = {
+            "seat": state.seat_of(player_id),
+            "version": state.version,
+            "receipt": written.answer["receipt"],
+        }
+        return answer, state
 
     def act(
         self,
@@ -151,7 +159,9 @@ class TableCommands:
         action: Mapping[str, Any],
         idempotency_key: str,
         if_match: int | None,
-    ) -> dict[str, JSON]:
+    ) -> tuple[dict[str, JSON], TableState | None]:
+        """Act; the answer and the table's state after the write, or None for a replayed answer (the write was
+        made by an earlier request, and this one knows no state of that moment)."""
         player_id = self._require_player(caller, "act at a table")
 
         def command(state: TableState) -> tables.Command:
@@ -163,14 +173,15 @@ class TableCommands:
         fingerprint = request_fingerprint({"table_id": table_id, "action": dict(action)})
         write = Idempotent(Write(command), player_id, idempotency_key, fingerprint)
         try:
-            return self._write(caller, table_id, write, expected_version=if_match).answer
+            written = self._write(caller, table_id, write, expected_version=if_match)
+            return written.answer, written.state
         except (ServiceError, IdempotencyKeyTaken):
             # A retry of an action that was applied fails its write (the table moved on, or the key is
             # taken); only then is the key looked up, so a first attempt costs no extra query.
             replay = write.replay(self.store, table_id)
             if replay is None:
                 raise
-            return replay
+            return replay, None
 
     def clock_tick(
         self, table_id: str, now: datetime, abandon_after: timedelta, pause: Callable[[], None] | None = None

@@ -58,13 +58,38 @@ class CardLedger:
         table_id, receipt = self.commands.open_table(caller, game, seats, options)
         return {**self.queries.table_view(table_id), "receipt": receipt}
 
-    def sit(self, caller: Caller, table_id: str, seat: int | None, client_seed: str | None) -> dict[str, JSON]:
-        return self.commands.sit(caller, table_id, seat, client_seed)
+    def sit(
+        self,
+        caller: Caller,
+        table_id: str,
+        seat: int | None,
+        client_seed: str | None,
+        with_view: bool = False,
+    ) -> dict[str, JSON]:
+        """Sit down; `with_view` adds the caller's seat view after the write (`view`), from the state it folded."""
+        answer, state = self.commands.sit(caller, table_id, seat, client_seed)
+        return self._with_view(answer, caller, table_id, state) if with_view else answer
 
     def act(
-        self, caller: Caller, table_id: str, action: Mapping[str, Any], idempotency_key: str, if_match: int | None
+        self,
+        caller: Caller,
+        table_id: str,
+        action: Mapping[str, Any],
+        idempotency_key: str,
+        if_match: int | None,
+        with_view: bool = False,
     ) -> dict[str, JSON]:
-        return self.commands.act(caller, table_id, action, idempotency_key, if_match)
+        """Act; `with_view` adds the caller's seat view (`view`): at the write's version, from the state it
+        folded, or for a replayed answer the view now (a replay knows no state of the first answer's moment).
+        No `view` when the caller has no seat after the write (it left)."""
+        answer, state = self.commands.act(caller, table_id, action, idempotency_key, if_match)
+        return self._with_view(answer, caller, table_id, state) if with_view else answer
+
+    def _with_view(
+        self, answer: dict[str, JSON], caller: Caller, table_id: str, state: TableState | None
+    ) -> dict[str, JSON]:
+        view = self.queries.seat_view_at(caller, table_id, state)
+        return answer if view is None else {**answer, "view": view}
 
     def clock_tick(
         self, table_id: str, now: datetime, abandon_after: timedelta, pause: Callable[[], None] | None = None

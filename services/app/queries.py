@@ -71,6 +71,20 @@ class TableQueries:
             raise Forbidden(f"player {player_id} has no seat at table {table_id}", "no_seat")
         return self._with_names(tables.seat_view(state, seat))
 
+    def seat_view_at(self, caller: Caller, table_id: str, state: TableState | None) -> dict[str, JSON] | None:
+        """The caller's seat view of `state` (a state a write just folded: no read of the log), or of the table's
+        state now when `state` is None; None when the caller has no seat there (it left, or is the auditor).
+        The same view as `seat_view` gives at that version."""
+        player_id = caller.player_id
+        if player_id is None:
+            return None
+        if state is None:
+            state = self.load_state(table_id)
+        seat = state.seat_of(player_id)
+        if seat is None:
+            return None
+        return self._with_names(tables.seat_view(state, seat))
+
     def _projected_view(self, table_id: str, read: Callable[[Conn], Projected | None]) -> dict[str, JSON] | None:
         """The projected view when this process keeps no state of the table and the projection has reached
         the stream's head; else None, and the caller folds the state on.

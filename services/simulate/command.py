@@ -10,7 +10,14 @@ from pathlib import Path
 
 from services.simulate.bots import BOTS
 from services.simulate.report import closing_table
-from services.simulate.runner import DEFAULT_TURN_SECONDS, GAMES, SimulationConfig, SimulationResult, simulate
+from services.simulate.runner import (
+    CLIENTS,
+    DEFAULT_TURN_SECONDS,
+    GAMES,
+    SimulationConfig,
+    SimulationResult,
+    simulate,
+)
 from services.simulate.stack import embedded_stack
 
 
@@ -41,6 +48,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", required=True, type=_positive, help="tables played at the same time")
     parser.add_argument("--url", help="base URL of a running service; without it, `cardledger up` is started")
     parser.add_argument("--bot", choices=sorted(BOTS), default="random")
+    parser.add_argument(
+        "--client",
+        choices=CLIENTS,
+        default="polling",
+        help="polling: read the seat view before each action; holding: each seat keeps its view (the action's "
+        "answer carries it) and long-polls for its turn, one request per action (default %(default)s)",
+    )
     parser.add_argument("--deals", type=_positive, default=1, help="deals per table (default 1)")
     parser.add_argument(
         "--auditor-token", help="auditor token: at the end, check every table's ledger and deal verification"
@@ -81,6 +95,7 @@ def config_from_args(args: argparse.Namespace, base_url: str) -> SimulationConfi
         progress=not args.no_progress,
         absent=args.absent,
         turn_seconds=args.turn_seconds,
+        client=args.client,
     )
 
 
@@ -111,7 +126,7 @@ def report(result: SimulationResult, json_path: Path | None = None) -> None:
     c = result.config
     title = (
         f"cardledger simulate: {c.game}, {c.tables} tables x {c.seats} seats, {c.deals} deal(s) each, "
-        f"concurrency {c.concurrency}, bot {c.bot}"
+        f"concurrency {c.concurrency}, bot {c.bot}, client {c.client}"
         + (f", absent {c.absent:g} (turn clock {c.turn_seconds} s)" if c.absent else "")
     )
     print(closing_table(title, result.summary, result.tables))

@@ -1,7 +1,15 @@
 """Playing tables: each player thread takes the next table, opens it, seats its bots and plays its deals.
 
-Reads come from projections, so every GET asks for at least the version of the last write
-(`min_version`); an action is conditional on the version it was chosen at (`If-Match`), and a 412 means the
+Two clients (`client`):
+
+- `polling`: one thread plays every seat of the table; before each action it reads the view of the seat it
+  expects to act (asking for at least the version of the last write, `min_version`), then posts.
+- `holding`: each seat plays on a thread (and a connection) of its own and keeps its view, as the
+  best-behaved real client would: its writes ask for the new seat view in the answer
+  (`Prefer: return=representation`), so an action is one request, and a seat that waits for its turn
+  long-polls (`GET /view?wait_for_version=<its version + 1>`) instead of polling.
+
+An action is conditional on the version it was chosen at (`If-Match`), and a 412 means the
 table moved on: the bot re-reads and chooses again. A 429 waits its `Retry-After` and sends the same request
 (same Idempotency-Key) again. Any other error fails the deal in progress and stops that table.
 
@@ -33,6 +41,9 @@ MAX_STALE_READS = 100
 DEFAULT_TURN_SECONDS = 5
 ABSENT_FROM_TURNS = 20  # an absent seat stops at one of its first this many turns of the deal, uniformly
 CLOCK_POLL_S = 0.2
+CLIENTS = ("polling", "holding")
+LONG_POLL_WAIT_S = 10  # `Prefer: wait=`: well inside the HTTP client's timeout, and a failed deal stops soon
+REPRESENTATION = "return=representation"
 
 
 class SimulationError(Exception):
@@ -56,6 +67,7 @@ class SimulationConfig:
     timeout: float = 30.0
     absent: float = 0.0  # the probability that a seat stops playing for the rest of a deal
     turn_seconds: int = DEFAULT_TURN_SECONDS  # the tables' turn clock
+    client: str = "polling"  # how the bots read (module docstring)
 
     def check(self) -> None:
         if self.game not in GAMES:
@@ -69,6 +81,8 @@ class SimulationConfig:
             raise ValueError(f"absent must be a probability from 0 to 1, not {self.absent}")
         if not 5 <= self.turn_seconds <= 3600:
             raise ValueError(f"turn_seconds must be from 5 to 3600, not {self.turn_seconds}")
+        if self.client not in CLIENTS:
+            raise ValueError(f"unknown client {self.client!r}; choose one of {', '.join(CLIENTS)}")
         make_bot(self.bot, random.Random(0))
 
 
@@ -92,6 +106,8 @@ class Player:
     player_id: str
     token: str
     seat: int = -1
+    client: HttpClient | None = None  # the `holding` client's own connection for this seat
+    view: dict[str, Any] | None = None  # the `holding` client's view of this seat, from its last answer
 
 
 class TablePlayer:
@@ -106,6 +122,7 @@ class TablePlayer:
         self.players: list[Player] = []
         self.table_id = ""
         self.known = 0  # the newest table version this client has written or read
+        self.lock = threading.Lock()  # the `holding` client's seat threads count into `result` together
 
     # HTTP ------------------------------------------------------------------------------------------------------------
 
@@ -116,11 +133,13 @@ class TablePlayer:
         body: Any = None,
         token: str | None = None,
         headers: Mapping[str, str] | None = None,
+        client: HttpClient | None = None,
     ) -> Response:
-        """One request; 429 answers wait their Retry-After and go again. Other answers are returned as they are."""
+        """One request (on `client`, else the table's); 429 answers wait their Retry-After and go again. Other
+        answers are returned as they are."""
         for _ in range(MAX_RATE_LIMIT_RETRIES):
             self.stats.request()
-            response = self.client.request(method, path, body, token, headers)
+            response = (client or self.client).request(method, path, body, token, headers)
             if response.status != 429:
                 if not response.ok:
                     self.stats.error(response.code, retried=response.status == 412)
@@ -136,17 +155,29 @@ class TablePlayer:
         return response.body()
 
     def act(self, player: Player, action: dict[str, Any], if_match: int | None) -> Response:
+        """Post `action`; the `holding` client asks for the seat's new view in the answer (`player.view`)."""
         headers = {"Idempotency-Key": str(uuid.uuid4())}
         if if_match is not None:
             headers["If-Match"] = f'"{if_match}"'
-        response = self.send("POST", f"/v1/tables/{self.table_id}/actions", action, player.token, headers)
+        if self.holding:
+            headers["Prefer"] = REPRESENTATION
+        path = f"/v1/tables/{self.table_id}/actions"
+        response = self.send("POST", path, action, player.token, headers, player.client)
         if response.ok:
             self.stats.action(response.seconds)
-            self.result.actions += 1
-            self.known = max(self.known, int(response.body()["version"]))
+            answer = response.body()
+            with self.lock:
+                self.result.actions += 1
+                self.known = max(self.known, int(answer["version"]))
+            if self.holding:
+                player.view = answer.get("view")
         elif response.status != 412:
             raise ApiError(response, f"action {action} at table {self.table_id} (seat {player.seat})")
         return response
+
+    @property
+    def holding(self) -> bool:
+        return self.config.client == "holding"
 
     def view(self, seat: int) -> dict[str, Any]:
         path = f"/v1/tables/{self.table_id}/view?min_version={self.known}"
@@ -167,7 +198,10 @@ class TablePlayer:
                     deal_in_progress = True
                     self.all_ready(deal + 1)
                 deal_in_progress = True
-                self.play_deal()
+                if self.holding:
+                    self.play_deal_holding(deal + 1)
+                else:
+                    self.play_deal()
                 deal_in_progress = False
                 self.result.deals_completed += 1
                 self.stats.deal(ok=True)
@@ -181,12 +215,17 @@ class TablePlayer:
             self.result.error = f"{type(error).__name__}: {error}"
             if deal_in_progress or self.result.deals_completed == 0:
                 self.stats.deal(ok=False)
+        finally:
+            for player in self.players:
+                if player.client is not None:
+                    player.client.close()
 
     def open_table(self) -> None:
         index, config = self.result.index, self.config
         for n in range(config.seats):
             body = self.call("POST", "/v1/players", {"name": f"sim-{config.bot}-{index}-{n}"})
-            self.players.append(Player(str(body["id"]), str(body["token"])))
+            client = HttpClient(config.base_url, config.timeout) if self.holding else None
+            self.players.append(Player(str(body["id"]), str(body["token"]), client=client))
         options = {"turn_seconds": config.turn_seconds}
         table = self.call(
             "POST",
@@ -196,14 +235,14 @@ class TablePlayer:
         )
         self.table_id = self.result.table_id = str(table["id"])
         self.known = int(table.get("version") or 0)
+        prefer = {"Prefer": REPRESENTATION} if self.holding else None
         for n, player in enumerate(self.players):
-            seated = self.call(
-                "POST",
-                f"/v1/tables/{self.table_id}/seats",
-                {"seat": n, "client_seed": f"sim-{index}-{n}-1"},
-                player.token,
-            )
-            player.seat = int(seated["seat"])
+            path, body = f"/v1/tables/{self.table_id}/seats", {"seat": n, "client_seed": f"sim-{index}-{n}-1"}
+            response = self.send("POST", path, body, player.token, prefer, player.client)
+            if not response.ok:
+                raise ApiError(response, f"POST {path}")
+            seated = response.body()
+            player.seat, player.view = int(seated["seat"]), seated.get("view")
             self.known = max(self.known, int(seated.get("version") or 0))
         self.players.sort(key=lambda p: p.seat)
 
@@ -278,6 +317,85 @@ class TablePlayer:
             if actions > self.config.max_actions_per_deal:
                 raise SimulationError(f"table {self.table_id}: the deal did not end in {actions - 1} actions")
             reader = (reader + 1) % len(self.players)  # most often the next seat acts next
+
+    def play_deal_holding(self, deal_no: int) -> None:
+        """The `holding` client: every seat plays deal `deal_no` on its own thread, from the view it holds."""
+        absent = self.absent_from()
+        stop = threading.Event()
+        failures: list[BaseException] = []
+        actions = [0]
+
+        def seat(player: Player) -> None:
+            bot = make_bot(self.config.bot, random.Random(f"{self.config.seed}-{self.result.index}-{player.seat}"))
+            try:
+                self.play_seat(player, bot, deal_no, absent.get(player.seat), stop, actions)
+            except BaseException as error:  # reported by the table's thread below
+                failures.append(error)
+                stop.set()
+
+        threads = [threading.Thread(target=seat, args=(p,), name=f"seat-{p.seat}") for p in self.players]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+
+    def play_seat(
+        self,
+        player: Player,
+        bot: Bot,
+        deal_no: int,
+        absent_after: int | None,
+        stop: threading.Event,
+        actions: list[int],
+    ) -> None:
+        """Act from the view held whenever it is this seat's turn, else long-poll for the next version, until
+        deal `deal_no` has ended. `absent_after`: the seat stops acting after that many actions (the clock
+        plays for it). `actions` counts the deal's actions of every seat."""
+        played = 0
+        moved = time.monotonic()  # when the table last moved, as this seat saw it
+        patience = 2 * self.config.turn_seconds + 30
+        view = player.view if player.view is not None else self.wait_view(player, None)
+        while not stop.is_set():
+            status, version = view["status"], int(view["version"])
+            if status == "closed" or (int(view["deal_no"]) >= deal_no and status != "playing"):
+                return
+            mine = status == "playing" and view["to_act"] == view["seat"] and view["legal_actions"]
+            if mine and (absent_after is None or played < absent_after):
+                response = self.act(player, bot.choose(view), version)
+                if response.ok:
+                    played += 1
+                    with self.lock:
+                        actions[0] += 1
+                        if actions[0] > self.config.max_actions_per_deal:
+                            raise SimulationError(
+                                f"table {self.table_id}: the deal did not end in {actions[0] - 1} actions"
+                            )
+                    moved = time.monotonic()
+                    view = player.view if player.view is not None else self.wait_view(player, None)
+                    continue
+                view = self.wait_view(player, None)  # 412: the table moved on; read the view now
+            else:
+                view = self.wait_view(player, version + 1)
+            if int(view["version"]) > version:
+                moved = time.monotonic()
+            elif time.monotonic() - moved > patience:
+                raise SimulationError(f"table {self.table_id}: nothing happened for {patience} s at version {version}")
+
+    def wait_view(self, player: Player, version: int | None) -> dict[str, Any]:
+        """The seat's view: a long-poll until the table reaches `version` (or the wait ends), or the view now."""
+        path = f"/v1/tables/{self.table_id}/view"
+        if version is not None:
+            path += f"?wait_for_version={version}"
+        headers = {"Prefer": f"wait={LONG_POLL_WAIT_S}"}
+        response = self.send("GET", path, token=player.token, headers=headers, client=player.client)
+        if not response.ok:
+            raise ApiError(response, f"GET {path}")
+        view = response.body()
+        with self.lock:
+            self.known = max(self.known, int(view["version"]))
+        return view
 
     def verify(self, auditor_token: str) -> None:
         """As the auditor: the ledger balances and every completed deal's record verifies."""

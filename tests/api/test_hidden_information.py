@@ -1,8 +1,8 @@
 """Hidden information through the API: while a deal is on, no seat receives another seat's cards.
 
 Complete deals of both games are played by a random bot. Everything each seat
-receives (its view, the public state, event pages, its action answers and the
-bodies of its errors) is recorded, and a bystander with no seat reads the
+receives (its view, the public state, event pages, its action answers, with
+and without its new seat view, and the bodies of its errors) is recorded, and a bystander with no seat reads the
 public state and events too. Checks while the deal is on:
 
 - every "private" part found in what a seat received belongs to an event of that seat;
@@ -109,9 +109,12 @@ def play_and_watch(api: Api, game: str, seats: int, seed: int) -> None:
         mover = state["to_act"]
         token = seat_of[mover]
         view = api.view(token, table)
-        response = api.act_raw(token, table, bot_action(view, rng))
+        # Every other action asks for the mover's new seat view in the answer (its hand after the action).
+        prefer = {"Prefer": "return=representation"} if steps % 2 == 0 else {}
+        response = api.act_raw(token, table, bot_action(view, rng), **prefer)
         assert response.status_code == 201, response.get_json()
-        received[mover].add(response, hands[mover])
+        assert ("view" in response.get_json()) == bool(prefer)
+        received[mover].add(response, api.view(token, table)["hand"] if prefer else hands[mover])
         if not any(event["type"] == "deal_ended" for event in response.get_json()["events"]):
             check(received[mover], mover, {s: api.view(t, table)["hand"] for s, t in seat_of.items()})
         steps += 1

@@ -43,7 +43,7 @@ def served(container: Container, api_database_url: str) -> Iterator[tuple[str, s
     """The app on a free local port, and the token of a registered player."""
     empty_all_tables(api_database_url)
     container.redis.flushdb()
-    app = create_app(container=container, config={**TEST_CONFIG, "SSE_MAX_SECONDS": 0.05})
+    app = create_app(container=container, config={**TEST_CONFIG, "SSE_MAX_SECONDS": 0.05, "LONG_POLL_SECONDS": 0.05})
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per request
     _, token = Api(app.test_client()).register("schemathesis")
     server = make_server("127.0.0.1", 0, app, threaded=True)

@@ -57,6 +57,31 @@ def test_simulate_plays_every_requested_deal(
         assert deal["server_seed"] is not None and deal["verification"]["ok"] is True
 
 
+HOLDING_CASES = [("cholek-tiga", 2), ("cha-kau-tsz", 3)]
+
+
+@pytest.mark.parametrize(("game", "seats"), HOLDING_CASES, ids=[f"{g}-{n}" for g, n in HOLDING_CASES])
+def test_the_holding_client_plays_every_deal_from_the_views_in_the_answers(
+    stack: str, game: str, seats: int, tmp_path: Path
+) -> None:
+    """Each seat keeps the view its action's answer carries and long-polls for its turn: every deal completes,
+    verifies, and no request is refused (not even a 412: a seat acts only on its own turn)."""
+    out = tmp_path / "result.json"
+    argv = ["--url", stack, "--game", game, "--tables", "2", "--seats", str(seats), "--concurrency", "2"]
+    argv += ["--client", "holding", "--deals", "2", "--auditor-token", AUDITOR, "--json", str(out), "--no-progress"]
+    assert simulate_main(argv) == 0
+    result = json.loads(out.read_text())
+    summary = result["summary"]
+    assert result["ok"] is True and result["config"]["client"] == "holding"
+    assert summary["deals_completed"] == 4 and summary["errors"] == {}
+    assert summary["actions"] == sum(t["actions"] for t in result["tables"]) > 0
+    for table in result["tables"]:
+        assert table["verified"] is True and table["deals_completed"] == 2
+        state = call("GET", f"{stack}/v1/tables/{table['table_id']}?min_version={table['version']}", token=AUDITOR)
+        assert state["status"] == "between_deals" and state["deal_no"] == 2
+        assert state["version"] == table["version"]
+
+
 def test_simulate_through_the_cardledger_command(stack: str, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["simulate", "--url", stack, "--game", "cha-kau-tsz", "--tables", "1", "--seats", "3"]
     assert cli_main([*argv, "--concurrency", "1", "--no-progress"]) == 0
@@ -86,13 +111,14 @@ def absent_seed(probability: float, seats: int, stops_at: int) -> str:
     raise AssertionError("no such seed")
 
 
-def test_simulate_with_an_absent_seat_counts_the_clock_s_actions(stack: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("client", ["polling", "holding"])
+def test_simulate_with_an_absent_seat_counts_the_clock_s_actions(stack: str, client: str, tmp_path: Path) -> None:
     """Seat 0 never plays: the service's clock (turn_seconds 5) plays its whole deal. Every seat plays in every trick,
     so the clock always acts (a seat that stopped at a later turn could find the deal over first, in few long
     plays, and leave the clock nothing to do)."""
     out = tmp_path / "result.json"
     argv = ["--url", stack, "--game", "cha-kau-tsz", "--tables", "1", "--seats", "2", "--concurrency", "1"]
-    argv += ["--absent", "0.5", "--seed", absent_seed(0.5, 2, 0), "--auditor-token", AUDITOR]
+    argv += ["--absent", "0.5", "--seed", absent_seed(0.5, 2, 0), "--auditor-token", AUDITOR, "--client", client]
     assert simulate_main([*argv, "--json", str(out), "--no-progress"]) == 0
     result = json.loads(out.read_text())
     table = result["tables"][0]

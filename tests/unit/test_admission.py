@@ -47,14 +47,16 @@ class App:
         return body
 
 
-def call(app: Admission, path: str, method: str = "GET", token: str | None = None) -> tuple[str, dict[str, str], Any]:
+def call(
+    app: Admission, path: str, method: str = "GET", token: str | None = None, query: str = ""
+) -> tuple[str, dict[str, str], Any]:
     """(status, headers, body iterable) of one request; the body is not closed."""
     seen: dict[str, Any] = {}
 
     def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
         seen["status"], seen["headers"] = status, dict(headers)
 
-    environ = {"PATH_INFO": path, "REQUEST_METHOD": method, "REMOTE_ADDR": "198.51.100.7"}
+    environ = {"PATH_INFO": path, "REQUEST_METHOD": method, "REMOTE_ADDR": "198.51.100.7", "QUERY_STRING": query}
     if token is not None:
         environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
     body = app(environ, start_response)
@@ -263,3 +265,26 @@ def test_a_wait_or_a_per_caller_limit_out_of_range_is_refused(wait: float, per_c
         Admission(App(), requests=1, streams=1, wait_seconds=wait, streams_per_caller=per_caller)
     with pytest.raises(ValueError):
         Admission(App(), requests=1, streams=1, wait_seconds=wait, requests_per_caller=per_caller)
+
+
+def test_long_polls_are_admitted_as_streams_of_their_caller() -> None:
+    table = STREAM.removesuffix("/stream")
+    admission = Admission(App(), requests=1, streams=8, streams_per_caller=2)
+    plain = call(admission, f"{table}/view", token="alice")  # an ordinary read: the one request slot
+    waits = [call(admission, path, token="alice", query="wait_for_version=9")[2] for path in (table, f"{table}/view")]
+    status, headers, body = call(admission, f"{table}/view", token="alice", query="min_version=1&wait_for_version=9")
+    assert status.startswith("429") and headers["Retry-After"] == "5"
+    assert json.loads(b"".join(body))["code"] == "too_many_streams", "the same refusal as a stream's"
+    assert call(admission, STREAM, token="alice")[0].startswith("429"), "long-polls and streams share the limit"
+    assert call(admission, f"{table}/events", token="bob", query="wait_for_version=9")[0].startswith("503"), (
+        "only the table and its view long-poll: another read is an ordinary request (the slot is taken)"
+    )
+    plain[2].close()
+    waits[0].close()
+    assert call(admission, table, token="alice", query="wait_for_version=9")[0].startswith("200")
+
+
+def test_long_polls_are_refused_when_no_stream_slot_is_free() -> None:
+    admission = Admission(App(), requests=1, streams=0)
+    status, _, body = call(admission, STREAM.removesuffix("/stream"), query="wait_for_version=1")
+    assert status.startswith("503") and json.loads(b"".join(body))["code"] == "stream_busy"

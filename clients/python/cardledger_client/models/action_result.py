@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
   from ..models.player_ready_event import PlayerReadyEvent
   from ..models.player_seated_event import PlayerSeatedEvent
   from ..models.receipt import Receipt
+  from ..models.seat_view import SeatView
   from ..models.table_closed_event import TableClosedEvent
   from ..models.table_opened_event import TableOpenedEvent
   from ..models.trick_won_event import TrickWonEvent
@@ -50,11 +52,13 @@ class ActionResult:
             receipt (None | Receipt): the signed receipt of the write; null only while a deal begun before hash version 2
                 runs (its hashes are withheld from players until it ends, and a receipt would show them)
             version (int):
+            view (SeatView | Unset):
      """
 
     events: list[BonusPaidEvent | CardDiscardedEvent | CardsDrawnEvent | CardsPlayedEvent | CardTurnedUpEvent | DealEndedEvent | DealStartedEvent | HandDealtEvent | HandScoredEvent | HandStartedEvent | PlayerLeftEvent | PlayerReadyEvent | PlayerSeatedEvent | TableClosedEvent | TableOpenedEvent | TrickWonEvent | TurnUpCapturedEvent | TurnUpPassedEvent]
     receipt: None | Receipt
     version: int
+    view: SeatView | Unset = UNSET
 
 
 
@@ -75,6 +79,7 @@ class ActionResult:
         from ..models.player_ready_event import PlayerReadyEvent # noqa: PLC0415
         from ..models.player_seated_event import PlayerSeatedEvent # noqa: PLC0415
         from ..models.receipt import Receipt # noqa: PLC0415
+        from ..models.seat_view import SeatView # noqa: PLC0415
         from ..models.table_closed_event import TableClosedEvent # noqa: PLC0415
         from ..models.table_opened_event import TableOpenedEvent # noqa: PLC0415
         from ..models.trick_won_event import TrickWonEvent # noqa: PLC0415
@@ -132,6 +137,10 @@ class ActionResult:
 
         version = self.version
 
+        view: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.view, Unset):
+            view = self.view.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -140,6 +149,8 @@ class ActionResult:
             "receipt": receipt,
             "version": version,
         })
+        if view is not UNSET:
+            field_dict["view"] = view
 
         return field_dict
 
@@ -161,6 +172,7 @@ class ActionResult:
         from ..models.player_ready_event import PlayerReadyEvent # noqa: PLC0415
         from ..models.player_seated_event import PlayerSeatedEvent # noqa: PLC0415
         from ..models.receipt import Receipt # noqa: PLC0415
+        from ..models.seat_view import SeatView # noqa: PLC0415
         from ..models.table_closed_event import TableClosedEvent # noqa: PLC0415
         from ..models.table_opened_event import TableOpenedEvent # noqa: PLC0415
         from ..models.trick_won_event import TrickWonEvent # noqa: PLC0415
@@ -374,10 +386,21 @@ class ActionResult:
 
         version = d.pop("version")
 
+        _view = d.pop("view", UNSET)
+        view: SeatView | Unset
+        if isinstance(_view,  Unset):
+            view = UNSET
+        else:
+            view = SeatView.from_dict(_view)
+
+
+
+
         action_result = cls(
             events=events,
             receipt=receipt,
             version=version,
+            view=view,
         )
 
         return action_result

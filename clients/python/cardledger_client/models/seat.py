@@ -13,6 +13,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.receipt import Receipt
+  from ..models.seat_view import SeatView
 
 
 
@@ -29,11 +30,13 @@ class Seat:
             receipt (Receipt): The service's signed word that a write appended the event `hash` at `version` of the table.
             seat (int):
             version (int | Unset):
+            view (SeatView | Unset):
      """
 
     receipt: Receipt
     seat: int
     version: int | Unset = UNSET
+    view: SeatView | Unset = UNSET
 
 
 
@@ -41,11 +44,16 @@ class Seat:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.receipt import Receipt # noqa: PLC0415
+        from ..models.seat_view import SeatView # noqa: PLC0415
         receipt = self.receipt.to_dict()
 
         seat = self.seat
 
         version = self.version
+
+        view: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.view, Unset):
+            view = self.view.to_dict()
 
 
         field_dict: dict[str, Any] = {}
@@ -56,6 +64,8 @@ class Seat:
         })
         if version is not UNSET:
             field_dict["version"] = version
+        if view is not UNSET:
+            field_dict["view"] = view
 
         return field_dict
 
@@ -64,6 +74,7 @@ class Seat:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.receipt import Receipt # noqa: PLC0415
+        from ..models.seat_view import SeatView # noqa: PLC0415
         d = dict(src_dict)
         receipt = Receipt.from_dict(d.pop("receipt"))
 
@@ -74,10 +85,21 @@ class Seat:
 
         version = d.pop("version", UNSET)
 
+        _view = d.pop("view", UNSET)
+        view: SeatView | Unset
+        if isinstance(_view,  Unset):
+            view = UNSET
+        else:
+            view = SeatView.from_dict(_view)
+
+
+
+
         seat = cls(
             receipt=receipt,
             seat=seat,
             version=version,
+            view=view,
         )
 
         return seat

@@ -29,6 +29,7 @@ def _get_kwargs(
     body: CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction | ReadyAction,
     idempotency_key: str,
     if_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -36,6 +37,9 @@ def _get_kwargs(
 
     if not isinstance(if_match, Unset):
         headers["If-Match"] = if_match
+
+    if not isinstance(prefer, Unset):
+        headers["Prefer"] = prefer
 
 
 
@@ -160,6 +164,7 @@ def sync_detailed(
     body: CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction | ReadyAction,
     idempotency_key: str,
     if_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[ActionResult | Problem]:
     """ Act at the table: a play of the game, or `ready`, `close` or `leave` between deals (`leave` also
@@ -173,11 +178,17 @@ def sync_detailed(
     `idempotency_key_reused`.
     `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise).
     The answer carries the signed `receipt` of the write (a replay, the first answer's receipt).
+    `Prefer: return=representation` adds `view`, the caller's seat view at the new version (hand, legal
+    actions,
+    public state), so a client holding its view needs no read after its action; a replay's `view` is the
+    view
+    now.
 
     Args:
         table_id (UUID):
         idempotency_key (str):
         if_match (str | Unset):
+        prefer (str | Unset):
         body (CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction
             | ReadyAction): One action, by `type`: discard, capture and pass are Cholek Tiga's plays,
             play is Cha Kau Tsz's; ready,
@@ -197,6 +208,7 @@ def sync_detailed(
 body=body,
 idempotency_key=idempotency_key,
 if_match=if_match,
+prefer=prefer,
 
     )
 
@@ -213,6 +225,7 @@ def sync(
     body: CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction | ReadyAction,
     idempotency_key: str,
     if_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> ActionResult | Problem | None:
     """ Act at the table: a play of the game, or `ready`, `close` or `leave` between deals (`leave` also
@@ -226,11 +239,17 @@ def sync(
     `idempotency_key_reused`.
     `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise).
     The answer carries the signed `receipt` of the write (a replay, the first answer's receipt).
+    `Prefer: return=representation` adds `view`, the caller's seat view at the new version (hand, legal
+    actions,
+    public state), so a client holding its view needs no read after its action; a replay's `view` is the
+    view
+    now.
 
     Args:
         table_id (UUID):
         idempotency_key (str):
         if_match (str | Unset):
+        prefer (str | Unset):
         body (CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction
             | ReadyAction): One action, by `type`: discard, capture and pass are Cholek Tiga's plays,
             play is Cha Kau Tsz's; ready,
@@ -251,6 +270,7 @@ client=client,
 body=body,
 idempotency_key=idempotency_key,
 if_match=if_match,
+prefer=prefer,
 
     ).parsed
 
@@ -261,6 +281,7 @@ async def asyncio_detailed(
     body: CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction | ReadyAction,
     idempotency_key: str,
     if_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[ActionResult | Problem]:
     """ Act at the table: a play of the game, or `ready`, `close` or `leave` between deals (`leave` also
@@ -274,11 +295,17 @@ async def asyncio_detailed(
     `idempotency_key_reused`.
     `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise).
     The answer carries the signed `receipt` of the write (a replay, the first answer's receipt).
+    `Prefer: return=representation` adds `view`, the caller's seat view at the new version (hand, legal
+    actions,
+    public state), so a client holding its view needs no read after its action; a replay's `view` is the
+    view
+    now.
 
     Args:
         table_id (UUID):
         idempotency_key (str):
         if_match (str | Unset):
+        prefer (str | Unset):
         body (CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction
             | ReadyAction): One action, by `type`: discard, capture and pass are Cholek Tiga's plays,
             play is Cha Kau Tsz's; ready,
@@ -298,6 +325,7 @@ async def asyncio_detailed(
 body=body,
 idempotency_key=idempotency_key,
 if_match=if_match,
+prefer=prefer,
 
     )
 
@@ -314,6 +342,7 @@ async def asyncio(
     body: CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction | ReadyAction,
     idempotency_key: str,
     if_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> ActionResult | Problem | None:
     """ Act at the table: a play of the game, or `ready`, `close` or `leave` between deals (`leave` also
@@ -327,11 +356,17 @@ async def asyncio(
     `idempotency_key_reused`.
     `If-Match: "<version>"` makes the action conditional on the table's version (412 otherwise).
     The answer carries the signed `receipt` of the write (a replay, the first answer's receipt).
+    `Prefer: return=representation` adds `view`, the caller's seat view at the new version (hand, legal
+    actions,
+    public state), so a client holding its view needs no read after its action; a replay's `view` is the
+    view
+    now.
 
     Args:
         table_id (UUID):
         idempotency_key (str):
         if_match (str | Unset):
+        prefer (str | Unset):
         body (CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayAction
             | ReadyAction): One action, by `type`: discard, capture and pass are Cholek Tiga's plays,
             play is Cha Kau Tsz's; ready,
@@ -352,5 +387,6 @@ client=client,
 body=body,
 idempotency_key=idempotency_key,
 if_match=if_match,
+prefer=prefer,
 
     )).parsed

@@ -20,12 +20,17 @@ def _get_kwargs(
     table_id: UUID,
     *,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(if_none_match, Unset):
         headers["If-None-Match"] = if_none_match
+
+    if not isinstance(prefer, Unset):
+        headers["Prefer"] = prefer
 
 
 
@@ -34,6 +39,8 @@ def _get_kwargs(
     params: dict[str, Any] = {}
 
     params["min_version"] = min_version
+
+    params["wait_for_version"] = wait_for_version
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -105,6 +112,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_429
 
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
     response_default = Problem.from_dict(response.json())
 
 
@@ -127,16 +141,21 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | SeatView]:
     """ The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a
     seat.
+    With `wait_for_version`, a long-poll: a seat waiting for its turn learns of it here without polling.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -150,7 +169,9 @@ def sync_detailed(
     kwargs = _get_kwargs(
         table_id=table_id,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )
 
@@ -165,16 +186,21 @@ def sync(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Any | Problem | SeatView | None:
     """ The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a
     seat.
+    With `wait_for_version`, a long-poll: a seat waiting for its turn learns of it here without polling.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -189,7 +215,9 @@ def sync(
         table_id=table_id,
 client=client,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     ).parsed
 
@@ -198,16 +226,21 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | SeatView]:
     """ The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a
     seat.
+    With `wait_for_version`, a long-poll: a seat waiting for its turn learns of it here without polling.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -221,7 +254,9 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         table_id=table_id,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )
 
@@ -236,16 +271,21 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Any | Problem | SeatView | None:
     """ The caller's seat view: the public state plus `seat`, `hand` and `legal_actions`. 403 without a
     seat.
+    With `wait_for_version`, a long-poll: a seat waiting for its turn learns of it here without polling.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -260,6 +300,8 @@ async def asyncio(
         table_id=table_id,
 client=client,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )).parsed

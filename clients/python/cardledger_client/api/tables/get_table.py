@@ -20,12 +20,17 @@ def _get_kwargs(
     table_id: UUID,
     *,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(if_none_match, Unset):
         headers["If-None-Match"] = if_none_match
+
+    if not isinstance(prefer, Unset):
+        headers["Prefer"] = prefer
 
 
 
@@ -34,6 +39,8 @@ def _get_kwargs(
     params: dict[str, Any] = {}
 
     params["min_version"] = min_version
+
+    params["wait_for_version"] = wait_for_version
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -98,6 +105,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_429
 
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
     response_default = Problem.from_dict(response.json())
 
 
@@ -120,15 +134,19 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | Table]:
-    """ The public state of a table; its `version` is also the ETag.
+    """ The public state of a table; its `version` is also the ETag. With `wait_for_version`, a long-poll.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -142,7 +160,9 @@ def sync_detailed(
     kwargs = _get_kwargs(
         table_id=table_id,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )
 
@@ -157,15 +177,19 @@ def sync(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Any | Problem | Table | None:
-    """ The public state of a table; its `version` is also the ETag.
+    """ The public state of a table; its `version` is also the ETag. With `wait_for_version`, a long-poll.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -180,7 +204,9 @@ def sync(
         table_id=table_id,
 client=client,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     ).parsed
 
@@ -189,15 +215,19 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | Table]:
-    """ The public state of a table; its `version` is also the ETag.
+    """ The public state of a table; its `version` is also the ETag. With `wait_for_version`, a long-poll.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -211,7 +241,9 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         table_id=table_id,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )
 
@@ -226,15 +258,19 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     min_version: int | Unset = UNSET,
+    wait_for_version: int | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    prefer: str | Unset = UNSET,
 
 ) -> Any | Problem | Table | None:
-    """ The public state of a table; its `version` is also the ETag.
+    """ The public state of a table; its `version` is also the ETag. With `wait_for_version`, a long-poll.
 
     Args:
         table_id (UUID):
         min_version (int | Unset):
+        wait_for_version (int | Unset):
         if_none_match (str | Unset):
+        prefer (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -249,6 +285,8 @@ async def asyncio(
         table_id=table_id,
 client=client,
 min_version=min_version,
+wait_for_version=wait_for_version,
 if_none_match=if_none_match,
+prefer=prefer,
 
     )).parsed

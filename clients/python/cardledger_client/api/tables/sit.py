@@ -11,6 +11,7 @@ from ... import errors
 from ...models.problem import Problem
 from ...models.seat import Seat
 from ...models.seat_request import SeatRequest
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -20,9 +21,13 @@ def _get_kwargs(
     table_id: UUID,
     *,
     body: SeatRequest,
+    prefer: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(prefer, Unset):
+        headers["Prefer"] = prefer
+
 
 
     
@@ -122,16 +127,20 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: SeatRequest,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Problem | Seat]:
     """ Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat
     someone
     left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready,
     the next
-    deal starts. The answer carries the signed `receipt` of the write.
+    deal starts. The answer carries the signed `receipt` of the write; with `Prefer:
+    return=representation`,
+    also `view`, your seat view after it.
 
     Args:
         table_id (UUID):
+        prefer (str | Unset):
         body (SeatRequest):
 
     Raises:
@@ -146,6 +155,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         table_id=table_id,
 body=body,
+prefer=prefer,
 
     )
 
@@ -160,16 +170,20 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: SeatRequest,
+    prefer: str | Unset = UNSET,
 
 ) -> Problem | Seat | None:
     """ Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat
     someone
     left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready,
     the next
-    deal starts. The answer carries the signed `receipt` of the write.
+    deal starts. The answer carries the signed `receipt` of the write; with `Prefer:
+    return=representation`,
+    also `view`, your seat view after it.
 
     Args:
         table_id (UUID):
+        prefer (str | Unset):
         body (SeatRequest):
 
     Raises:
@@ -185,6 +199,7 @@ def sync(
         table_id=table_id,
 client=client,
 body=body,
+prefer=prefer,
 
     ).parsed
 
@@ -193,16 +208,20 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: SeatRequest,
+    prefer: str | Unset = UNSET,
 
 ) -> Response[Problem | Seat]:
     """ Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat
     someone
     left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready,
     the next
-    deal starts. The answer carries the signed `receipt` of the write.
+    deal starts. The answer carries the signed `receipt` of the write; with `Prefer:
+    return=representation`,
+    also `view`, your seat view after it.
 
     Args:
         table_id (UUID):
+        prefer (str | Unset):
         body (SeatRequest):
 
     Raises:
@@ -217,6 +236,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         table_id=table_id,
 body=body,
+prefer=prefer,
 
     )
 
@@ -231,16 +251,20 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: SeatRequest,
+    prefer: str | Unset = UNSET,
 
 ) -> Problem | Seat | None:
     """ Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat
     someone
     left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready,
     the next
-    deal starts. The answer carries the signed `receipt` of the write.
+    deal starts. The answer carries the signed `receipt` of the write; with `Prefer:
+    return=representation`,
+    also `view`, your seat view after it.
 
     Args:
         table_id (UUID):
+        prefer (str | Unset):
         body (SeatRequest):
 
     Raises:
@@ -256,5 +280,6 @@ async def asyncio(
         table_id=table_id,
 client=client,
 body=body,
+prefer=prefer,
 
     )).parsed
