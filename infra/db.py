@@ -150,6 +150,15 @@ def connect(url: str, **kwargs: Any) -> Conn:
     return conn
 
 
+@contextmanager
+def one_snapshot(conn: AnyConn) -> Iterator[None]:
+    """A read-only transaction whose statements all see one snapshot (REPEATABLE READ), so that a page of rows
+    and the totals read beside it agree even while a projection commits between the two statements."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
 def open_pool(url: str, min_size: int = 1, max_size: int = 10) -> FastPool:
     pool = FastPool(
         url,

@@ -46,7 +46,7 @@ from domain import table as tables
 from domain.events import JSON, Event
 from domain.redaction import AUDITOR, Viewer
 from domain.table import TableState
-from infra.db import Conn
+from infra.db import Conn, one_snapshot
 from infra.event_store import EventStore, RecordedEvent, read_stream_in
 from infra.players import players_by_id
 from infra.projections import catch_up
@@ -169,7 +169,7 @@ class Audit:
     ) -> dict[str, JSON]:
         """A page of the table's ledger lines after the cursor `after` (global position, line number), with the
         totals of the whole table."""
-        with self.pool.connection() as conn:
+        with self.pool.connection() as conn, one_snapshot(conn):
             info = _table_info(conn, table_id)
             _viewer(info, caller)
             return ledger_page(conn, info, after, limit)
