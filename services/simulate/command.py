@@ -46,7 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables", required=True, type=_positive, help="tables to open and play")
     parser.add_argument("--seats", required=True, type=_positive, help="seats per table (bots per table)")
     parser.add_argument("--concurrency", required=True, type=_positive, help="tables played at the same time")
-    parser.add_argument("--url", help="base URL of a running service; without it, `cardledger up` is started")
+    parser.add_argument(
+        "--url",
+        action="append",
+        help="base URL of a running service; without it, `cardledger up` is started. Given more than once "
+        "(API instances of one service), the clients are spread over the URLs round-robin",
+    )
     parser.add_argument("--bot", choices=sorted(BOTS), default="random")
     parser.add_argument(
         "--client",
@@ -79,9 +84,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
-def config_from_args(args: argparse.Namespace, base_url: str) -> SimulationConfig:
+def config_from_args(args: argparse.Namespace, base_url: str, other_urls: Sequence[str] = ()) -> SimulationConfig:
     return SimulationConfig(
         base_url=base_url.rstrip("/"),
+        other_urls=tuple(url.rstrip("/") for url in other_urls),
         game=args.game,
         tables=args.tables,
         seats=args.seats,
@@ -101,13 +107,14 @@ def config_from_args(args: argparse.Namespace, base_url: str) -> SimulationConfi
 
 def run_from_args(args: argparse.Namespace) -> int:
     """Run the simulation the arguments describe, print its closing table; 0 when every deal completed."""
+    urls: list[str] = args.url or []
     try:
-        config_from_args(args, args.url or "http://127.0.0.1").check()
+        config_from_args(args, urls[0] if urls else "http://127.0.0.1", urls[1:]).check()
     except ValueError as error:
         print(f"cardledger: error: simulate: {error}", file=sys.stderr)
         return 2
-    if args.url:
-        result = simulate(config_from_args(args, args.url))
+    if urls:
+        result = simulate(config_from_args(args, urls[0], urls[1:]))
     else:
         print("cardledger simulate: starting `cardledger up` ...", file=sys.stderr)
         try:
@@ -127,6 +134,7 @@ def report(result: SimulationResult, json_path: Path | None = None) -> None:
     title = (
         f"cardledger simulate: {c.game}, {c.tables} tables x {c.seats} seats, {c.deals} deal(s) each, "
         f"concurrency {c.concurrency}, bot {c.bot}, client {c.client}"
+        + (f", {len(c.urls)} API URLs round-robin" if c.other_urls else "")
         + (f", absent {c.absent:g} (turn clock {c.turn_seconds} s)" if c.absent else "")
     )
     print(closing_table(title, result.summary, result.tables))

@@ -17,6 +17,10 @@ Tables are opened with a short turn clock (`turn_seconds`, default 5). With `abs
 stops playing, with probability P, from a random one of its turns to the end of the deal: the service's clock
 then plays for it (docs/house-rules.md), and the other bots wait for the clock. The seat is back for the next
 deal. At the end each table's events are read once to count the actions the clock took (`timed_out`).
+
+With several base URLs (`other_urls`: API instances of one service), the clients are spread over them
+round-robin: the n-th table thread's connection goes to URL n mod k, and under `holding` seat s of table i to
+URL (i + s) mod k, so the seats of one table write and read through different instances.
 """
 
 from __future__ import annotations
@@ -68,6 +72,15 @@ class SimulationConfig:
     absent: float = 0.0  # the probability that a seat stops playing for the rest of a deal
     turn_seconds: int = DEFAULT_TURN_SECONDS  # the tables' turn clock
     client: str = "polling"  # how the bots read (module docstring)
+    other_urls: tuple[str, ...] = ()  # more API instances of the same service; clients round-robin over all
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        return (self.base_url, *self.other_urls)
+
+    def url(self, n: int) -> str:
+        """The base URL of the n-th client, round-robin over `urls`."""
+        return self.urls[n % len(self.urls)]
 
     def check(self) -> None:
         if self.game not in GAMES:
@@ -83,6 +96,8 @@ class SimulationConfig:
             raise ValueError(f"turn_seconds must be from 5 to 3600, not {self.turn_seconds}")
         if self.client not in CLIENTS:
             raise ValueError(f"unknown client {self.client!r}; choose one of {', '.join(CLIENTS)}")
+        for url in self.urls:
+            HttpClient(url).close()  # an unusable URL is refused here, not by every thread
         make_bot(self.bot, random.Random(0))
 
 
@@ -224,7 +239,7 @@ class TablePlayer:
         index, config = self.result.index, self.config
         for n in range(config.seats):
             body = self.call("POST", "/v1/players", {"name": f"sim-{config.bot}-{index}-{n}"})
-            client = HttpClient(config.base_url, config.timeout) if self.holding else None
+            client = HttpClient(config.url(index + n), config.timeout) if self.holding else None
             self.players.append(Player(str(body["id"]), str(body["token"]), client=client))
         options = {"turn_seconds": config.turn_seconds}
         table = self.call(
@@ -428,8 +443,8 @@ def simulate(config: SimulationConfig, on_start: Callable[[], None] | None = Non
     players: list[TablePlayer] = []
     players_lock = threading.Lock()
 
-    def work() -> None:
-        client = HttpClient(config.base_url, config.timeout)
+    def work(n: int) -> None:
+        client = HttpClient(config.url(n), config.timeout)
         try:
             while deadline is None or time.monotonic() < deadline:
                 try:
@@ -443,9 +458,8 @@ def simulate(config: SimulationConfig, on_start: Callable[[], None] | None = Non
         finally:
             client.close()
 
-    threads = [
-        threading.Thread(target=work, name=f"simulate-{n}") for n in range(min(config.concurrency, config.tables))
-    ]
+    count = min(config.concurrency, config.tables)
+    threads = [threading.Thread(target=work, args=(n,), name=f"simulate-{n}") for n in range(count)]
     progress = ProgressBar(stats, duration=config.duration) if config.progress else None
     if on_start is not None:
         on_start()
