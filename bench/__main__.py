@@ -26,6 +26,7 @@ MODULES = (
     "bench.api",
     "bench.abuse",
     "bench.memory",
+    "bench.scaling",
 )
 
 # BENCH_QUICK=1: smaller arguments for the modules whose run() takes them, shorter defaults for the env-driven ones.

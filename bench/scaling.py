@@ -211,19 +211,20 @@ class CpuMeter:
     stack process and its children, the bots, redis, and the PostgreSQL backends of the run's database) and
     keeps the last reading of each pid, so a process that dies in the window still counts up to its death."""
 
-    def __init__(self, database_url: str, roots: dict[int, str]) -> None:
+    def __init__(self, database_url: str, roots: dict[int, tuple[str, str]]) -> None:
         self.database_url = database_url
-        self.roots = dict(roots)  # pid -> component, for the processes whose trees are followed
+        self.roots = dict(roots)  # pid -> (component, name), for the processes whose trees are followed
         self.first: dict[int, float] = {}
-        self.last: dict[int, tuple[str, float]] = {}
+        self.last: dict[int, tuple[str, str, float]] = {}
+        self.by_name: dict[str, float] = {}  # after stop(): CPU seconds by process name (a tree counts as its root)
         self.stopping = threading.Event()
         self.thread: threading.Thread | None = None
         self.lock = threading.Lock()
         self.conn = psycopg.connect(database_url, autocommit=True)
 
-    def add_root(self, pid: int, component: str) -> None:
+    def add_root(self, pid: int, component: str, name: str) -> None:
         with self.lock:
-            self.roots[pid] = component
+            self.roots[pid] = (component, name)
 
     def backends(self) -> list[int]:
         rows = self.conn.execute(
@@ -234,16 +235,16 @@ class CpuMeter:
     def sample(self, baseline: bool = False) -> None:
         with self.lock:
             roots = dict(self.roots)
-        tracked = {pid: component for root, component in roots.items() for pid in descendants(root)}
-        tracked.update({pid: "postgres" for pid in self.backends()})
-        for pid, component in tracked.items():
+        tracked = {pid: labels for root, labels in roots.items() for pid in descendants(root)}
+        tracked.update({pid: ("postgres", "postgres") for pid in self.backends()})
+        for pid, (component, name) in tracked.items():
             seconds = cpu_seconds(pid)
             if seconds is None:
                 continue
             if pid not in self.first:
                 # A process first seen after the window opened started within it.
                 self.first[pid] = seconds if baseline else 0.0
-            self.last[pid] = (component, seconds)
+            self.last[pid] = (component, name, seconds)
 
     def start(self) -> None:
         self.sample(baseline=True)
@@ -262,8 +263,9 @@ class CpuMeter:
         self.sample()
         self.conn.close()
         totals = dict.fromkeys(COMPONENTS, 0.0)
-        for pid, (component, seconds) in self.last.items():
+        for pid, (component, name, seconds) in self.last.items():
             totals[component] += seconds - self.first[pid]
+            self.by_name[name] = self.by_name.get(name, 0.0) + seconds - self.first[pid]
         return totals
 
 
@@ -337,6 +339,7 @@ class ScalingResult:
     seconds: float  # the measured window
     simulation: dict[str, Any]  # `cardledger simulate --json`: summary and ok
     cpu: dict[str, float]  # CPU seconds by component over the window
+    cpu_by_process: dict[str, float]  # the same by process (api-1, api-2, relay-1, ...; postgres: its backends)
     idle_cpu: dict[str, float]  # CPU seconds per second by component with the stack up and no bots (IDLE_S)
     counters: dict[str, int]  # pg_stat_database differences
     wal: Wal
@@ -434,9 +437,9 @@ def _run(
         hold_wal(conn)
         before = database_counters(conn)
         events_before = _events(conn)
-        roots = {p.process.pid: p.component for p in stack.procs}
+        roots = {p.process.pid: (p.component, p.name) for p in stack.procs}
         assert redis_server.process is not None
-        roots[redis_server.process.pid] = "redis"
+        roots[redis_server.process.pid] = ("redis", "redis")
         idle = CpuMeter(database_url, roots)
         idle.start()
         time.sleep(IDLE_S)
@@ -452,7 +455,7 @@ def _run(
         started = time.monotonic()
         with (stack.folder / "simulate.log").open("wb") as log:
             bots = subprocess.Popen(command, cwd=ROOT, env=stack.env, stdout=log, stderr=subprocess.STDOUT)
-        meter.add_root(bots.pid, "bots")
+        meter.add_root(bots.pid, "bots", "bots")
         say(f"simulate: {game}, {tables} tables at once, {client} client, {seconds:g} s")
         takeover: float | None = None
         restarted_stands_by = not kill_relay
@@ -473,7 +476,7 @@ def _run(
                 takeover = None
             say(f"killed {active[0].name}; the standby took over in {takeover} s")
             again = start_relay(stack, len([p for p in stack.procs if p.component == "relay"]) + 1)
-            meter.add_root(again.process.pid, "relay")
+            meter.add_root(again.process.pid, "relay", again.name)
             try:
                 wait_for(lambda: relay_lock(again) == "waiting", 60, "the restarted relay to stand by")
                 restarted_stands_by = True
@@ -483,6 +486,7 @@ def _run(
         wait_for(lambda: caught_up(conn), CATCH_UP_TIMEOUT_S, "the relay and the projections to catch up")
         window = time.monotonic() - started
         cpu = meter.stop()
+        cpu_by_process = dict(meter.by_name)
         say(f"play and catch-up took {window:.1f} s; stopping the processes")
         stack.stop_all()
         redis_server.stop()
@@ -499,7 +503,18 @@ def _run(
         verification = verify_tables(pool, None, progress=False)
     rebuilds = rebuild(database_url, None, progress=False)
     return ScalingResult(
-        window, simulation, cpu, idle_cpu, counters, wal, events, takeover, restarted_stands_by, verification, rebuilds
+        seconds=window,
+        simulation=simulation,
+        cpu=cpu,
+        cpu_by_process=cpu_by_process,
+        idle_cpu=idle_cpu,
+        counters=counters,
+        wal=wal,
+        events=events,
+        relay_takeover_s=takeover,
+        relay_restarted_stands_by=restarted_stands_by,
+        verification=verification,
+        rebuilds=rebuilds,
     )
 
 
@@ -600,6 +615,7 @@ def describe(result: ScalingResult) -> str:
         f"window {result.seconds:.1f} s, actions {result.actions}, events {result.events}, "
         f"requests {result.simulation['summary']['requests']}",
         "CPU seconds: " + ", ".join(f"{c} {result.cpu[c]:.2f}" for c in COMPONENTS),
+        "CPU seconds by process: " + ", ".join(f"{n} {v:.2f}" for n, v in sorted(result.cpu_by_process.items())),
         f"idle CPU seconds per second ({IDLE_S:g} s, no bots): "
         + ", ".join(f"{c} {result.idle_cpu[c]:.3f}" for c in COMPONENTS),
         "pg_stat_database: " + ", ".join(f"{k} {v}" for k, v in result.counters.items()),
