@@ -72,7 +72,7 @@ API_INSTANCES = 2
 RELAYS = 2
 WORKERS = 3
 KILL_AT = 0.4  # the fraction of the play after which the active relay is killed
-IDLE_S = 5.0  # how long the idle cost of the stack (no bots) is measured before the play
+IDLE_S = 8.0  # how long the idle cost of the stack (no bots) is measured before the play
 SAMPLE_S = 0.25  # how often the CPU meter reads /proc (a process that dies keeps its last reading)
 CATCH_UP_TIMEOUT_S = 120.0
 TAKEOVER_TIMEOUT_S = 30.0
@@ -292,6 +292,7 @@ class Wal:
     fpi_bytes: int | None  # of which full-page images (the first change of a page after a checkpoint)
     commits: int | None  # commit records of the run's database's transactions: its writing transactions
     cluster_bytes: int  # the whole cluster's over the same LSNs (other databases share the server)
+    by_relation: dict[str, int] = field(default_factory=dict)  # the run's bytes by the relation a record touches
 
 
 def wal_between(conn: psycopg.Connection[Any], start: str, end: str) -> Wal:
@@ -303,6 +304,7 @@ def wal_between(conn: psycopg.Connection[Any], start: str, end: str) -> Wal:
         conn.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
         oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()
         assert oid is not None
+        pattern = f"%rel %/{int(oid['oid'])}/%"
         row = conn.execute(
             """WITH r AS (SELECT xid::text AS xid, resource_manager, record_type, record_length, fpi_length,
                                  block_ref
@@ -312,13 +314,24 @@ def wal_between(conn: psycopg.Connection[Any], start: str, end: str) -> Wal:
                SELECT coalesce(sum(record_length), 0)::bigint AS n, coalesce(sum(fpi_length), 0)::bigint AS f,
                       count(*) FILTER (WHERE resource_manager = 'Transaction' AND record_type LIKE 'COMMIT%%') AS c
                FROM mine""",
-            {"start": start, "end": end, "pattern": f"%rel %/{int(oid['oid'])}/%"},
+            {"start": start, "end": end, "pattern": pattern},
         ).fetchone()
+        # A record is counted once, for the first relation its block references name.
+        relations = conn.execute(
+            """WITH r AS (SELECT record_length, substring(block_ref FROM %(first)s)::oid AS node
+                          FROM pg_get_wal_records_info(%(start)s::pg_lsn, %(end)s::pg_lsn)
+                          WHERE block_ref LIKE %(pattern)s)
+               SELECT coalesce(c.relname, 'relfilenode ' || r.node) AS relation, sum(r.record_length)::bigint AS n
+               FROM r LEFT JOIN pg_class c ON c.relfilenode = r.node
+               GROUP BY 1 ORDER BY 2 DESC""",
+            {"start": start, "end": end, "pattern": pattern, "first": f"rel [0-9]+/{oid['oid']}/([0-9]+)"},
+        ).fetchall()
     except psycopg.Error as error:
         say(f"pg_walinspect could not read the WAL ({error}); cluster-wide only")
         return Wal(None, None, None, int(cluster["n"]))
     assert row is not None
-    return Wal(int(row["n"]), int(row["f"]), int(row["c"]), int(cluster["n"]))
+    by_relation = {str(r["relation"]): int(r["n"]) for r in relations}
+    return Wal(int(row["n"]), int(row["f"]), int(row["c"]), int(cluster["n"]), by_relation)
 
 
 def caught_up(conn: psycopg.Connection[Any]) -> bool:
@@ -431,7 +444,7 @@ def _run(
     for n in range(1, WORKERS + 1):
         stack.spawn(f"worker-{n}", "worker", [sys.executable, "-m", "services.cli", "worker"])
     say(f"{API_INSTANCES} API instances {', '.join(stack.api_urls)}, {RELAYS} relays, {WORKERS} workers up")
-    time.sleep(2.0)  # the workers connect and go idle before the window opens
+    time.sleep(5.0)  # the workers connect, catch up on nothing and go idle before the idle window opens
 
     with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
         hold_wal(conn)
@@ -622,6 +635,8 @@ def describe(result: ScalingResult) -> str:
         f"WAL: run's database {result.wal.bytes} bytes ({result.wal.fpi_bytes} of full-page images), "
         f"{result.wal.commits} commit records; "
         f"cluster {result.wal.cluster_bytes} bytes",
+        "WAL bytes per action by relation: "
+        + ", ".join(f"{name} {n / max(result.actions, 1):.0f}" for name, n in result.wal.by_relation.items()),
         f"relay takeover {result.relay_takeover_s} s, restarted relay stands by: {result.relay_restarted_stands_by}",
         str(result.verification.render()),
         *(report.summary() for report in result.rebuilds),
