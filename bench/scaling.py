@@ -29,7 +29,7 @@ touch the run's database or belong to its transactions; the server is shared, so
 would count other databases too). Each is divided by the actions the bots made.
 
 Settings: BENCH_SCALING_SECONDS (play, default 40), BENCH_SCALING_TABLES (tables at once, default 16),
-BENCH_SCALING_GAME (default cholek-tiga), BENCH_SCALING_CLIENT (default holding).
+BENCH_SCALING_GAME (default cholek-tiga), BENCH_SCALING_SEATS (default 2), BENCH_SCALING_CLIENT (default holding).
 """
 
 from __future__ import annotations
@@ -547,7 +547,8 @@ def _events(conn: psycopg.Connection[Any]) -> int:
 def rows(result: ScalingResult) -> list[dict[str, Any]]:
     s = result.simulation["summary"]
     per = result.per_action()
-    label = f"scaling ({API_INSTANCES} API, {RELAYS} relays, {WORKERS} workers)"
+    c = result.simulation["config"]
+    label = f"scaling {c['game']} x{c['seats']} ({API_INSTANCES} API, {RELAYS} relays, {WORKERS} workers)"
     out: list[dict[str, Any]] = [
         {"benchmark": f"{label}: actions/s", "value": s["actions_per_s"], "target": None, "unit": "actions/s"},
         {
@@ -649,7 +650,8 @@ def run() -> list[dict[str, Any]]:
     tables = int(env_float("BENCH_SCALING_TABLES", 16, 4))
     game = os.environ.get("BENCH_SCALING_GAME", "").strip() or "cholek-tiga"
     client = os.environ.get("BENCH_SCALING_CLIENT", "").strip() or "holding"
-    result = run_scaled(server_url(), seconds, tables, game, client)
+    seats = int(env_float("BENCH_SCALING_SEATS", 2, 2))
+    result = run_scaled(server_url(), seconds, tables, game, client, seats)
     print(describe(result), file=sys.stderr)
     return rows(result)
 
