@@ -129,8 +129,9 @@ def relay_lock(proc: Proc) -> str | None:
         return None
     client = HttpClient(proc.probe_url, timeout=3)
     try:
-        body = client.request("GET", "/readyz").body()
-        detail = body.get("checks", {}).get("relay_lock", {}).get("detail")
+        payload = client.request("GET", "/readyz").payload  # 503 while the relay connects: not yet either
+        lock = payload.get("checks", {}).get("relay_lock", {}) if isinstance(payload, dict) else {}
+        detail = lock.get("detail") if isinstance(lock, dict) and lock.get("ok") else None
         return str(detail) if detail in ("held", "waiting") else None
     except (OSError, ValueError):
         return None
