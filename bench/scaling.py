@@ -449,8 +449,6 @@ def _run(
 
     with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
         hold_wal(conn)
-        before = database_counters(conn)
-        events_before = _events(conn)
         roots = {p.process.pid: (p.component, p.name) for p in stack.procs}
         assert redis_server.process is not None
         roots[redis_server.process.pid] = ("redis", "redis")
@@ -458,6 +456,8 @@ def _run(
         idle.start()
         time.sleep(IDLE_S)
         idle_cpu = {component: seconds / IDLE_S for component, seconds in idle.stop().items()}
+        before = database_counters(conn)
+        events_before = _events(conn)
         meter = CpuMeter(database_url, roots)
         out = stack.folder / "simulate.json"
         command = [sys.executable, "-m", "services.cli", "simulate", "--game", game, "--seats", str(seats)]
