@@ -102,6 +102,13 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def _command(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+
+
 def descendants(root: int) -> list[int]:
     """`root` and every process below it."""
     children: dict[int, list[int]] = {}
@@ -228,10 +235,12 @@ class CpuMeter:
             self.roots[pid] = (component, name)
 
     def backends(self) -> list[int]:
+        """The backends of the run's database, when they are processes of this machine (a server in a container
+        or elsewhere reports pids that are not ours: then PostgreSQL's CPU is not counted)."""
         rows = self.conn.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
         ).fetchall()
-        return [int(row[0]) for row in rows]
+        return [int(row[0]) for row in rows if _command(int(row[0])) == "postgres"]
 
     def sample(self, baseline: bool = False) -> None:
         with self.lock:
@@ -284,7 +293,10 @@ def database_counters(conn: psycopg.Connection[Any]) -> dict[str, int]:
 def hold_wal(conn: psycopg.Connection[Any]) -> None:
     """Keep the WAL from this point on until `conn` closes (a temporary physical replication slot): the server is
     shared, and a checkpoint would otherwise remove the segments before the end of the window is read."""
-    conn.execute("SELECT pg_create_physical_replication_slot(%s, true, true)", (f"bench_scaling_{os.getpid()}",))
+    try:
+        conn.execute("SELECT pg_create_physical_replication_slot(%s, true, true)", (f"bench_scaling_{os.getpid()}",))
+    except psycopg.Error as error:  # not a superuser, or no slots: the WAL may still be there at the end
+        say(f"no replication slot to hold the WAL ({error.diag.message_primary})")
 
 
 @dataclass(frozen=True)

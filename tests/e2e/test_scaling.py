@@ -39,8 +39,13 @@ def test_a_multi_process_run_verifies_and_its_projections_equal_their_rebuild(
     # Both API instances served the bots (round-robin), and every component's cost was measured.
     api = {name: seconds for name, seconds in result.cpu_by_process.items() if name.startswith("api-")}
     assert sorted(api) == ["api-1", "api-2"] and min(api.values()) > 0.2 * sum(api.values()), api
-    assert all(result.cpu[component] > 0 for component in COMPONENTS), result.cpu
-    assert result.wal.bytes is not None and result.wal.commits is not None
-    assert 0 < result.wal.bytes <= result.wal.cluster_bytes
-    assert result.wal.commits >= result.actions  # each action is at least its own committed append
+    # PostgreSQL's backends are counted only when they run on this machine (not in a container), and its WAL
+    # only where pg_walinspect may be used (a superuser on PostgreSQL 15 or later).
+    started_here = [c for c in COMPONENTS if c != "postgres"]
+    assert all(result.cpu[component] > 0 for component in started_here), result.cpu
+    assert result.counters["xact_commit"] >= result.actions  # each action is at least its committed append
+    if result.wal.bytes is not None:
+        assert result.wal.commits is not None and result.wal.commits >= result.actions
+        assert 0 < result.wal.bytes <= result.wal.cluster_bytes
+        assert "events" in result.wal.by_relation
     assert result.ok
