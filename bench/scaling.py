@@ -130,7 +130,7 @@ def descendants(root: int) -> list[int]:
 
 
 def relay_lock(proc: Proc) -> str | None:
-    """ "held" or "waiting" as the relay's /readyz says, None when it does not answer."""
+    """The relay's lock as its /readyz says: "held", "waiting", or None when it does not answer."""
     assert proc.probe_url is not None
     if proc.process.poll() is not None:
         return None
