@@ -82,7 +82,7 @@ class Trace:
         from psycopg import pq
 
         self.conns = conns
-        self.files = [tempfile.TemporaryFile() for _ in conns]
+        self.files = [tempfile.TemporaryFile() for _ in conns]  # noqa: SIM115 (closed by close())
         for conn, file in zip(conns, self.files, strict=True):
             conn.pgconn.trace(file.fileno())
             conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
@@ -225,7 +225,13 @@ def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
     from services.bootstrap import bootstrap
 
     settings = Settings(database_url=database_url, redis_url=redis_url())
-    container = bootstrap(settings, pool_max_size=POOL_SIZE, pool_min_size=POOL_SIZE, start_embedded=False, signer=ReceiptSigner.ephemeral())
+    container = bootstrap(
+        settings,
+        pool_max_size=POOL_SIZE,
+        pool_min_size=POOL_SIZE,
+        start_embedded=False,
+        signer=ReceiptSigner.ephemeral(),
+    )
 
     def admission(wsgi: Any) -> Any:
         return Admission(
@@ -253,8 +259,8 @@ def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
     from tests.conftest import fresh_database
 
     # The same table id and server seeds in every run, so that every run deals the same cards.
-    infra.seeds.secrets = FixedSeeds()  # type: ignore[assignment]
-    services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[assignment]
+    infra.seeds.secrets = FixedSeeds()  # type: ignore[attr-defined,assignment]
+    services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
     with fresh_database(server_url(), prefix="cardledger_cost") as url:
         migrate(url)
         with served_app(url) as (app, container):
@@ -319,7 +325,9 @@ def report(outcome: Outcome) -> str:
         lines.append(f"  SQL round trips per action: {outcome.round_trips / outcome.actions:.3f}")
         spread = ", ".join(f"{trips}: {n}" for trips, n in sorted(outcome.per_action.items()))
         lines.append(f"  actions by round trips taken: {spread}")
-        lines.append(f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}")
+        lines.append(
+            f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
+        )
         for text, n in outcome.statements.most_common():
             lines.append(f"  {n:6d}  {text}")
     return "\n".join(lines)
