@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -70,78 +69,6 @@ class FixedSeeds:
     def token_bytes(self, size: int) -> bytes:
         self.made += 1
         return fixed_seed(self.made)[:size]
-
-
-# Round trips ---------------------------------------------------------------------------------------------------------
-
-
-class Trace:
-    """libpq's trace of some connections, each written to a file: the messages of every round trip."""
-
-    def __init__(self, conns: list[Any]) -> None:
-        from psycopg import pq
-
-        self.conns = conns
-        self.files = [tempfile.TemporaryFile() for _ in conns]  # noqa: SIM115 (closed by close())
-        for conn, file in zip(conns, self.files, strict=True):
-            conn.pgconn.trace(file.fileno())
-            conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
-
-    def mark(self) -> list[int]:
-        for file in self.files:
-            file.flush()
-        return [os.fstat(file.fileno()).st_size for file in self.files]
-
-    def between(self, start: list[int], end: list[int]) -> list[str]:
-        lines: list[str] = []
-        for file, first, last in zip(self.files, start, end, strict=True):
-            file.seek(first)
-            lines += file.read(last - first).decode("utf-8", "replace").splitlines()
-        return lines
-
-    def close(self) -> None:
-        for conn, file in zip(self.conns, self.files, strict=True):
-            conn.pgconn.untrace()
-            file.close()
-
-
-def round_trips(lines: list[str]) -> int:
-    """Round trips in a stretch of trace: each ends with the server's ReadyForQuery."""
-    return sum(1 for line in lines if _message(line) == ("B", "ReadyForQuery"))
-
-
-def statements(lines: list[str], names: dict[str, str]) -> Counter[str]:
-    """What each round trip ran: a simple query's text, an unnamed statement's text, or a prepared one's text
-    (from `names`, which this adds the statements prepared in `lines` to)."""
-    found: Counter[str] = Counter()
-    for line in lines:
-        direction, kind = _message(line)
-        if direction != "F":
-            continue
-        body = line.split("\t", 3)[3] if line.count("\t") >= 3 else ""
-        if kind == "Query":
-            found[_shorten(body)] += 1
-        elif kind == "Parse":
-            named = re.match(r' "([^"]*)" "(.*)', body, re.DOTALL)
-            if named and named.group(1):
-                names[named.group(1)] = _shorten(named.group(2))
-            elif named:
-                found[_shorten(named.group(2))] += 1
-        elif kind == "Bind":
-            name = re.match(r' "" "([^"]+)"', body)
-            if name:
-                found[names.get(name.group(1), f"EXECUTE {name.group(1)}")] += 1
-    return found
-
-
-def _message(line: str) -> tuple[str, str]:
-    parts = line.split("\t")
-    return (parts[0], parts[2].strip()) if len(parts) >= 3 else ("", "")
-
-
-def _shorten(sql: str) -> str:
-    text = " ".join(sql.split())
-    return text[: text.rfind('"')] if '"' in text else text
 
 
 # The script of actions -----------------------------------------------------------------------------------------------
@@ -257,6 +184,7 @@ def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
     import services.app.commands
     from infra.migrations import migrate
     from tests.conftest import fresh_database
+    from tests.round_trips import round_trips, statements, traced_pool
 
     # The same table id and server seeds in every run, so that every run deals the same cards.
     infra.seeds.secrets = FixedSeeds()  # type: ignore[attr-defined,assignment]
@@ -265,10 +193,7 @@ def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
         migrate(url)
         with served_app(url) as (app, container):
             # Traced from the start, so that the statements psycopg prepares (after a few runs) are known by name.
-            conns = [container.pool.getconn() for _ in range(POOL_SIZE)]
-            trace = Trace(conns)
-            for conn in conns:
-                container.pool.putconn(conn)
+            trace = traced_pool(container.pool, POOL_SIZE)
             client = Client(app.test_client())
             tokens = []
             for name in ("north", "south"):
@@ -312,7 +237,7 @@ def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
             cpu = time.process_time() - cpu
             lines = trace.between(start, trace.mark())
             names: dict[str, str] = {}
-            statements(trace.between([0] * len(conns), start), names)
+            statements(trace.between([0] * POOL_SIZE, start), names)
             done = statements(lines, names)
             outcome = Outcome(game, len(steps) if post else 0, round_trips(lines), per_action, done, cpu)
             trace.close()
