@@ -37,7 +37,7 @@ from infra.signing import ReceiptSigner, register_public_key
 from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
-from services.app.metrics import APPEND_CONFLICTS, STALE_DECISIONS, count_appended
+from services.app.metrics import APPEND_CONFLICTS, count_appended
 from services.logs import current_request_id
 
 MAX_WRITE_ATTEMPTS = 3  # races lost on a state read from the store
@@ -249,11 +249,10 @@ class TableCommands:
                 try:
                     return self._decide_and_append(conn, caller, table_id, write, known, expected_version, signed)
                 except VersionConflict as conflict:
+                    APPEND_CONFLICTS.inc()
                     if not verified:
-                        STALE_DECISIONS.inc()
                         known = None
                         continue
-                    APPEND_CONFLICTS.inc()
                     if expected_version is not None:
                         raise PreconditionFailed(
                             f"table {table_id} moved on from version {expected_version} while this action was decided"

@@ -16,10 +16,6 @@ APPEND_CONFLICTS = Counter(
     "cardledger_append_conflicts_total",
     "Appends refused because the table's stream moved on meanwhile (each attempt, retried or not)",
 )
-STALE_DECISIONS = Counter(
-    "cardledger_append_stale_decisions_total",
-    "Appends refused because the state kept by this process was behind the stream (decided again on the store's)",
-)
 
 
 def count_appended(types: Iterable[str]) -> None:
