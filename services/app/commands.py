@@ -316,6 +316,8 @@ class TableCommands:
         if signed:
             receipt = self.signer.sign(table_id, state.version + len(pending.new), pending.hashes[-1])
             self._list_key_once(conn)
+        if after.deal_no != state.deal_no:
+            self.withheld.deal_begins(table_id, after.deal_no)
         viewer = viewer_for(after, caller)
         withheld = self.withheld.deal_for(table_id, after, viewer)
         answer = write_answer(after, pending.events, viewer, withheld, receipt)
