@@ -279,7 +279,8 @@ def callgrind_instructions(game: str, count: int, post: bool) -> int:
             "--quiet",
             *([] if post else ["--no-post"]),
         ]
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
+        subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return sum(_totals(path) for path in Path(scratch).glob("callgrind.out*"))
 
 
