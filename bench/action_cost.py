@@ -280,7 +280,9 @@ def callgrind_instructions(game: str, count: int, post: bool) -> int:
             *([] if post else ["--no-post"]),
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
-        subprocess.run(command, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}: {done.stderr[-2000:]}")
         return sum(_totals(path) for path in Path(scratch).glob("callgrind.out*"))
 
 
