@@ -20,6 +20,14 @@ Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
   plain table through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back
   for the same time, with the same HTTP client.
 
+CPU per action, by component: around each row's window (and the baseline's), the CPU seconds (utime + stime of
+/proc/<pid>/stat) of every process of the stack (the gunicorn workers, the relay, the projection workers, the
+supervisor), of the PostgreSQL backends of the bench's database, of PostgreSQL's background processes and of
+Redis (those two serve the whole server: other users' work lands there too), and of this process (the bots and
+their HTTP client), divided by the actions (or the baseline's requests). A row's window ends once the relay and
+the projection workers have gone quiet (the projections caught up with the row's actions). Counts of CPU, not
+wall-clock rates, so they hold up on a machine shared with other work.
+
 Targets: cardledger's action rate at least RATIO_TARGET of the baseline's request rate; action p99 at most
 P99_TARGET_MS. The event-to-projection lag is measured by bench/lag.py (not repeated here).
 """
@@ -130,7 +138,8 @@ def create_baseline_app() -> Any:
 
 
 @contextmanager
-def baseline_server(database_url: str) -> Iterator[str]:
+def baseline_server(database_url: str) -> Iterator[tuple[str, int]]:
+    """The baseline app under gunicorn: its URL and the gunicorn master's pid."""
     import psycopg
 
     with psycopg.connect(database_url, autocommit=True) as conn:
@@ -144,7 +153,7 @@ def baseline_server(database_url: str) -> Iterator[str]:
     try:
         base_url = f"http://127.0.0.1:{port}"
         wait_ready_baseline(base_url, process)
-        yield base_url
+        yield base_url, process.pid
     finally:
         stop(process)
 
@@ -198,7 +207,179 @@ def drive_baseline(base_url: str, threads: int, seconds: float) -> dict[str, Any
         "p50": percentile(merged, 0.5),
         "p99": percentile(merged, 0.99),
         "errors": sum(errors),
+        "requests": len(merged),
     }
+
+
+# CPU per component -------------------------------------------------------------------------------------------------
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+QUIET_TICKS = 2  # the relay and the projection workers together, per QUIET_INTERVAL_S: idle polling, nothing to do
+QUIET_INTERVAL_S = 0.5
+QUIET_TIMEOUT_S = 15.0
+IDLE_SECONDS = 3.0  # the stack with nothing to do: its polling, for comparison with the rows
+
+API = "API (gunicorn)"
+RELAY = "relay"
+PROJECTORS = "projection workers"
+SUPERVISOR = "supervisor"
+PG_BACKENDS = "PostgreSQL backends (bench database)"
+PG_BACKGROUND = "PostgreSQL background (whole server)"
+REDIS = "Redis (whole server)"
+BOTS = "bots + HTTP client (bench process)"
+COMPONENTS = (API, RELAY, PROJECTORS, SUPERVISOR, PG_BACKENDS, PG_BACKGROUND, REDIS, BOTS)
+
+
+def cpu_ticks(pid: int) -> int | None:
+    """utime + stime of `pid` in clock ticks, or None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) ": state, ppid, ... utime is field 14
+    return int(fields[11]) + int(fields[12])
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def descendants(root: int) -> list[int]:
+    parents = {int(p.name): _parent(int(p.name)) for p in Path("/proc").iterdir() if p.name.isdigit()}
+    found, frontier = [], [root]
+    while frontier:
+        pid = frontier.pop()
+        found.append(pid)
+        frontier += [child for child, parent in parents.items() if parent == pid]
+    return found
+
+
+def stack_component(pid: int) -> str:
+    command = _cmdline(pid)
+    if "gunicorn" in command:
+        return API
+    if command.endswith(" relay ") or command.endswith(" relay"):
+        return RELAY
+    if command.endswith(" worker ") or command.endswith(" worker"):
+        return PROJECTORS
+    return SUPERVISOR
+
+
+class CpuAccount:
+    """Which process is which component: the stack's process tree, the backends of `database` and PostgreSQL's
+    background processes (pg_stat_activity), the Redis server (INFO), and this process."""
+
+    def __init__(self, database_url: str, stack_pid: int | None) -> None:
+        import psycopg
+
+        self.stack_pid = stack_pid
+        self.conn = psycopg.connect(database_url, autocommit=True)  # one, kept: the server's slots are shared
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def processes(self) -> dict[int, str]:
+        import redis
+
+        found = {pid: stack_component(pid) for pid in descendants(self.stack_pid)} if self.stack_pid else {}
+        rows = self.conn.execute(
+            "SELECT pid, datname = current_database(), backend_type <> 'client backend' AND datname IS NULL"
+            " FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+        ).fetchall()
+        for pid, ours, background in rows:
+            if ours:
+                found[int(pid)] = PG_BACKENDS
+            elif background:
+                found[int(pid)] = PG_BACKGROUND
+        client = redis.Redis.from_url(redis_url())
+        try:
+            found[int(client.info("server")["process_id"])] = REDIS
+        finally:
+            client.close()
+        found[os.getpid()] = BOTS
+        return found
+
+    def snapshot(self) -> dict[int, tuple[str, int]]:
+        return {
+            pid: (component, ticks)
+            for pid, component in self.processes().items()
+            if (ticks := cpu_ticks(pid)) is not None
+        }
+
+    def quiet(self) -> None:
+        """Wait until the relay and the projection workers have nothing left to do (or QUIET_TIMEOUT_S)."""
+        busy = [pid for pid, component in self.processes().items() if component in (RELAY, PROJECTORS)]
+        deadline = time.monotonic() + QUIET_TIMEOUT_S
+        last = sum(cpu_ticks(pid) or 0 for pid in busy)
+        while time.monotonic() < deadline:
+            time.sleep(QUIET_INTERVAL_S)
+            now = sum(cpu_ticks(pid) or 0 for pid in busy)
+            if now - last <= QUIET_TICKS:
+                return
+            last = now
+
+
+def cpu_used(before: dict[int, tuple[str, int]], after: dict[int, tuple[str, int]]) -> dict[str, float]:
+    """CPU seconds per component between two snapshots (a process that appeared in between counts from zero)."""
+    used = dict.fromkeys(COMPONENTS, 0.0)
+    for pid, (component, ticks) in after.items():
+        start = before.get(pid)
+        used[component] += (ticks - (start[1] if start is not None and start[0] == component else 0)) / CLOCK_TICKS
+    return used
+
+
+@contextmanager
+def closing_account(database_url: str, stack_pid: int) -> Iterator[CpuAccount]:
+    account = CpuAccount(database_url, stack_pid)
+    try:
+        yield account
+    finally:
+        account.close()
+
+
+@contextmanager
+def accounted(account: CpuAccount, into: dict[str, float]) -> Iterator[None]:
+    """Fill `into` with the CPU seconds per component of the block, up to when the projections are quiet."""
+    before = account.snapshot()
+    yield
+    account.quiet()
+    into.update(cpu_used(before, account.snapshot()))
+
+
+def cpu_rows(label: str, used: Mapping[str, float], count: int, per: str) -> list[dict[str, Any]]:
+    if not count:
+        return []
+    rows = [
+        {
+            "benchmark": f"{label}: CPU per {per}, {component}",
+            "value": used[component] / count * 1e6,
+            "target": None,
+            "unit": f"us/{per}",
+        }
+        for component in COMPONENTS
+        if used.get(component)
+    ]
+    total = sum(used.values())
+    rows.append(
+        {
+            "benchmark": f"{label}: CPU per {per}, all components",
+            "value": total / count * 1e6,
+            "target": None,
+            "unit": f"us/{per}",
+        }
+    )
+    return rows
 
 
 # The rows ----------------------------------------------------------------------------------------------------------
@@ -208,7 +389,10 @@ CLIENTS = ("holding", "polling")
 TARGETED_CLIENT = "holding"
 
 
-def measure_cardledger(base_url: str, game: str, client: str, seconds: float) -> dict[str, Any]:
+def measure_cardledger(
+    base_url: str, game: str, client: str, seconds: float, account: CpuAccount | None = None
+) -> dict[str, Any]:
+    """simulate's summary, with the CPU seconds per component of its window under "cpu" when `account` is given."""
     config = SimulationConfig(
         base_url=base_url,
         game=game,
@@ -222,25 +406,38 @@ def measure_cardledger(base_url: str, game: str, client: str, seconds: float) ->
         seed=f"bench-api-{game}",
         client=client,
     )
-    result = simulate(config)
-    return result.summary
+    cpu: dict[str, float] = {}
+    if account is None:
+        return simulate(config).summary
+    with accounted(account, cpu):
+        summary = simulate(config).summary
+    return {**summary, "cpu": cpu}
 
 
 def run() -> list[dict[str, Any]]:
     seconds = env_float("BENCH_API_SECONDS", 20.0, 5.0)
     games = ("cholek-tiga", "cha-kau-tsz")
     measured: dict[tuple[str, str], dict[str, Any]] = {}
-    with bench_stack() as (stack, url):
+    idle: dict[str, float] = {}
+    baseline_cpu: dict[str, float] = {}
+    with bench_stack() as (stack, url), closing_account(url, stack.process.pid) as account:
+        account.quiet()
+        with accounted(account, idle):
+            time.sleep(IDLE_SECONDS)
         for game in games:
             for client in CLIENTS:
                 print(
                     f"  bench.api: {game}, {CONCURRENCY} tables at once, {client} client, {seconds:.0f} s ...",
                     file=sys.stderr,
                 )
-                measured[game, client] = measure_cardledger(stack.base_url, game, client, seconds)
+                measured[game, client] = measure_cardledger(stack.base_url, game, client, seconds, account)
         # The baseline runs beside the (now idle) stack, on the same database server.
         print(f"  bench.api: bare Flask + INSERT, {CONCURRENCY} clients, {seconds:.0f} s ...", file=sys.stderr)
-        with baseline_server(url) as base_url:
+        with (
+            baseline_server(url) as (base_url, baseline_pid),
+            closing_account(url, baseline_pid) as baseline_account,
+            accounted(baseline_account, baseline_cpu),
+        ):
             baseline = drive_baseline(base_url, CONCURRENCY, seconds)
     rows: list[dict[str, Any]] = [
         {
@@ -251,6 +448,17 @@ def run() -> list[dict[str, Any]]:
         },
         {"benchmark": "bare Flask POST latency p50", "value": baseline["p50"], "target": None, "unit": "ms (max)"},
         {"benchmark": "bare Flask POST latency p99", "value": baseline["p99"], "target": None, "unit": "ms (max)"},
+        *cpu_rows("bare Flask POST + 1 INSERT", baseline_cpu, baseline["requests"], "request"),
+        *[
+            {
+                "benchmark": f"idle stack: CPU per second, {component}",
+                "value": idle[component] / IDLE_SECONDS * 1e6,
+                "target": None,
+                "unit": "us/s",
+            }
+            for component in COMPONENTS
+            if idle.get(component)
+        ],
     ]
     for game, client in measured:
         s = measured[game, client]
@@ -302,6 +510,7 @@ def run() -> list[dict[str, Any]]:
                 "target": None,
                 "unit": "",
             },
+            *cpu_rows(label, s["cpu"], s["actions"], "action"),
         ]
     return rows
 

@@ -119,6 +119,14 @@ def base_config() -> dict[str, Any]:
     }
 
 
+class SyncFlask(Flask):
+    """Flask with no async views or hooks: it asks whether each view and hook of a request is a coroutine
+    function, about twenty questions a request, all answered no (tests/api/test_endpoints.py checks)."""
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        return func
+
+
 def create_app(
     settings: Settings | None = None,
     container: Container | None = None,
@@ -132,7 +140,7 @@ def create_app(
         settings = container.settings if container is not None else Settings.from_env()
     resolved = settings
 
-    app = Flask("cardledger")
+    app = SyncFlask("cardledger")
     app.config.update(base_config())
     app.config.update(limit_config())
     app.config.update(dict(config or {}))

@@ -78,9 +78,13 @@ class ApiMetrics:
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
+POOL_GAUGE_SECONDS = 1.0  # how often a worker refreshes the pool gauge, at most: not on every request
+
+
 def install_metrics(app: Flask) -> ApiMetrics:
     metrics = ApiMetrics()
     app.extensions[REGISTRY_KEY] = metrics
+    pool_gauge_due = [0.0]  # when this process next refreshes the pool gauge
 
     @app.before_request
     def _start_timer() -> None:
@@ -95,9 +99,12 @@ def install_metrics(app: Flask) -> ApiMetrics:
         metrics.requests.labels(*labels).inc()
         if started is not None:
             metrics.latency.labels(*labels).observe(time.perf_counter() - started)
-        built = holder(app).built  # never built here: a probe must not open the pool
-        if built is not None and isinstance(built.pool, FastPool):
-            record_pool_usage(built.pool.usage())
+        now = time.monotonic()
+        if now >= pool_gauge_due[0]:
+            pool_gauge_due[0] = now + POOL_GAUGE_SECONDS
+            built = holder(app).built  # never built here: a probe must not open the pool
+            if built is not None and isinstance(built.pool, FastPool):
+                record_pool_usage(built.pool.usage())
         return response
 
     return metrics

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -81,6 +82,12 @@ class FullMatch(validate.Regexp):
         return value
 
 
+@functools.cache
+def _instance(schema: type[Schema]) -> Schema:
+    """One instance per variant: building a schema copies its fields, and loads leave it as it was."""
+    return schema()
+
+
 class TaggedUnionSchema(Schema):
     """Loads a JSON object with the variant its `TAG` property names; documented as their `oneOf`."""
 
@@ -94,7 +101,7 @@ class TaggedUnionSchema(Schema):
         variant = self.VARIANTS.get(value) if isinstance(value, str) else None
         if variant is None:
             raise ValidationError({self.TAG: [f"Must be one of: {', '.join(self.VARIANTS)}."]})
-        return variant().load(data, partial=partial)
+        return _instance(variant).load(data, partial=partial)
 
     @classmethod
     def openapi_document(cls, converter: OpenAPIConverter) -> dict[str, Any]:

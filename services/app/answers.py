@@ -54,6 +54,11 @@ class WithheldHashes:
             return None
         return state.deal_no if self.deal_holds_v1_private(table_id, state.deal_no) else None
 
+    def deal_begins(self, table_id: str, deal_no: int) -> None:
+        """Deal `deal_no` is being started now: its events are written at the current hash version, so it holds
+        no private block hashed whole, whether or not this write commits (no query needed)."""
+        self._v1_private_deals.put((table_id, deal_no), False)
+
     def deal_holds_v1_private(self, table_id: str, deal_no: int) -> bool:
         """Cached: a deal's events written from now on are version 2, so the answer never changes."""
         key = (table_id, deal_no)

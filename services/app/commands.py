@@ -1,10 +1,12 @@
 """The writes at a table: open, sit, act (a play, or ready, close, leave between deals), and the turn clock's.
 
-A write takes the table's committed state (`FoldedStates`: this process's cached state brought up to date by
-one indexed query, or a bounded load), asks the pure domain to decide, and appends the events with the
-expected version and the stream's head hash in one guarded statement; a lost race is retried from the state
-that won. An action's idempotency is a wrapper around its command (`Idempotent`): it gives the record the
-append stores with the events, and answers a retry with the first answer.
+A write decides on the table's state this process keeps (`FoldedStates`) when that is likely current, with no
+read: the append carries the expected version and the stream's head hash in one guarded statement, which
+refuses a state the stream has moved past. A refused or erring decision on a kept state is made again on the
+committed state (the kept state brought up to date by one indexed query, or a bounded load), and only that
+one answers the caller; a lost race is retried from the state that won. An action's idempotency is a wrapper
+around its command (`Idempotent`): it gives the record the append stores with the events, and answers a retry
+with the first answer.
 
 The turn clock (`services.clock`) writes through the same guarded append as a player (`clock_tick`): at the
 version it read, as the actor "clock", so a late player and the clock never both act on one turn.
@@ -29,6 +31,7 @@ from domain.table import TableState
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStore, IdempotencyRecord, NewEvent
 from infra.folded_states import FoldedStates, KnownTable
+from infra.lru import Lru
 from infra.seeds import KnownSeeds, seeds_for
 from infra.signing import ReceiptSigner, register_public_key
 from services.app.answers import WithheldHashes, numbered, write_answer
@@ -37,7 +40,8 @@ from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFaile
 from services.app.metrics import APPEND_CONFLICTS, count_appended
 from services.logs import current_request_id
 
-MAX_WRITE_ATTEMPTS = 3
+MAX_WRITE_ATTEMPTS = 3  # races lost on a state read from the store
+BEHIND_TABLES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +125,8 @@ class TableCommands:
         self.withheld = withheld
         self.seeds = KnownSeeds()
         self._key_listed = False
+        # Tables whose stream was ahead of the state kept here when last read: read before deciding there.
+        self._behind: Lru[str, bool] = Lru(BEHIND_TABLES)
 
     def open_table(self, caller: Caller, game: str, seats: int, options: Mapping[str, Any]) -> tuple[str, JSON]:
         """Open a table; its id and the receipt of its opening."""
@@ -224,55 +230,103 @@ class TableCommands:
     def _write(
         self, caller: Caller, table_id: str, write: Write, expected_version: int | None, signed: bool = True
     ) -> Written:
-        """Load, decide, append; retried on a lost race unless the caller pinned a version (If-Match).
-        `signed=False` (the clock's writes, which answer nobody) makes no receipt."""
-        for attempt in range(MAX_WRITE_ATTEMPTS):
-            try:
-                # No transaction: the append below is one guarded statement (events and idempotency record
-                # together), and a seed made before it is only stored, not yet published.
-                with self.pool.connection() as conn:
-                    known = self.states.current(conn, table_id)
-                    if known is None:
-                        raise NotFound(f"table {table_id} does not exist", "table_not_found")
-                    state = known.state
-                    if expected_version is not None and expected_version != state.version:
+        """Decide and append; retried on a lost race unless the caller pinned a version (If-Match).
+        `signed=False` (the clock's writes, which answer nobody) makes no receipt.
+
+        The state this process keeps of the table is decided on without reading the store first when it is
+        likely current (`_trusted`): the guarded append refuses it if the stream has moved on, and any refusal
+        or error of a decision on such a state is decided again on the state read from the store, so a
+        caller is only ever answered from the committed state."""
+        known = self._trusted(table_id, expected_version)
+        lost_races = 0
+        while True:
+            verified = known is None
+            # No transaction: the append is one guarded statement (events and idempotency record together),
+            # and a seed made before it is only stored, not yet published.
+            with self.pool.connection() as conn:
+                if known is None:
+                    known = self._read(conn, table_id)
+                try:
+                    return self._decide_and_append(conn, caller, table_id, write, known, expected_version, signed)
+                except VersionConflict as conflict:
+                    APPEND_CONFLICTS.inc()
+                    if not verified:
+                        known = None
+                        continue
+                    if expected_version is not None:
                         raise PreconditionFailed(
-                            f"If-Match names version {expected_version} but table {table_id} is at {state.version}"
-                        )
-                    command = write.command_for(state)
-                    seeds = self.seeds.seeds_for(conn, table_id, [state.deal_no, state.deal_no + 1])
-                    try:
-                        events, after = tables.decide_and_evolve(state, command, seeds)
-                    except DomainError as error:
-                        raise domain_error(error) from error
-                    pending = self.store.prepare(
-                        table_id, state.version, _annotate(state, events, caller), known.last_hash
-                    )
-                    # The clock of the new state runs from the append's time (events decided have none).
-                    after = tables.stamped(after, pending.occurred_at)
-                    # Signed before the append so the idempotency record keeps this very receipt for replays.
-                    receipt: JSON = None
-                    if signed:
-                        receipt = self.signer.sign(table_id, state.version + len(pending.new), pending.hashes[-1])
-                        self._list_key_once(conn)
-                    viewer = viewer_for(after, caller)
-                    withheld = self.withheld.deal_for(table_id, after, viewer)
-                    answer = write_answer(after, pending.events, viewer, withheld, receipt)
-                    recorded = self.store.append_prepared(conn, pending, write.record(answer))
-                # Committed: only now may this process trust the new state and the seeds.
-                self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
-                self.seeds.remember(table_id, seeds)
-                count_appended(event.type for event in recorded)
-                return Written(after, numbered(answer, {e.version: e.global_position for e in recorded}))
-            except VersionConflict as conflict:
-                APPEND_CONFLICTS.inc()
-                if expected_version is not None:
-                    raise PreconditionFailed(
-                        f"table {table_id} moved on from version {expected_version} while this action was decided"
-                    ) from conflict
-                if attempt == MAX_WRITE_ATTEMPTS - 1:
-                    raise Conflict(str(conflict), "version_conflict") from conflict
-        raise AssertionError("unreachable")
+                            f"table {table_id} moved on from version {expected_version} while this action was decided"
+                        ) from conflict
+                    lost_races += 1
+                    if lost_races == MAX_WRITE_ATTEMPTS:
+                        raise Conflict(str(conflict), "version_conflict") from conflict
+                    known = None
+                except ServiceError:
+                    if verified:
+                        raise
+                    known = None  # refused on a state the stream may have moved past: decide on the store's
+
+    def _trusted(self, table_id: str, expected_version: int | None) -> KnownTable | None:
+        """The kept state to decide on without reading the store, or None to read it first: none is kept, an
+        If-Match names another version (the caller has seen a newer one), or the last time this process read the
+        table the stream was ahead of the state it kept (several processes take turns there)."""
+        known = self.states.newest(table_id)
+        if known is None or self._behind.get(table_id):
+            return None
+        if expected_version is not None and expected_version != known.state.version:
+            return None
+        return known
+
+    def _read(self, conn: Any, table_id: str) -> KnownTable:
+        """The table's committed state; notes whether the state this process kept was behind it."""
+        kept = self.states.newest(table_id)
+        known = self.states.current(conn, table_id)
+        if known is None:
+            raise NotFound(f"table {table_id} does not exist", "table_not_found")
+        if kept is not None:
+            self._behind.put(table_id, kept.state.version != known.state.version)
+        return known
+
+    def _decide_and_append(
+        self,
+        conn: Any,
+        caller: Caller,
+        table_id: str,
+        write: Write,
+        known: KnownTable,
+        expected_version: int | None,
+        signed: bool,
+    ) -> Written:
+        state = known.state
+        if expected_version is not None and expected_version != state.version:
+            raise PreconditionFailed(
+                f"If-Match names version {expected_version} but table {table_id} is at {state.version}"
+            )
+        command = write.command_for(state)
+        seeds = self.seeds.seeds_for(conn, table_id, [state.deal_no, state.deal_no + 1])
+        try:
+            events, after = tables.decide_and_evolve(state, command, seeds)
+        except DomainError as error:
+            raise domain_error(error) from error
+        pending = self.store.prepare(table_id, state.version, _annotate(state, events, caller), known.last_hash)
+        # The clock of the new state runs from the append's time (events decided have none).
+        after = tables.stamped(after, pending.occurred_at)
+        # Signed before the append so the idempotency record keeps this very receipt for replays.
+        receipt: JSON = None
+        if signed:
+            receipt = self.signer.sign(table_id, state.version + len(pending.new), pending.hashes[-1])
+            self._list_key_once(conn)
+        if after.deal_no != state.deal_no:
+            self.withheld.deal_begins(table_id, after.deal_no)
+        viewer = viewer_for(after, caller)
+        withheld = self.withheld.deal_for(table_id, after, viewer)
+        answer = write_answer(after, pending.events, viewer, withheld, receipt)
+        recorded = self.store.append_prepared(conn, pending, write.record(answer))
+        # Committed: only now may this process trust the new state and the seeds.
+        self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
+        self.seeds.remember(table_id, seeds)
+        count_appended(event.type for event in recorded)
+        return Written(after, numbered(answer, {e.version: e.global_position for e in recorded}))
 
     def list_signing_key(self) -> None:
         """List the signer's public key in signing_keys now (idempotent); the API does it at start."""

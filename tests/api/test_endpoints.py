@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from typing import Any
 
 import redis
+from flask import Flask
 from flask.testing import FlaskClient
 
 from infra import redis_bus
@@ -268,3 +270,25 @@ def test_an_idle_stream_keeps_beating_when_the_heartbeat_outlasts_the_redis_sock
     assert "stream_unavailable" not in text
     assert text.count(": heartbeat") >= 2
     assert text.rstrip().endswith("connection lifetime reached; reconnect with Last-Event-ID")
+
+
+def test_no_view_or_hook_is_a_coroutine_function(app: Flask) -> None:
+    """`SyncFlask` runs views and hooks as they are: an async one would answer an unawaited coroutine."""
+    functions: list[Any] = list(app.view_functions.values())
+    for registry in (
+        app.before_request_funcs,
+        app.after_request_funcs,
+        app.teardown_request_funcs,
+        app.url_value_preprocessors,
+        app.url_default_functions,
+        app.template_context_processors,
+    ):
+        functions += [function for chain in registry.values() for function in chain]
+    functions += [
+        handler
+        for by_code in app.error_handler_spec.values()
+        for by_class in by_code.values()
+        for handler in by_class.values()
+    ]
+    assert len(functions) > 30
+    assert [f for f in functions if inspect.iscoroutinefunction(inspect.unwrap(f))] == []

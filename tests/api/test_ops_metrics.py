@@ -53,17 +53,16 @@ def test_an_append_that_loses_a_race_counts_a_conflict(
     token = [alice, bob][api.table(alice, table)["to_act"]]
     action = api.view(token, table)["legal_actions"][0]
 
-    # Another API process takes the same turn between this one's read of the table and its append.
-    read_table = container.ledger.states.current
+    # Another API process takes the same turn between this one's decision and its append.
+    append = container.ledger.commands.store.append_prepared
     raced: list[dict[str, Any]] = []
 
-    def read_then_lose_the_race(conn: Any, table_id: str) -> Any:
-        known = read_table(conn, table_id)
+    def lose_the_race_then_append(*args: Any) -> Any:
         if not raced:
             raced.append(second_api.act(token, table, action))
-        return known
+        return append(*args)
 
-    monkeypatch.setattr(container.ledger.states, "current", read_then_lose_the_race)
+    monkeypatch.setattr(container.ledger.commands.store, "append_prepared", lose_the_race_then_append)
     before = sample(client, "cardledger_append_conflicts_total")
     answer = api.act_raw(token, table, action)
     assert raced  # the other process's action went first

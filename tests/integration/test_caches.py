@@ -35,8 +35,9 @@ from infra.folded_states import FoldedStates, KnownTable
 from infra.seeds import KnownSeeds, seeds_for
 from infra.table_loader import evolve_recorded, load_events_after, load_table
 from services.app.callers import Caller
-from services.app.errors import Conflict, ServiceError, Unprocessable
+from services.app.errors import Conflict, PreconditionFailed, ServiceError, Unprocessable
 from services.app.ledger import CardLedger
+from tests.round_trips import Trace, prepares, round_trips, statements, traced_pool
 
 Pool = ConnectionPool[Any]
 Conn = psycopg.Connection[dict[str, Any]]
@@ -806,3 +807,145 @@ def test_reads_use_a_projection_only_when_current_and_the_table_is_not_cached(
         assert (view["version"], view.get("projected")) == (new_head, None)
         mine = ledger.seat_view(players[0], table_id)
         assert (mine["version"], mine.get("projected")) == (new_head, None)
+
+
+# --------------------------------------------------------------------------- writes decided on a kept state
+
+
+APPEND_STATEMENT = ("WITH head AS (", "cardledger_append_")  # the text, or the name it was prepared under
+
+
+@pytest.fixture
+def traced_ledger(db_url: str) -> Iterator[tuple[CardLedger, Trace]]:
+    """A ledger on a pool of two connections, both traced: every SQL round trip it makes is counted."""
+    pool = open_pool(db_url, min_size=2, max_size=2)
+    trace = traced_pool(pool, 2)
+    yield ledger_on(pool), trace
+    trace.close()
+    pool.close()
+
+
+def test_an_action_where_this_process_wrote_last_is_one_round_trip(
+    traced_ledger: tuple[CardLedger, Trace], conn: Conn
+) -> None:
+    """The state kept from this process's own write is decided on with no read: one action, one statement
+    (the guarded append with its idempotency record). A deal's start also reads and makes the next deal's
+    seed and asks whether the deal holds an old private block, each once per deal."""
+    ledger, trace = traced_ledger
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    rng = random.Random(41)
+    trips: list[int] = []
+    while not deal_ended(1)(state := truth(conn, table_id)):
+        seat, action = next_move(state, rng)
+        start = trace.mark()
+        ledger.act(players[seat], table_id, action, uuid.uuid4().hex, if_match=state.version)
+        lines = trace.since(start)
+        trips.append(round_trips(lines) - prepares(lines))  # a statement's first use on a connection prepares it
+        if state.version > 10 and not deal_ended(1)(truth(conn, table_id)):
+            assert trips[-1] == 1, statements(lines)
+            assert all(text.startswith(APPEND_STATEMENT) for text in statements(lines)), statements(lines)
+    assert len(trips) > 20
+    assert sum(trips) <= len(trips) + 4, trips
+
+
+def test_two_ledgers_taking_turns_read_before_deciding_and_never_decide_twice(
+    traced_ledger: tuple[CardLedger, Trace], other_pool: Pool, conn: Conn
+) -> None:
+    """Where another process wrote last, a write decided on the kept state is refused and made again on the
+    store's state; after that the process reads first (two round trips, as before kept states were trusted),
+    and trusts its kept state again once a read finds it current."""
+    ledger, trace = traced_ledger
+    other = ledger_on(other_pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    rng = random.Random(43)
+    trips: list[int] = []
+    for step in range(12):
+        state = truth(conn, table_id)
+        if state.status != tables.PLAYING:
+            break
+        seat, action = next_move(state, rng)
+        if step % 2:
+            other.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+            continue
+        start = trace.mark()
+        answer = ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+        assert answer["events"][0]["position"] == state.version + 1
+        lines = trace.since(start)
+        trips.append(round_trips(lines) - prepares(lines))
+    # The first action (the ledger wrote last: the sitting) is decided on the kept state; it also reads deal
+    # 2's seed, makes it and reads it again.
+    assert trips[0] == 4, trips
+    # Refused on the kept state by the rules (not that seat's turn there: 2 round trips, the events after and the
+    # append) or by the append (4: the refused append, the stream's version, the events after, the append).
+    assert trips[1] in (2, 4), trips
+    assert all(n == 2 for n in trips[2:]), trips
+    # Alone again (the other ledger wrote last): the first write reads and finds the stream ahead, the second
+    # reads and finds its kept state current, and the third trusts it.
+    for expected in (2, 2, 1):
+        state = truth(conn, table_id)
+        seat, action = next_move(state, rng)
+        start = trace.mark()
+        ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+        lines = trace.since(start)
+        assert round_trips(lines) - prepares(lines) == expected
+    assert ledger.load_state(table_id) == other.load_state(table_id) == truth(conn, table_id)
+
+
+def test_if_match_against_a_kept_state_behind_the_stream(pool: Pool, other_pool: Pool, conn: Conn) -> None:
+    """A caller that has seen a newer version than this process keeps is served from the store's state (not
+    answered 412 from the kept one); an If-Match of the kept, outdated version is a 412 and appends nothing."""
+    ledger, other = ledger_on(pool), ledger_on(other_pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    rng = random.Random(47)
+    kept = ledger.load_state(table_id)
+    for _ in range(2):
+        state = truth(conn, table_id)
+        seat, action = next_move(state, rng)
+        other.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+    state = truth(conn, table_id)
+    assert state.version > kept.version
+    seat, action = next_move(state, rng)
+
+    with pytest.raises(PreconditionFailed):
+        ledger.act(players[seat], table_id, action, uuid.uuid4().hex, if_match=kept.version)
+    assert truth(conn, table_id) == state
+    answer = ledger.act(players[seat], table_id, action, uuid.uuid4().hex, if_match=state.version)
+    assert answer["events"][0]["position"] == state.version + 1
+
+
+def test_an_action_refused_on_a_kept_state_is_decided_again_on_the_stores(
+    pool: Pool, other_pool: Pool, conn: Conn
+) -> None:
+    """The seat to act in the kept state has acted through another process: its next action is decided on the
+    store's state (where it may be its turn, or not), never refused or applied on the outdated one."""
+    ledger, other = ledger_on(pool), ledger_on(other_pool)
+    players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(ledger, players)
+    rng = random.Random(53)
+    kept = ledger.load_state(table_id)
+    kept_seat = tables.to_act(kept)
+    assert kept_seat is not None
+    # Another process plays on until a seat other than the kept one is to act, and the kept seat has acted.
+    while True:
+        state = truth(conn, table_id)
+        seat, action = next_move(state, rng)
+        other.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+        now = truth(conn, table_id)
+        if now.status == tables.PLAYING and tables.to_act(now) not in (None, kept_seat):
+            break
+    mover = tables.to_act(now)
+    assert mover is not None
+    # Legal for the mover in the store's state; in the kept state it is not the mover's turn (a 409 there).
+    _, action = next_move(now, rng)
+    answer = ledger.act(players[mover], table_id, action, uuid.uuid4().hex, None)
+    assert answer["events"][0]["position"] == now.version + 1
+    # The kept seat is not to act now; the kept state thought it was: refused by the store's state.
+    after = truth(conn, table_id)
+    if tables.to_act(after) != kept_seat and after.status == tables.PLAYING:
+        with pytest.raises(Conflict) as refused:
+            ledger.act(players[kept_seat], table_id, {"type": "pass"}, uuid.uuid4().hex, None)
+        assert refused.value.code == "not_your_turn"
+        assert truth(conn, table_id) == after

@@ -1,0 +1,320 @@
+"""The API process's own cost of one game action, counted rather than timed: SQL round trips, and (under
+callgrind) CPU instructions.
+
+Run:  python -m bench.action_cost [--game cholek-tiga] [--actions 300]
+      python -m bench.action_cost --callgrind [--actions 300]    (valgrind; about a minute per game)
+
+The API's Flask app (as `create_served_app` builds it, admission included) runs in this process through Flask's
+test client, on a fresh database created on DATABASE_URL's server (dropped at the end) and Redis at REDIS_URL,
+with two pooled PostgreSQL connections, traced by libpq: every round trip (a ReadyForQuery from the server) is
+counted, per action and by statement. Two players open a two-seat table and sit through the API, then post
+`--actions` actions as the `holding` client does (`If-Match`, `Prefer: return=representation`).
+
+The actions are chosen beforehand by playing the same table through the pure domain (server seeds fixed per
+deal, a seeded random bot), so every run plays the same deals and the choosing costs the same whether the
+actions are posted or not. `--callgrind` runs this script twice under `valgrind --tool=callgrind`, choosing
+the actions both times but posting them only in the second: the difference of the two instruction totals,
+divided by the actions, is what posting one action costs this process (the HTTP client's and the server's
+side of the request, without PostgreSQL's work, which another process does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/11"
+GAMES = ("cholek-tiga", "cha-kau-tsz")
+REPRESENTATION = "return=representation"
+POOL_SIZE = 2  # a write that starts a deal asks whether it holds an old private block on a second connection
+
+
+def server_url() -> str:
+    return os.environ.get("DATABASE_URL", "").strip() or DEFAULT_SERVER_URL
+
+
+def redis_url() -> str:
+    return os.environ.get("REDIS_URL", "").strip() or DEFAULT_REDIS_URL
+
+
+def fixed_seed(deal_no: int) -> bytes:
+    return hashlib.sha256(f"bench.action_cost deal {deal_no}".encode()).digest()
+
+
+class FixedSeeds:
+    """Stands in for `secrets` in infra.seeds: the n-th seed made is deal n's (one table, made in deal order)."""
+
+    def __init__(self) -> None:
+        self.made = 0
+
+    def token_bytes(self, size: int) -> bytes:
+        self.made += 1
+        return fixed_seed(self.made)[:size]
+
+
+# The script of actions -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    seat: int
+    action: dict[str, Any]
+    version: int  # the table's version the action is chosen at (its If-Match)
+
+
+def script(state: Any, count: int, rng: random.Random) -> list[Step]:
+    """`count` actions from `state` through the pure domain with the fixed seeds: a random legal action of the
+    seat to act, `ready` for every seat between deals."""
+    from domain import table as tables
+    from domain.games import game_named
+    from services.simulate.bots import RandomBot
+
+    bot = RandomBot(rng)
+    steps: list[Step] = []
+    while len(steps) < count:
+        if state.status == tables.BETWEEN_DEALS:
+            seat = min(set(range(state.seats)) - set(state.ready))
+            action: dict[str, Any] = {"type": "ready", "client_seed": f"ready-{seat}-{state.deal_no}"}
+        else:
+            assert state.status == tables.PLAYING, f"the table is {state.status}"
+            seat = tables.to_act(state)
+            assert seat is not None
+            view = {
+                "legal_actions": tables.legal_actions(state, seat),
+                "hand": game_named(state.game).hand(state.deal, seat),
+            }
+            action = bot.choose(view)
+        seeds = {n: fixed_seed(n) for n in (state.deal_no, state.deal_no + 1) if n >= 1}
+        steps.append(Step(seat, action, state.version))
+        _, state = tables.decide_and_evolve(state, tables.Act(seat, action), seeds)
+    return steps
+
+
+# One run -------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    game: str
+    actions: int
+    round_trips: int
+    per_action: Counter[int]  # round trips an action took -> how many actions took that many
+    statements: Counter[str]
+    cpu_seconds: float
+
+
+class Client:
+    """Flask's test client, each answer read and closed (admission holds a request's slot until then)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def post(self, path: str, **kwargs: Any) -> Any:
+        answer = self.client.post(path, **kwargs)
+        answer.get_data()
+        answer.close()
+        return answer
+
+
+@contextmanager
+def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
+    """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container)."""
+    from infra.config import Settings
+    from infra.signing import ReceiptSigner
+    from services.api import create_app
+    from services.api.admission import Admission
+    from services.api.serving import (
+        api_queue_seconds,
+        api_requests_per_caller,
+        api_streams,
+        api_streams_per_caller,
+        api_threads,
+    )
+    from services.bootstrap import bootstrap
+
+    settings = Settings(database_url=database_url, redis_url=redis_url())
+    container = bootstrap(
+        settings,
+        pool_max_size=POOL_SIZE,
+        pool_min_size=POOL_SIZE,
+        start_embedded=False,
+        signer=ReceiptSigner.ephemeral(),
+    )
+
+    def admission(wsgi: Any) -> Any:
+        return Admission(
+            wsgi,
+            api_threads(),
+            api_streams(),
+            api_queue_seconds(),
+            api_streams_per_caller(),
+            api_requests_per_caller(),
+        )
+
+    try:
+        app = create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=[admission])
+        yield app, container
+    finally:
+        container.close()
+
+
+def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
+    """Open a table, sit, script `count` actions, and post them when `post`. The table id and every server seed
+    are fixed, so every run deals the same cards and plays the same actions."""
+    import infra.seeds
+    import services.app.commands
+    from infra.migrations import migrate
+    from tests.conftest import fresh_database
+    from tests.round_trips import round_trips, statements, traced_pool
+
+    # The same table id and server seeds in every run, so that every run deals the same cards.
+    infra.seeds.secrets = FixedSeeds()  # type: ignore[attr-defined,assignment]
+    services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
+    with fresh_database(server_url(), prefix="cardledger_cost") as url:
+        migrate(url)
+        with served_app(url) as (app, container):
+            # Traced from the start, so that the statements psycopg prepares (after a few runs) are known by name.
+            trace = traced_pool(container.pool, POOL_SIZE)
+            client = Client(app.test_client())
+            tokens = []
+            for name in ("north", "south"):
+                answer = client.post("/v1/players", json={"name": name})
+                assert answer.status_code == 201, answer.get_json()
+                tokens.append(answer.get_json()["token"])
+            auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
+            opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
+            assert opened.status_code == 201, opened.get_json()
+            table_id = opened.get_json()["id"]
+            for seat in (0, 1):
+                seated = client.post(
+                    f"/v1/tables/{table_id}/seats",
+                    json={"seat": seat, "client_seed": f"seat-{seat}"},
+                    headers={**auth[seat], "Prefer": REPRESENTATION},
+                )
+                assert seated.status_code == 201, seated.get_json()
+            known = container.ledger.states.newest(table_id)
+            assert known is not None, "the app keeps the state it wrote"
+            steps = script(known.state, count, random.Random(seed))
+            per_action: Counter[int] = Counter()
+            done: Counter[str] = Counter()
+            start = trace.mark()
+            cpu = time.process_time()
+            if post:
+                for n, step in enumerate(steps):
+                    before = trace.mark()
+                    answer = client.post(
+                        f"/v1/tables/{table_id}/actions",
+                        json=step.action,
+                        headers={
+                            **auth[step.seat],
+                            "Idempotency-Key": f"action-{n}",
+                            "If-Match": f'"{step.version}"',
+                            "Prefer": REPRESENTATION,
+                        },
+                    )
+                    assert answer.status_code == 201, (step, answer.get_json())
+                    assert "view" in answer.get_json()
+                    per_action[round_trips(trace.between(before, trace.mark()))] += 1
+            cpu = time.process_time() - cpu
+            lines = trace.between(start, trace.mark())
+            names: dict[str, str] = {}
+            statements(trace.between([0] * POOL_SIZE, start), names)
+            done = statements(lines, names)
+            outcome = Outcome(game, len(steps) if post else 0, round_trips(lines), per_action, done, cpu)
+            trace.close()
+    return outcome
+
+
+def report(outcome: Outcome) -> str:
+    lines = [f"{outcome.game}: {outcome.actions} actions posted"]
+    if outcome.actions:
+        lines.append(f"  SQL round trips per action: {outcome.round_trips / outcome.actions:.3f}")
+        spread = ", ".join(f"{trips}: {n}" for trips, n in sorted(outcome.per_action.items()))
+        lines.append(f"  actions by round trips taken: {spread}")
+        lines.append(
+            f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
+        )
+        for text, n in outcome.statements.most_common():
+            lines.append(f"  {n:6d}  {text}")
+    return "\n".join(lines)
+
+
+# Callgrind -----------------------------------------------------------------------------------------------------------
+
+
+def callgrind_instructions(game: str, count: int, post: bool) -> int:
+    """The instructions this script executes (callgrind's total) to script `count` actions and post them or not."""
+    with tempfile.TemporaryDirectory(prefix="cardledger-callgrind-") as scratch:
+        out = Path(scratch) / "callgrind.out"
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            "-m",
+            "bench.action_cost",
+            "--game",
+            game,
+            "--actions",
+            str(count),
+            "--quiet",
+            *([] if post else ["--no-post"]),
+        ]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
+        done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}: {done.stderr[-2000:]}")
+        return sum(_totals(path) for path in Path(scratch).glob("callgrind.out*"))
+
+
+def _totals(path: Path) -> int:
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith("totals:") or line.startswith("summary:"):
+            return int(line.split()[1])
+    raise ValueError(f"no totals in {path}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.action_cost", description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=GAMES, action="append", help="default: both")
+    parser.add_argument("--actions", type=int, default=300)
+    parser.add_argument("--callgrind", action="store_true", help="count instructions per action (valgrind)")
+    parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    games = args.game or list(GAMES)
+    for game in games:
+        if args.callgrind:
+            idle = callgrind_instructions(game, args.actions, post=False)
+            busy = callgrind_instructions(game, args.actions, post=True)
+            print(
+                f"{game}: {args.actions} actions: {busy:,} instructions, {idle:,} scripting them without posting; "
+                f"{(busy - idle) / args.actions:,.0f} instructions per action posted"
+            )
+            continue
+        outcome = run_once(game, args.actions, post=not args.no_post)
+        if not args.quiet:
+            print(report(outcome))
+
+
+if __name__ == "__main__":
+    main()
