@@ -33,6 +33,7 @@ from infra.event_store import EventStore
 from infra.folded_states import DEFAULT_SIZE as DEFAULT_FOLDED_STATES
 from infra.folded_states import FoldedStates
 from infra.signing import ReceiptSigner, signing_seed
+from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit
 from services.app.ledger import CardLedger
 
@@ -86,7 +87,7 @@ def bootstrap(
     client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
     closers.append(client.close)
     store = EventStore(pool)
-    ledger = CardLedger(pool, store, settings.auditor_token, signer, FoldedStates(folded_states))
+    ledger = CardLedger(PostgresStorage(pool, store), settings.auditor_token, signer, FoldedStates(folded_states))
     list_signing_key(ledger)
     return Container(
         settings=settings,
