@@ -14,6 +14,7 @@ from infra.storage.memory import InMemoryStorage
 from infra.storage.ports import Storage
 from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
+from services.bootstrap import application
 from tests.integration.test_audit_support import project as project_all
 
 AUDITOR_TOKEN = "auditor-token-of-the-application-tests-0123456789"
@@ -28,7 +29,8 @@ def storage(request: pytest.FixtureRequest) -> Storage:
 
 @pytest.fixture
 def ledger(storage: Storage) -> CardLedger:
-    return CardLedger(storage, AUDITOR_TOKEN)
+    """Wired as the API's is (`services.bootstrap.application`), on the storage of the case."""
+    return application(storage, AUDITOR_TOKEN)
 
 
 @pytest.fixture

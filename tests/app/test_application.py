@@ -21,11 +21,13 @@ from domain.games import game_named
 from domain.shuffle import commitment
 from domain.table import TableState
 from infra.folded_states import KnownTable
+from infra.receipts import OK, OTHER_TABLE, check_receipts
 from infra.storage.ports import Storage, TableEvents
 from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, Unprocessable
 from services.app.ledger import CardLedger
 from services.app.metrics import APPEND_CONFLICTS
+from services.bootstrap import in_memory_application
 from tests.app.conftest import AUDITOR_TOKEN
 
 GAMES = [("cholek-tiga", 2), ("cha-kau-tsz", 3)]
@@ -336,3 +338,26 @@ def test_reads_of_a_table_that_does_not_exist(ledger: CardLedger) -> None:
     with pytest.raises(NotFound):
         ledger.act(alice, missing, {"type": "ready"}, "k", None)
     assert ledger.table_exists(missing) is False
+
+
+# --------------------------------------------------------------------------- receipts
+
+
+def test_every_receipt_verifies_against_the_listed_keys_and_the_log(storage: Storage, ledger: CardLedger) -> None:
+    table = Table(ledger, "cholek-tiga", 2)
+    receipts = [table.act(*next_move(table.state(), random.Random(5)))["receipt"]]
+    other = str(ledger.open_table(table.players[0], "cholek-tiga", 2, {})["id"])
+    receipts.append(ledger.sit(register(ledger, "late"), other, None, None)["receipt"])
+    keys = ledger.signing_keys()
+    assert [key["key_id"] for key in keys] == [ledger.signer.key_id]
+    log = {event.version: event.hash for event in storage.store.read_stream(table.table_id)}
+    checks = check_receipts(receipts, keys, log, table_id=table.table_id)
+    assert [check.verdict for check in checks] == [OK, OTHER_TABLE]
+
+
+def test_the_in_memory_application_needs_no_server() -> None:
+    ledger = in_memory_application(AUDITOR_TOKEN)
+    alice = register(ledger, "alice")
+    opened = ledger.open_table(alice, "cha-kau-tsz", 2, {})
+    assert ledger.signing_keys()[0]["key_id"] == ledger.signer.key_id
+    assert ledger.table_view(str(opened["id"]))["status"] == tables.OPEN
