@@ -4,11 +4,12 @@ Python function calls (cProfile) per `CardLedger.act`, the API's write path with
 Run: python -m bench.action_path [--actions N] [--game G] [--storage postgres|memory] [--profile FILE]
 
 Two players open a table and play `--actions` random legal actions through the application service; only
-the `act` calls are counted. Server seeds and the players' choices come from fixed seeds, so two runs play
-the same moves and give the same counts, whatever else runs on the machine: compare a change with its
-parent by these figures where wall-clock timings are too noisy. `--storage postgres` (the default) uses a
-fresh database on DATABASE_URL's server (default postgresql://postgres@127.0.0.1:5432/postgres), dropped at
-the end; `memory` needs no server.
+the `act` calls are counted. Server seeds, salts, ids and the players' choices come from fixed seeds, so two
+runs play the same moves on the same texts and give the same counts, whatever else runs on the machine:
+compare a change with its parent by these figures where wall-clock timings are too noisy. Then as many
+actions again, not profiled, give the client's CPU time per `act` (thread time: noisy, but not a wall clock).
+`--storage postgres` (the default) uses a fresh database on DATABASE_URL's server (default
+postgresql://postgres@127.0.0.1:5432/postgres), dropped at the end; `memory` needs no server.
 
 Statements are counted where they leave psycopg (`Cursor.execute`, and the event store's append, which goes
 through libpq itself: `EventStore._execute_append` and `_prepare`).
@@ -103,6 +104,9 @@ def run(actions: int, game: str, storage: str, profile_to: str | None = None) ->
         counts.wrap(EventStore, "_prepare", stack)
         stack.callback(setattr, secrets, "token_bytes", secrets.token_bytes)
         secrets.token_bytes = fixed_bytes()
+        ids = random.Random(11)  # player and table ids too: the texts hashed and checked are the same every run
+        stack.callback(setattr, uuid, "uuid4", uuid.uuid4)
+        uuid.uuid4 = lambda: uuid.UUID(int=ids.getrandbits(128), version=4)
         ledger = stack.enter_context(ledger_on(storage, stack))
         players = [ledger.register_player(f"p{n}") for n in range(2)]
         callers = [Caller(str(p["id"]), str(p["name"])) for p in players]
