@@ -101,6 +101,8 @@ class ReadModels(Protocol):
 
 
 class Session(TableEvents, Seeds, SigningKeys, Players, GuardedAppend, ReadModels, Protocol):
+    """Every port on one connection; the application names it `conn`, the connection it stands for."""
+
     def transaction(self) -> AbstractContextManager[object]:
         """Calls inside commit together (PostgreSQL); in memory each call is atomic by itself."""
         ...
