@@ -4,7 +4,8 @@ application's reads and writes, the audit, the projections of a worker).
 A cached state is never trusted as current: `current` reads the stream's events after the cached version
 (usually none or one or two, one indexed query) and folds them on, so the answer is the committed state
 however many processes write to the table. A table not cached, or too far behind, is loaded with
-`load_table_events` (bounded cost). `at` gives the state at an exact version, folded on from a kept older
+`table_events` (bounded cost). The events come from a `TableEvents` port: a PostgreSQL session or connection
+(`TableEventRows`), or the in-memory storage. `at` gives the state at an exact version, folded on from a kept older
 state when one is near. States are immutable, so threads share them.
 
 It keeps the `states_per_table` newest states it met per table (the projections fold a batch one projection
@@ -16,15 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import psycopg
 
 from domain.table import TableState
 from infra.lru import Lru
-from infra.table_loader import evolve_recorded, fold_recorded, load_events_after, load_table_events
-
-Conn = psycopg.Connection[dict[str, Any]]
+from infra.storage.ports import TableEvents
+from infra.table_loader import evolve_recorded, fold_recorded
 
 DEFAULT_SIZE = 10_000
 CATCH_UP_LIMIT = 200  # further behind than this, a fresh bounded load is cheaper than folding every event
@@ -46,18 +43,18 @@ class FoldedStates:
         self._known: Lru[str, tuple[KnownTable, ...]] = Lru(size)  # oldest first
         self._slices: Lru[SliceKey, tuple[TableState, ...]] | None = Lru(slices) if slices else None
 
-    def current(self, conn: Conn, table_id: str) -> KnownTable | None:
+    def current(self, conn: TableEvents, table_id: str) -> KnownTable | None:
         """The table as committed now, or None when there is no such table."""
         known = self.newest(table_id)
         if known is not None:
-            newer = load_events_after(conn, table_id, known.state.version, CATCH_UP_LIMIT + 1)
+            newer = conn.events_after(table_id, known.state.version, CATCH_UP_LIMIT + 1)
             if not newer:
                 return known
             if len(newer) <= CATCH_UP_LIMIT:
                 known = KnownTable(evolve_recorded(known.state, newer), newer[-1].hash)
                 self.remember(table_id, known)
                 return known
-        loaded = load_table_events(conn, table_id)
+        loaded = conn.table_events(table_id)
         state = fold_recorded(loaded)
         if state is None:
             return None
@@ -65,7 +62,7 @@ class FoldedStates:
         self.remember(table_id, known)
         return known
 
-    def at(self, conn: Conn, table_id: str, version: int) -> TableState | None:
+    def at(self, conn: TableEvents, table_id: str, version: int) -> TableState | None:
         """The table's state at `version` (None when the stream has no table at it): kept here, or folded on
         from a kept older state with the events between (one indexed query), or loaded (bounded cost)."""
         kept = self._known.get(table_id) or ()
@@ -74,12 +71,12 @@ class FoldedStates:
                 return known.state
         older = [known.state for known in kept if known.state.version < version]
         if older and version - older[-1].version <= CATCH_UP_LIMIT:
-            between = load_events_after(conn, table_id, older[-1].version, version - older[-1].version)
+            between = conn.events_after(table_id, older[-1].version, version - older[-1].version)
             if len(between) == version - older[-1].version:
                 state = evolve_recorded(older[-1], between)
                 self.remember(table_id, KnownTable(state, between[-1].hash))
                 return state
-        events = load_table_events(conn, table_id, up_to_version=version)
+        events = conn.table_events(table_id, up_to_version=version)
         loaded = fold_recorded(events)
         if loaded is not None:
             self.remember(table_id, KnownTable(loaded, events[-1].hash))

@@ -27,16 +27,27 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def register(conn: Conn, name: str) -> tuple[Player, str]:
+def new_player(name: str) -> tuple[Player, str]:
+    """A new player and its token, not yet stored."""
     player_id = str(uuid.uuid4())
-    token = f"{player_id}.{secrets.token_urlsafe(32)}"
-    conn.execute("INSERT INTO players (id, name, token_hash) VALUES (%s, %s, %s)", (player_id, name, token_hash(token)))
-    return Player(player_id, name), token
+    return Player(player_id, name), f"{player_id}.{secrets.token_urlsafe(32)}"
+
+
+def token_player_id(token: str) -> str | None:
+    """The player id a token names, or None when it is not shaped as a token."""
+    player_id, _, secret = token.partition(".")
+    return player_id if secret and len(player_id) == 36 else None
+
+
+def register(conn: Conn, name: str) -> tuple[Player, str]:
+    player, token = new_player(name)
+    conn.execute("INSERT INTO players (id, name, token_hash) VALUES (%s, %s, %s)", (player.id, name, token_hash(token)))
+    return player, token
 
 
 def player_for_token(conn: Conn, token: str) -> Player | None:
-    player_id, _, secret = token.partition(".")
-    if not secret or len(player_id) != 36:
+    player_id = token_player_id(token)
+    if player_id is None:
         return None
     row = conn.execute("SELECT id, name, token_hash FROM players WHERE id = %s", (player_id,)).fetchone()
     if row is None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from infra.db import Conn
 from infra.lru import Lru
+from infra.storage.ports import Seeds
 
 
 def seeds_for(conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
@@ -47,11 +48,11 @@ class KnownSeeds:
     def __init__(self, size: int = 20_000) -> None:
         self._seeds: Lru[tuple[str, int], bytes] = Lru(size)
 
-    def seeds_for(self, conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
-        """As `seeds_for`, without a query when every seed is known."""
+    def seeds_for(self, stored: Seeds, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
+        """As `stored.seeds_for`, without asking it when every seed is known."""
         wanted = sorted({n for n in deal_numbers if n >= 1})
         known = {n: seed for n in wanted if (seed := self._seeds.get((table_id, n))) is not None}
-        return known if len(known) == len(wanted) else seeds_for(conn, table_id, wanted)
+        return known if len(known) == len(wanted) else stored.seeds_for(table_id, wanted)
 
     def remember(self, table_id: str, seeds: Mapping[int, bytes]) -> None:
         for deal_no, seed in seeds.items():

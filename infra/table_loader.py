@@ -58,6 +58,35 @@ def load_events_after(conn: Conn, table_id: str, version: int, limit: int) -> li
     return fetch_events(conn, EVENTS_AFTER_SQL, (table_id, version, limit))
 
 
+class TableEventRows:
+    """`TableEvents` (infra/storage/ports.py) on a PostgreSQL connection."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: Conn) -> None:
+        self.conn = conn
+
+    def events_after(self, table_id: str, version: int, limit: int) -> list[RecordedEvent]:
+        return load_events_after(self.conn, table_id, version, limit)
+
+    def table_events(self, table_id: str, up_to_version: int | None = None) -> list[RecordedEvent]:
+        return load_table_events(self.conn, table_id, up_to_version)
+
+
+def bounded_table_events(stream: list[RecordedEvent]) -> list[RecordedEvent]:
+    """What `load_table_events` reads, chosen from a whole stream (a store with no SQL): the events before the
+    first deal start, and those from the start of the deal before the latest one on, then as it goes on."""
+    starts = [e for e in stream if e.type == DEAL_STARTED]
+    chosen = stream if not starts else [e for e in stream if e.version < starts[0].version]
+    if starts:
+        latest = max(e.deal_no for e in starts)
+        first = min(e.version for e in starts if e.deal_no >= latest - 1)
+        chosen = chosen + [e for e in stream if e.version >= first]
+    head = [e for e in chosen if e.deal_no == 0]
+    recent = [e for e in chosen if e.deal_no != 0]
+    return head + _from_last_finished_deal(recent)
+
+
 def _from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]:
     """From the `deal_ended` that precedes the latest `deal_started` (or the latest one) onwards."""
     starts = [i for i, e in enumerate(events) if e.type == DEAL_STARTED]

@@ -6,6 +6,10 @@ and the audit service (`Audit`) on top of them. Edges (the REST API, the CLI, wo
 `Container` and never build these themselves, so tests can hand them one built
 against their own servers.
 
+The application service takes its storage through ports (`infra.storage.ports`): `application` wires it on
+any `Storage`; `bootstrap` gives it PostgreSQL's (the only production store), and `in_memory_application`
+the in-memory one, which needs no server (tests/app/ runs the application on both).
+
 With no `DATABASE_URL` / `REDIS_URL` configured, the embedded servers of
 `infra.embedded` are started (the one-command default of DESIGN.md).
 
@@ -33,6 +37,9 @@ from infra.event_store import EventStore
 from infra.folded_states import DEFAULT_SIZE as DEFAULT_FOLDED_STATES
 from infra.folded_states import FoldedStates
 from infra.signing import ReceiptSigner, signing_seed
+from infra.storage.memory import InMemoryStorage
+from infra.storage.ports import Storage
+from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit
 from services.app.ledger import CardLedger
 
@@ -86,8 +93,7 @@ def bootstrap(
     client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
     closers.append(client.close)
     store = EventStore(pool)
-    ledger = CardLedger(pool, store, settings.auditor_token, signer, FoldedStates(folded_states))
-    list_signing_key(ledger)
+    ledger = application(PostgresStorage(pool, store), settings.auditor_token, signer, folded_states)
     return Container(
         settings=settings,
         database_url=database_url,
@@ -100,6 +106,23 @@ def bootstrap(
         signer=signer,
         _closers=closers,
     )
+
+
+def application(
+    storage: Storage,
+    auditor_token: str | None,
+    signer: ReceiptSigner | None = None,
+    folded_states: int = DEFAULT_FOLDED_STATES,
+) -> CardLedger:
+    """The application service on `storage`, its signing key listed (or left to its first write)."""
+    ledger = CardLedger(storage, auditor_token, signer, FoldedStates(folded_states))
+    list_signing_key(ledger)
+    return ledger
+
+
+def in_memory_application(auditor_token: str | None = None, signer: ReceiptSigner | None = None) -> CardLedger:
+    """The application service on a new in-memory storage: no server, nothing kept after the process."""
+    return application(InMemoryStorage(), auditor_token, signer)
 
 
 def list_signing_key(ledger: CardLedger) -> None:

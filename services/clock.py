@@ -61,8 +61,8 @@ import psycopg
 import psycopg_pool
 
 from infra.db import open_pool
-from infra.event_store import EventStore
 from infra.sql.session import ping, try_advisory_lock
+from infra.storage.postgres import PostgresStorage
 from services.app.commands import ClockWrite
 from services.app.ledger import CardLedger
 
@@ -216,7 +216,7 @@ def _acquire(lock_conn: psycopg.Connection[Any], stop: threading.Event, interval
 def _ledger(database_url: str) -> tuple[CardLedger, Callable[[], None]]:
     """A CardLedger of its own (a small pool; no signing key: the clock's writes answer nobody)."""
     pool = open_pool(database_url, min_size=1, max_size=2)
-    return CardLedger(pool, EventStore(pool), auditor_token=None), pool.close
+    return CardLedger(PostgresStorage(pool), auditor_token=None), pool.close
 
 
 def start_clock_thread(database_url: str, stop: threading.Event) -> threading.Thread:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-from infra.event_store.model import START, IdempotencyRecord, LogPosition, NewEvent, RecordedEvent
+from infra.event_store.model import START, IdempotencyRecord, LogPosition, NewEvent, PendingAppend, RecordedEvent
 
 
 class EventStorage(Protocol):
@@ -13,8 +13,15 @@ class EventStorage(Protocol):
 
     The suite in tests/integration/test_event_store_contract.py holds every implementation to this contract.
     PostgreSQL (`EventStore`) is the production store; `InMemoryEventStore` runs domain-level tests with no
-    server. Appending on a caller's connection (`EventStore.append_in`, `append_prepared`) is PostgreSQL's own.
+    server. Appending on a caller's connection (`EventStore.append_in`, `append_prepared`) is PostgreSQL's own; the
+    application appends what it prepared through its session (`infra.storage.ports.GuardedAppend`).
     """
+
+    def prepare(
+        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], head_hash: str
+    ) -> PendingAppend:
+        """`chain.prepare`: the events numbered, sealed and chained after the head, before any store takes them."""
+        ...
 
     def append(
         self,

@@ -19,7 +19,15 @@ from domain.hashchain import GENESIS_HASH, HASH_V1
 from domain.table import DEAL_STARTED
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store.chain import prepare
-from infra.event_store.model import START, EventRow, IdempotencyRecord, LogPosition, NewEvent, RecordedEvent
+from infra.event_store.model import (
+    START,
+    EventRow,
+    IdempotencyRecord,
+    LogPosition,
+    NewEvent,
+    PendingAppend,
+    RecordedEvent,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,29 +84,43 @@ class InMemoryEventStore:
         # The checks come in PostgreSQL's order: with a known head the events are prepared first (a ValueError
         # before a VersionConflict); without one the head is read first.
         if head_hash is not None:
-            pending = prepare(stream_id, expected_version, events, head_hash)
+            return self.append_prepared(prepare(stream_id, expected_version, events, head_hash), idempotency)
         with self._lock:
             stream = self._streams.get(stream_id, [])
             actual = len(stream) if stream else None
-            last_hash = stream[-1].hash if stream else GENESIS_HASH
-            if head_hash is None:
-                if expected_version != (actual or 0):
-                    raise VersionConflict(stream_id, expected_version, actual)
-                pending = prepare(stream_id, expected_version, events, last_hash)
-            elif actual is None or expected_version != actual or head_hash != last_hash:
-                raise VersionConflict(stream_id, expected_version, actual)  # a known head needs a stream
-            if idempotency is not None and (idempotency.scope, idempotency.key) in self._keys:
-                raise IdempotencyKeyTaken(idempotency.scope, idempotency.key)
-            tx_id = self._log[-1].log_position.tx_id + 1 if self._log else 1
-            stored = [
-                _Stored(LogPosition(tx_id, len(self._log) + offset + 1), stream_id, row, pending.occurred_at)
-                for offset, row in enumerate(pending.rows)
-            ]
-            if idempotency is not None:
-                kept = json.dumps([idempotency.request_hash, dict(idempotency.response)])
-                self._keys[(idempotency.scope, idempotency.key)] = kept
-            self._log.extend(stored)
-            self._streams[stream_id] = [*stream, *stored]
+            if expected_version != (actual or 0):
+                raise VersionConflict(stream_id, expected_version, actual)
+            pending = prepare(stream_id, expected_version, events, stream[-1].hash if stream else GENESIS_HASH)
+            return self._record(pending, idempotency)
+
+    prepare = staticmethod(prepare)
+
+    def append_prepared(
+        self, pending: PendingAppend, idempotency: IdempotencyRecord | None = None
+    ) -> list[RecordedEvent]:
+        """Record `pending` (from `prepare`) with the idempotency record, atomically, only while the stream's
+        head is where `prepare` was told it is, as PostgreSQL's guarded append: a known head needs a stream."""
+        with self._lock:
+            stream = self._streams.get(pending.stream_id, [])
+            actual = len(stream) if stream else None
+            if actual is None or pending.expected_version != actual or pending.hashes[0] != stream[-1].hash:
+                raise VersionConflict(pending.stream_id, pending.expected_version, actual)
+            return self._record(pending, idempotency)
+
+    def _record(self, pending: PendingAppend, idempotency: IdempotencyRecord | None) -> list[RecordedEvent]:
+        """Keep `pending` and the record (the caller holds the lock and has checked the head)."""
+        if idempotency is not None and (idempotency.scope, idempotency.key) in self._keys:
+            raise IdempotencyKeyTaken(idempotency.scope, idempotency.key)
+        tx_id = self._log[-1].log_position.tx_id + 1 if self._log else 1
+        stored = [
+            _Stored(LogPosition(tx_id, len(self._log) + offset + 1), pending.stream_id, row, pending.occurred_at)
+            for offset, row in enumerate(pending.rows)
+        ]
+        if idempotency is not None:
+            kept = json.dumps([idempotency.request_hash, dict(idempotency.response)])
+            self._keys[(idempotency.scope, idempotency.key)] = kept
+        self._log.extend(stored)
+        self._streams[pending.stream_id] = [*self._streams.get(pending.stream_id, []), *stored]
         return [entry.event() for entry in stored]
 
     def find_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:

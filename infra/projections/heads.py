@@ -24,6 +24,7 @@ from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
+from infra.table_loader import TableEventRows
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +165,7 @@ def fold_tables(
         state: TableState | None = None
         if first > 1:
             try:
-                state = states.at(conn, table_id, first - 1)
+                state = states.at(TableEventRows(conn), table_id, first - 1)
             except ValueError:
                 continue  # not a table stream
             if state is None:

@@ -21,19 +21,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from psycopg_pool import ConnectionPool
-
 from domain import table as tables
 from domain.errors import ConflictError, DomainError, NotYourTurn
 from domain.events import JSON, Event
 from domain.hashchain import canonical_json
 from domain.table import TableState
 from infra.errors import IdempotencyKeyTaken, VersionConflict
-from infra.event_store import EventStore, IdempotencyRecord, NewEvent
+from infra.event_store import EventStorage, IdempotencyRecord, NewEvent
 from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
-from infra.seeds import KnownSeeds, seeds_for
-from infra.signing import ReceiptSigner, register_public_key
+from infra.seeds import KnownSeeds
+from infra.signing import ReceiptSigner
+from infra.storage.ports import Session, SigningKeys, Storage, TableEvents
 from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
@@ -89,7 +88,7 @@ class Idempotent(Write):
     def record(self, answer: Mapping[str, JSON]) -> IdempotencyRecord:
         return IdempotencyRecord(self.scope, self.key, self.fingerprint, answer)
 
-    def replay(self, store: EventStore, table_id: str) -> dict[str, JSON] | None:
+    def replay(self, store: EventStorage, table_id: str) -> dict[str, JSON] | None:
         """The first answer to this key, or None when the key is new (a different request under it: 422)."""
         stored = store.find_idempotency(self.scope, self.key)
         if stored is None:
@@ -112,14 +111,13 @@ class Written:
 class TableCommands:
     def __init__(
         self,
-        pool: ConnectionPool[Any],
-        store: EventStore,
+        storage: Storage,
         signer: ReceiptSigner,
         states: FoldedStates,
         withheld: WithheldHashes,
     ) -> None:
-        self.pool = pool
-        self.store = store
+        self.storage = storage
+        self.store = storage.store
         self.signer = signer  # signs the receipt of every write (infra/signing.py)
         self.states = states
         self.withheld = withheld
@@ -132,14 +130,14 @@ class TableCommands:
         """Open a table; its id and the receipt of its opening."""
         self._require_player(caller, "open a table")
         table_id = str(uuid.uuid4())
-        with self.pool.connection() as conn, conn.transaction():
-            seed = seeds_for(conn, table_id, [1])[1]
+        with self.storage.session() as conn, conn.transaction():
+            seed = conn.seeds_for(table_id, [1])[1]
             try:
                 opened = tables.open_table(table_id, game, seats, options, seed)
             except DomainError as error:
                 raise domain_error(error) from error
             self._list_key_once(conn)
-            recorded = self.store.append_in(conn, table_id, 0, [_new_event(opened, 0, caller)])
+            recorded = conn.start_stream(table_id, [_new_event(opened, 0, caller)])
         count_appended([opened.type])
         return table_id, self.signer.sign(table_id, recorded[-1].version, recorded[-1].hash)
 
@@ -200,7 +198,7 @@ class TableCommands:
         event started the clock that ran out): a player who acted meanwhile wins, and the clock does nothing
         (None); a second clock for the same turn finds the turn taken. `pause` (fault injection) runs between
         the decision and the append."""
-        with self.pool.connection() as conn:
+        with self.storage.session() as conn:
             known = self.states.current(conn, table_id)
         if known is None:
             return None
@@ -243,7 +241,7 @@ class TableCommands:
             verified = known is None
             # No transaction: the append is one guarded statement (events and idempotency record together),
             # and a seed made before it is only stored, not yet published.
-            with self.pool.connection() as conn:
+            with self.storage.session() as conn:
                 if known is None:
                     known = self._read(conn, table_id)
                 try:
@@ -277,7 +275,7 @@ class TableCommands:
             return None
         return known
 
-    def _read(self, conn: Any, table_id: str) -> KnownTable:
+    def _read(self, conn: TableEvents, table_id: str) -> KnownTable:
         """The table's committed state; notes whether the state this process kept was behind it."""
         kept = self.states.newest(table_id)
         known = self.states.current(conn, table_id)
@@ -289,7 +287,7 @@ class TableCommands:
 
     def _decide_and_append(
         self,
-        conn: Any,
+        conn: Session,
         caller: Caller,
         table_id: str,
         write: Write,
@@ -321,7 +319,7 @@ class TableCommands:
         viewer = viewer_for(after, caller)
         withheld = self.withheld.deal_for(table_id, after, viewer)
         answer = write_answer(after, pending.events, viewer, withheld, receipt)
-        recorded = self.store.append_prepared(conn, pending, write.record(answer))
+        recorded = conn.append_prepared(pending, write.record(answer))
         # Committed: only now may this process trust the new state and the seeds.
         self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
         self.seeds.remember(table_id, seeds)
@@ -330,14 +328,14 @@ class TableCommands:
 
     def list_signing_key(self) -> None:
         """List the signer's public key in signing_keys now (idempotent); the API does it at start."""
-        with self.pool.connection() as conn:
-            register_public_key(conn, self.signer)
+        with self.storage.session() as conn:
+            conn.list_signing_key(self.signer)
         self._key_listed = True
 
-    def _list_key_once(self, conn: Any) -> None:
+    def _list_key_once(self, conn: SigningKeys) -> None:
         """List the key before this process's first receipt, if the start could not (migrations were pending)."""
         if not self._key_listed:
-            register_public_key(conn, self.signer)
+            conn.list_signing_key(self.signer)
             self._key_listed = True
 
     @staticmethod

@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import hmac
-from typing import Any
-
-from psycopg_pool import ConnectionPool
 
 from domain.events import JSON
-from infra import players as player_store
 from infra.players import KnownPlayers
+from infra.storage.ports import Storage
 from services.app.callers import AUDITOR_CALLER, Caller
 
 
 class Identity:
-    def __init__(self, pool: ConnectionPool[Any], auditor_token: str | None, players: KnownPlayers) -> None:
-        self.pool = pool
+    def __init__(self, storage: Storage, auditor_token: str | None, players: KnownPlayers) -> None:
+        self.storage = storage
         self.auditor_token = auditor_token
         self.players = players
 
     def register_player(self, name: str) -> dict[str, JSON]:
-        with self.pool.connection() as conn:
-            player, token = player_store.register(conn, name)
+        with self.storage.session() as conn:
+            player, token = conn.register_player(name)
         self.players.remember_token(player, token)
         return {"id": player.id, "name": player.name, "token": token}
 
@@ -30,8 +27,8 @@ class Identity:
             return AUDITOR_CALLER
         player = self.players.for_token(token)
         if player is None:
-            with self.pool.connection() as conn:
-                player = player_store.player_for_token(conn, token)
+            with self.storage.session() as conn:
+                player = conn.player_for_token(token)
             if player is None:
                 return None
             self.players.remember_token(player, token)

@@ -1,7 +1,8 @@
 """`CardLedger`: the one application service the API, the clock and the CLI call for tables and players.
 
 It wires the parts (identity, the table commands of `commands`, the table queries of `queries`) over one
-folded-state cache, one player cache and one record of withheld hashes, and offers their operations.
+storage (`infra.storage`: PostgreSQL's in production, or the in-memory one in tests), one folded-state cache,
+one player cache and one record of withheld hashes, and offers their operations.
 """
 
 from __future__ import annotations
@@ -10,14 +11,12 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from psycopg_pool import ConnectionPool
-
 from domain.events import JSON
 from domain.table import TableState
-from infra.event_store import EventStore
 from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
 from infra.signing import ReceiptSigner
+from infra.storage.ports import Storage
 from services.app.answers import WithheldHashes
 from services.app.callers import Caller
 from services.app.commands import ClockWrite, TableCommands
@@ -28,22 +27,21 @@ from services.app.queries import TableQueries
 class CardLedger:
     def __init__(
         self,
-        pool: ConnectionPool[Any],
-        store: EventStore,
+        storage: Storage,
         auditor_token: str | None,
         signer: ReceiptSigner | None = None,
         states: FoldedStates | None = None,
     ) -> None:
-        self.pool = pool
-        self.store = store
+        self.storage = storage
+        self.store = storage.store
         # Signs the receipt of every write (infra/signing.py); bootstrap passes the configured key.
         self.signer = signer if signer is not None else ReceiptSigner.ephemeral()
         self.states = states if states is not None else FoldedStates()
-        self.withheld = WithheldHashes(store)
+        self.withheld = WithheldHashes(self.store)
         players = KnownPlayers()
-        self.identity = Identity(pool, auditor_token, players)
-        self.commands = TableCommands(pool, store, self.signer, self.states, self.withheld)
-        self.queries = TableQueries(pool, store, self.states, self.withheld, players)
+        self.identity = Identity(storage, auditor_token, players)
+        self.commands = TableCommands(storage, self.signer, self.states, self.withheld)
+        self.queries = TableQueries(storage, self.states, self.withheld, players)
         self.seeds = self.commands.seeds
 
     # Players

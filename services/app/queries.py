@@ -10,44 +10,36 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any
-
-from psycopg_pool import ConnectionPool
 
 from domain import table as tables
 from domain.events import JSON
 from domain.table import TableState
-from infra import players as player_store
-from infra.event_store import Conn, EventStore
+from infra.event_store import EventStorage
 from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
-from infra.signing import public_keys
-from infra.sql import table_views
+from infra.storage.ports import Projected, ReadModels, Storage
 from services.app.answers import WithheldHashes, events_json
 from services.app.callers import Caller, viewer_for
 from services.app.errors import Forbidden, NotFound
-
-Projected = tuple[int, int, dict[str, JSON]]  # (projected version, stream head version, view)
 
 
 class TableQueries:
     def __init__(
         self,
-        pool: ConnectionPool[Any],
-        store: EventStore,
+        storage: Storage,
         states: FoldedStates,
         withheld: WithheldHashes,
         players: KnownPlayers,
     ) -> None:
-        self.pool = pool
-        self.store = store
+        self.storage = storage
+        self.store: EventStorage = storage.store
         self.states = states
         self.withheld = withheld
         self.players = players
 
     def load_state(self, table_id: str) -> TableState:
         """The table's committed state now."""
-        with self.pool.connection() as conn:
+        with self.storage.session() as conn:
             known = self.states.current(conn, table_id)
         if known is None:
             raise NotFound(f"table {table_id} does not exist", "table_not_found")
@@ -55,14 +47,14 @@ class TableQueries:
 
     def table_view(self, table_id: str) -> dict[str, JSON]:
         """The public table state."""
-        view = self._projected_view(table_id, lambda conn: table_views.projected_table_view(conn, table_id))
+        view = self._projected_view(table_id, lambda conn: conn.projected_table_view(table_id))
         return self._with_names(view if view is not None else tables.public_view(self.load_state(table_id)))
 
     def seat_view(self, caller: Caller, table_id: str) -> dict[str, JSON]:
         player_id = caller.player_id
         if player_id is None:
             raise Forbidden("the auditor has no seat; read the public table state instead", "no_seat")
-        view = self._projected_view(table_id, lambda conn: table_views.projected_seat_view(conn, table_id, player_id))
+        view = self._projected_view(table_id, lambda conn: conn.projected_seat_view(table_id, player_id))
         if view is not None:
             return self._with_names(view)
         state = self.load_state(table_id)
@@ -85,7 +77,7 @@ class TableQueries:
             return None
         return self._with_names(tables.seat_view(state, seat))
 
-    def _projected_view(self, table_id: str, read: Callable[[Conn], Projected | None]) -> dict[str, JSON] | None:
+    def _projected_view(self, table_id: str, read: Callable[[ReadModels], Projected | None]) -> dict[str, JSON] | None:
         """The projected view when this process keeps no state of the table and the projection has reached
         the stream's head; else None, and the caller folds the state on.
 
@@ -94,7 +86,7 @@ class TableQueries:
         """
         if self.states.is_known(table_id):
             return None
-        with self.pool.connection() as conn:
+        with self.storage.session() as conn:
             found = read(conn)
         if found is None:
             return None
@@ -108,8 +100,8 @@ class TableQueries:
             known = self.players.known(ids)
             missing = [p for p in ids if p not in known]
             if missing:
-                with self.pool.connection() as conn:
-                    found = player_store.players_by_id(conn, missing)
+                with self.storage.session() as conn:
+                    found = conn.players_by_id(missing)
                 for player in found.values():
                     self.players.remember(player)
                 known |= found
@@ -121,11 +113,11 @@ class TableQueries:
 
     def lobby(self, status: str | None, game: str | None, after: int, limit: int) -> dict[str, JSON]:
         """A page of tables, oldest first; `next_after` is the last row's `created_seq` when more may follow."""
-        with self.pool.connection() as conn:
-            rows = table_views.lobby_rows(conn, status, game, after, limit + 1)
+        with self.storage.session() as conn:
+            rows = conn.lobby_rows(status, game, after, limit + 1)
             page = rows[:limit]
             ids = sorted({p for row in page for p in row["view"].get("players", []) if p})
-            names = player_store.players_by_id(conn, ids) if ids else {}
+            names = conn.players_by_id(ids) if ids else {}
         shown: list[JSON] = []
         for row in page:
             view = dict(row["view"])
@@ -140,9 +132,9 @@ class TableQueries:
     def tables_due(self, now: datetime, abandon_after: timedelta, limit: int) -> list[str]:
         """Tables the read model says the clock should look at `now`: turn deadlines passed (most overdue
         first), then tables nobody has sat at for `abandon_after`; at most `limit` of each kind."""
-        with self.pool.connection() as conn:
-            found = table_views.tables_with_turn_due(conn, now, limit)
-            abandoned = table_views.tables_vacant_since(conn, now - abandon_after, limit)
+        with self.storage.session() as conn:
+            found = conn.tables_with_turn_due(now, limit)
+            abandoned = conn.tables_vacant_since(now - abandon_after, limit)
         return found + [table for table in abandoned if table not in found]
 
     def exists(self, table_id: str) -> bool:
@@ -150,8 +142,8 @@ class TableQueries:
 
     def signing_keys(self) -> list[dict[str, JSON]]:
         """Every key that has signed receipts, oldest first."""
-        with self.pool.connection() as conn:
-            return public_keys(conn)
+        with self.storage.session() as conn:
+            return conn.signing_keys()
 
     def events(self, caller: Caller, table_id: str, after: int, limit: int) -> dict[str, JSON]:
         state = self.load_state(table_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
+from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
 from services.bootstrap import Container
 from services.clock import Clock
@@ -38,7 +39,7 @@ def test_the_clock_the_leave_and_the_seat_that_changes_hands(api: Api, container
     assert during.headers["Content-Type"].startswith("application/problem+json")
 
     # The seat to act lets its time pass: the clock (a worker's, with a CardLedger of its own) plays for it, once.
-    clock = Clock(CardLedger(container.pool, container.store, None))
+    clock = Clock(CardLedger(PostgresStorage(container.pool, container.store), None))
     assert clock.tick(table_id, deadline - timedelta(seconds=1)) is None
     written = clock.tick(table_id, deadline)
     assert written is not None and written.seats == (state["to_act"],)

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from flask.testing import FlaskClient
 
 from infra.signing import ReceiptSigner
+from infra.storage.postgres import PostgresStorage
 from services.api import create_app
 from services.app.ledger import CardLedger
 from services.bootstrap import Container
@@ -153,7 +154,9 @@ def test_after_a_key_rotation_both_keys_are_listed_and_old_receipts_still_verify
 
     new_signer = ReceiptSigner.ephemeral()
     rotated = dataclasses.replace(
-        container, ledger=CardLedger(container.pool, container.store, AUDITOR_TOKEN, new_signer), signer=new_signer
+        container,
+        ledger=CardLedger(PostgresStorage(container.pool, container.store), AUDITOR_TOKEN, new_signer),
+        signer=new_signer,
     )
     new_client = create_app(container=rotated, config=TEST_CONFIG).test_client()  # the API restarted, new key
     new_receipt = Api(new_client).open_table(alice)["receipt"]
@@ -337,7 +340,7 @@ def test_no_receipt_where_the_answer_withholds_the_hashes(
         conn.execute("UPDATE events SET hash_version = 1 WHERE stream_id = %s AND deal_no = 1", (scene.table,))
         conn.execute("ALTER TABLE events ENABLE TRIGGER USER")
     # A process that has not seen the table yet (one that has keeps what it found of the deal).
-    fresh = CardLedger(container.pool, container.store, AUDITOR_TOKEN, container.signer)
+    fresh = CardLedger(PostgresStorage(container.pool, container.store), AUDITOR_TOKEN, container.signer)
     api = Api(create_app(container=dataclasses.replace(container, ledger=fresh), config=TEST_CONFIG).test_client())
     token = {0: scene.alice, 1: scene.bob}[api.table(scene.alice, scene.table)["to_act"]]
     action = bot_action(api.view(token, scene.table), random.Random(3))

@@ -23,6 +23,7 @@ from psycopg_pool import ConnectionPool
 
 from domain import table as tables
 from infra.event_store import EventStore
+from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import verify_tables
 from services.app.ledger import CardLedger
 from services.clock import CLOCK_LOCK_KEY, DELAY_VARIABLE
@@ -61,7 +62,7 @@ def clock_holder(db_url: str) -> int | None:
 def test_a_clock_killed_mid_timeout_is_taken_over_and_the_turn_gets_one_action(
     pool: ConnectionPool[Any], store: EventStore, db_url: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    ledger = CardLedger(pool, store, None)
+    ledger = CardLedger(PostgresStorage(pool, store), None)
     players = [register(ledger, f"p{n}") for n in range(2)]
     table_id = str(ledger.open_table(players[0], "cholek-tiga", 2, {"turn_seconds": 5})["id"])
     slow_log, standby_log = tmp_path / "slow.log", tmp_path / "standby.log"

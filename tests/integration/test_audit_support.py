@@ -20,6 +20,7 @@ from domain.games import game_named
 from domain.hashchain import event_hash, hashed_fields, private_commitment
 from infra.event_store import EventStore
 from infra.projections import catch_up_all
+from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit
 from services.app.callers import Caller
 from services.app.ledger import CardLedger
@@ -37,7 +38,7 @@ class PlayedTable:
 
 
 def services(pool: ConnectionPool[Any], store: EventStore) -> tuple[CardLedger, Audit]:
-    return CardLedger(pool, store, AUDITOR_TOKEN), Audit(pool, store)
+    return CardLedger(PostgresStorage(pool, store), AUDITOR_TOKEN), Audit(pool, store)
 
 
 def register(ledger: CardLedger, name: str) -> Caller:

@@ -33,7 +33,8 @@ from infra.db import open_pool
 from infra.event_store import EventStore
 from infra.folded_states import FoldedStates, KnownTable
 from infra.seeds import KnownSeeds, seeds_for
-from infra.table_loader import evolve_recorded, load_events_after, load_table
+from infra.storage.postgres import PostgresSession, PostgresStorage
+from infra.table_loader import TableEventRows, evolve_recorded, load_events_after, load_table
 from services.app.callers import Caller
 from services.app.errors import Conflict, PreconditionFailed, ServiceError, Unprocessable
 from services.app.ledger import CardLedger
@@ -68,7 +69,7 @@ def closed_conn(db_url: str) -> Conn:
 
 def ledger_on(pool: Pool) -> CardLedger:
     """A CardLedger with caches of its own, as one API process has."""
-    return CardLedger(pool, EventStore(pool), None)
+    return CardLedger(PostgresStorage(pool), None)
 
 
 def register(ledger: CardLedger, name: str) -> tuple[Caller, str]:
@@ -330,10 +331,10 @@ def test_current_folds_a_state_a_little_behind_and_reloads_one_far_behind(
     assert head - behind >= 1
     cache = FoldedStates()
     cache.remember(long_table, known_at(conn, long_table, head - behind))
-    loads = spy(monkeypatch, folded_states, "load_table_events")
+    loads = spy(monkeypatch, TableEventRows, "table_events")
     folds = spy(monkeypatch, folded_states, "evolve_recorded")
 
-    current = cache.current(conn, long_table)
+    current = cache.current(TableEventRows(conn), long_table)
 
     assert current is not None
     assert current.state == truth(conn, long_table)
@@ -344,14 +345,14 @@ def test_current_folds_a_state_a_little_behind_and_reloads_one_far_behind(
     # The cache keeps what it caught up to: asked again, it has nothing to fold or load.
     loads.clear()
     folds.clear()
-    assert cache.current(conn, long_table) is current
+    assert cache.current(TableEventRows(conn), long_table) is current
     assert (loads, folds) == ([], [])
 
 
 def test_current_loads_a_table_it_does_not_know_and_keeps_it(long_table: str, conn: Conn) -> None:
     cache = FoldedStates()
     assert not cache.is_known(long_table)
-    current = cache.current(conn, long_table)
+    current = cache.current(TableEventRows(conn), long_table)
     assert current is not None
     assert (current.state.version, current.last_hash) == stream_head(conn, long_table)
     assert current.state == truth(conn, long_table)
@@ -361,9 +362,9 @@ def test_current_loads_a_table_it_does_not_know_and_keeps_it(long_table: str, co
 def test_current_of_an_unknown_table_is_none(conn: Conn) -> None:
     cache = FoldedStates()
     table_id = str(uuid.uuid4())
-    assert cache.current(conn, table_id) is None
+    assert cache.current(TableEventRows(conn), table_id) is None
     assert not cache.is_known(table_id)
-    assert cache.current(conn, table_id) is None
+    assert cache.current(TableEventRows(conn), table_id) is None
 
 
 def test_an_older_state_never_replaces_a_newer_one(pool: Pool, conn: Conn) -> None:
@@ -373,21 +374,21 @@ def test_an_older_state_never_replaces_a_newer_one(pool: Pool, conn: Conn) -> No
     rng = random.Random(5)
     play_until(ledger, conn, table_id, players, rng, version_at_least(20))
     cache = FoldedStates()
-    newer = cache.current(conn, table_id)
+    newer = cache.current(TableEventRows(conn), table_id)
     assert newer is not None
     head = newer.state.version
 
     for version in (head - 1, head - 5, 1):
         cache.remember(table_id, known_at(conn, table_id, version))
         # Still the newer entry: nothing after it to fold, so the very same object comes back.
-        assert cache.current(conn, table_id) is newer
+        assert cache.current(TableEventRows(conn), table_id) is newer
 
     play_until(ledger, conn, table_id, players, rng, lambda state: state.version > head)
     newest = known_at(conn, table_id, stream_head(conn, table_id)[0])
     cache.remember(table_id, newest)  # a newer state does replace
-    assert cache.current(conn, table_id) is newest
+    assert cache.current(TableEventRows(conn), table_id) is newest
     cache.remember(table_id, newer)
-    assert cache.current(conn, table_id) is newest
+    assert cache.current(TableEventRows(conn), table_id) is newest
 
 
 def test_the_cache_is_bounded_and_forgets_the_least_recently_used_table(pool: Pool, conn: Conn) -> None:
@@ -396,7 +397,7 @@ def test_the_cache_is_bounded_and_forgets_the_least_recently_used_table(pool: Po
     tables = [seated_table(ledger, players) for _ in range(3)]
     cache = FoldedStates(size=2)
     for table_id in tables:
-        assert cache.current(conn, table_id) is not None
+        assert cache.current(TableEventRows(conn), table_id) is not None
     assert len(cache) == 2
     assert [cache.is_known(table_id) for table_id in tables] == [False, True, True]
     with pytest.raises(ValueError, match="at least 1 state per table"):
@@ -409,21 +410,23 @@ def test_at_hits_a_kept_version_and_folds_on_from_a_near_older_one(
     head, _ = stream_head(conn, long_table)
     cache = FoldedStates(states_per_table=2)
     cache.remember(long_table, known_at(conn, long_table, head - 5))
-    loads = spy(monkeypatch, folded_states, "load_table_events")
-    reads = spy(monkeypatch, folded_states, "load_events_after")
+    loads = spy(monkeypatch, TableEventRows, "table_events")
+    reads = spy(monkeypatch, TableEventRows, "events_after")
 
-    assert cache.at(conn, long_table, head - 5) == load_table(conn, long_table, up_to_version=head - 5)
+    assert cache.at(TableEventRows(conn), long_table, head - 5) == load_table(conn, long_table, up_to_version=head - 5)
     assert (loads, reads) == ([], []), "a kept version costs no query"
-    folded = cache.at(conn, long_table, head - 2)
+    folded = cache.at(TableEventRows(conn), long_table, head - 2)
     assert folded == load_table(conn, long_table, up_to_version=head - 2)
     assert (len(loads), len(reads)) == (0, 1), "a near older state is folded on with the events between"
     # Both are kept now (two per table): the older one still hits; the newest is what `current` starts from.
-    assert cache.at(conn, long_table, head - 5) is not None and len(reads) == 1
+    assert cache.at(TableEventRows(conn), long_table, head - 5) is not None and len(reads) == 1
     newest = cache.newest(long_table)
     assert newest is not None and newest.state is folded
-    current = cache.current(conn, long_table)
+    current = cache.current(TableEventRows(conn), long_table)
     assert current is not None and current.state == truth(conn, long_table)
-    assert cache.at(conn, long_table, head - 5) is not None and len(loads) == 1, "the oldest kept was dropped"
+    assert cache.at(TableEventRows(conn), long_table, head - 5) is not None and len(loads) == 1, (
+        "the oldest kept was dropped"
+    )
 
 
 def test_slices_are_kept_only_when_asked_for_and_bounded(long_table: str, conn: Conn) -> None:
@@ -447,7 +450,7 @@ def test_a_ledger_serves_its_cached_table_without_a_reload(
     ledger = ledger_on(pool)
     players = [register(ledger, f"p{n}")[0] for n in range(SEATS)]
     table_id = seated_table(ledger, players)
-    loads = spy(monkeypatch, folded_states, "load_table_events")
+    loads = spy(monkeypatch, TableEventRows, "table_events")
     play_until(ledger, conn, table_id, players, random.Random(8), version_at_least(25))
     assert ledger.table_view(table_id)["version"] == truth(conn, table_id).version
     assert loads == []
@@ -502,43 +505,50 @@ def test_load_events_after_and_evolve_recorded(long_table: str, conn: Conn) -> N
 # --------------------------------------------------------------------------- KnownSeeds
 
 
-def test_known_seeds_remember_nothing_by_themselves(conn: Conn, closed_conn: Conn) -> None:
+def session_on(conn: Conn, pool: Pool) -> PostgresSession:
+    """The PostgreSQL session of the write path on `conn`: KnownSeeds asks it for seeds it does not know."""
+    return PostgresSession(conn, EventStore(pool))
+
+
+def test_known_seeds_remember_nothing_by_themselves(pool: Pool, conn: Conn, closed_conn: Conn) -> None:
     """A seed made in a transaction that rolls back is gone, and a later call makes (and stores) another."""
     seeds = KnownSeeds()
+    on, closed = session_on(conn, pool), session_on(closed_conn, pool)
     table_id = f"seed-test-{uuid.uuid4()}"
     with conn.transaction():
-        made = seeds.seeds_for(conn, table_id, [0, 1, 2])
+        made = seeds.seeds_for(on, table_id, [0, 1, 2])
         assert sorted(made) == [1, 2]
         raise psycopg.Rollback()
     assert stored_seeds(conn, table_id) == {}
     with pytest.raises(psycopg.OperationalError):
-        seeds.seeds_for(closed_conn, table_id, [1])  # not known: it asks the store
+        seeds.seeds_for(closed, table_id, [1])  # not known: it asks the store
 
-    later = seeds.seeds_for(conn, table_id, [1, 2])
+    later = seeds.seeds_for(on, table_id, [1, 2])
     assert later == stored_seeds(conn, table_id)
     assert later[1] != made[1] and later[2] != made[2]
 
 
-def test_known_seeds_are_served_without_a_query(conn: Conn, closed_conn: Conn) -> None:
+def test_known_seeds_are_served_without_a_query(pool: Pool, conn: Conn, closed_conn: Conn) -> None:
     seeds = KnownSeeds()
+    on, closed = session_on(conn, pool), session_on(closed_conn, pool)
     table_id = f"seed-test-{uuid.uuid4()}"
     stored = seeds_for(conn, table_id, [1, 2])  # committed (autocommit)
     seeds.remember(table_id, stored)
 
-    assert seeds.seeds_for(closed_conn, table_id, [0, 1, 2]) == stored
-    assert seeds.seeds_for(closed_conn, table_id, [2]) == {2: stored[2]}
+    assert seeds.seeds_for(closed, table_id, [0, 1, 2]) == stored
+    assert seeds.seeds_for(closed, table_id, [2]) == {2: stored[2]}
     with pytest.raises(psycopg.OperationalError):
-        seeds.seeds_for(closed_conn, table_id, [2, 3])  # one not known: the store is asked
+        seeds.seeds_for(closed, table_id, [2, 3])  # one not known: the store is asked
     with pytest.raises(psycopg.OperationalError):
-        seeds.seeds_for(closed_conn, f"seed-test-{uuid.uuid4()}", [1])  # known seeds are per table
-    both = seeds.seeds_for(conn, table_id, [2, 3])
+        seeds.seeds_for(closed, f"seed-test-{uuid.uuid4()}", [1])  # known seeds are per table
+    both = seeds.seeds_for(on, table_id, [2, 3])
     assert both[2] == stored[2] and both == {2: stored[2], 3: stored_seeds(conn, table_id)[3]}
 
 
-def known_seed(seeds: KnownSeeds, closed_conn: Conn, table_id: str, deal_no: int) -> bytes | None:
-    """The seed `seeds` knows without asking the store, or None."""
+def known_seed(seeds: KnownSeeds, closed: PostgresSession, table_id: str, deal_no: int) -> bytes | None:
+    """The seed `seeds` knows without asking the store (`closed` fails any statement), or None."""
     try:
-        return seeds.seeds_for(closed_conn, table_id, [deal_no])[deal_no]
+        return seeds.seeds_for(closed, table_id, [deal_no])[deal_no]
     except psycopg.OperationalError:
         return None
 
@@ -577,8 +587,9 @@ def test_a_seed_made_in_a_refused_write_is_never_used(
     stored_then = stored_seeds(conn, table_id).get(2)
     rolled_back = stored_then is None
     assert stored_then in (None, made[0])
-    assert known_seed(ledger.seeds, closed_conn, table_id, 2) in (None, stored_then)  # never one not stored
-    assert known_seed(ledger.seeds, closed_conn, table_id, 2) is None  # nor one from a refused write
+    closed = session_on(closed_conn, pool)
+    assert known_seed(ledger.seeds, closed, table_id, 2) in (None, stored_then)  # never one not stored
+    assert known_seed(ledger.seeds, closed, table_id, 2) is None  # nor one from a refused write
 
     rng = random.Random(17)
     seat, action = next_move(state, rng)
@@ -587,7 +598,7 @@ def test_a_seed_made_in_a_refused_write_is_never_used(
     assert len(made) == (2 if rolled_back else 1)
     stored = stored_seeds(conn, table_id)
     assert stored[2] == used
-    assert ledger.seeds.seeds_for(closed_conn, table_id, [1, 2]) == {1: stored[1], 2: used}
+    assert ledger.seeds.seeds_for(closed, table_id, [1, 2]) == {1: stored[1], 2: used}
 
     events = play_until(ledger, conn, table_id, players, rng, deal_ended(1))
     ended = [e for e in events if e["type"] == tables.DEAL_ENDED]

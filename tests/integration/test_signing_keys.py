@@ -15,7 +15,6 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from infra.config import Settings
-from infra.event_store import EventStore
 from infra.signing import (
     KEY_FILE_NAME,
     SIGNING_KEY_VARIABLE,
@@ -27,6 +26,7 @@ from infra.signing import (
     parse_signing_key,
     signing_seed,
 )
+from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
 from services.cli import main
 from services.supervisor import Child, run_stack
@@ -160,7 +160,7 @@ def cli_env(db_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> str
 
 
 def _table_with_receipts(pool: ConnectionPool[Any], signer: ReceiptSigner) -> tuple[str, list[dict[str, Any]]]:
-    ledger = CardLedger(pool, EventStore(pool), None, signer)
+    ledger = CardLedger(PostgresStorage(pool), None, signer)
     ledger.list_signing_key()
     alice, bob = register(ledger, "alice"), register(ledger, "bob")
     opened = ledger.open_table(alice, "cholek-tiga", 2, {})

@@ -33,6 +33,7 @@ from domain import table as tables
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
 from infra.event_store import EventStore, RecordedEvent
+from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit, verify_tables
 from services.app.callers import Caller
 from services.app.errors import Conflict, Forbidden, PreconditionFailed
@@ -129,7 +130,7 @@ def test_each_turn_gets_exactly_one_action_whatever_the_interleaving(pool: Pool,
     class ClockMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
             super().__init__()
-            self.ledger = CardLedger(pool, store, None)
+            self.ledger = CardLedger(PostgresStorage(pool, store), None)
             self.clock = Clock(self.ledger, ABANDON)
             self.rng = random.Random(0)
             self.turns: dict[int, str] = {}  # version at which a decision was due -> who took it
@@ -217,7 +218,7 @@ def test_each_turn_gets_exactly_one_action_whatever_the_interleaving(pool: Pool,
             deadline = tables.turn_deadline(state)
             if deadline is None:
                 return
-            other = Clock(CardLedger(pool, store, None), ABANDON)
+            other = Clock(CardLedger(PostgresStorage(pool, store), None), ABANDON)
             inner: list[Any] = []
             first = Clock(self.ledger, ABANDON, pause=lambda: inner.append(other.tick(self.table.table_id, deadline)))
             outer = first.tick(self.table.table_id, deadline)
@@ -228,7 +229,7 @@ def test_each_turn_gets_exactly_one_action_whatever_the_interleaving(pool: Pool,
 
         @rule()
         def every_process_restarts(self) -> None:
-            self.ledger = CardLedger(pool, store, None)
+            self.ledger = CardLedger(PostgresStorage(pool, store), None)
             self.clock = Clock(self.ledger, ABANDON)
             self.table.ledger = self.ledger
 
@@ -295,7 +296,7 @@ def test_each_turn_gets_exactly_one_action_whatever_the_interleaving(pool: Pool,
 def test_whole_deals_with_one_seat_absent_settle_and_are_reported(
     pool: Pool, store: EventStore, game: str, seats: int
 ) -> None:
-    ledger = CardLedger(pool, store, None)
+    ledger = CardLedger(PostgresStorage(pool, store), None)
     clock = Clock(ledger, ABANDON)
     table = open_table(ledger, game, seats)
     rng = random.Random(seats)
@@ -337,7 +338,7 @@ def test_whole_deals_with_one_seat_absent_settle_and_are_reported(
 def test_a_seat_changes_hands_between_deals_and_money_follows_the_player(
     pool: Pool, store: EventStore, game: str
 ) -> None:
-    ledger = CardLedger(pool, store, None)
+    ledger = CardLedger(PostgresStorage(pool, store), None)
     clock = Clock(ledger, ABANDON)
     table = open_table(ledger, game, 2, spare=1, **({"in_play_bonuses": True} if game == "cholek-tiga" else {}))
     rng = random.Random(3)
@@ -388,7 +389,7 @@ def test_a_seat_changes_hands_between_deals_and_money_follows_the_player(
 
 
 def test_an_abandoned_table_is_closed_and_its_pool_goes_back_pro_rata(pool: Pool, store: EventStore) -> None:
-    ledger = CardLedger(pool, store, None)
+    ledger = CardLedger(PostgresStorage(pool, store), None)
     clock = Clock(ledger, ABANDON)
     table = open_table(ledger, "cha-kau-tsz", 3, spare=1)
     rng = random.Random(11)
@@ -450,7 +451,7 @@ def test_an_abandoned_table_is_closed_and_its_pool_goes_back_pro_rata(pool: Pool
 
 
 def test_the_projection_carries_the_deadline_the_clock_sweeps_for(pool: Pool, store: EventStore) -> None:
-    ledger = CardLedger(pool, store, None)
+    ledger = CardLedger(PostgresStorage(pool, store), None)
     clock = Clock(ledger, ABANDON)
     table = open_table(ledger, "cholek-tiga", 2, turn_seconds=20)
     project(pool)

@@ -1,8 +1,8 @@
 """Whole deals decided by the domain and recorded in the in-memory event store: no server, the same contract.
 
-The application service itself is bound to PostgreSQL connections (seeds, players, signing keys share its
-transactions), so these tests drive the table the way it does: fold the stream, decide, append at the version
-folded, with each event tagged by its deal.
+These tests drive the table with the domain and the store alone, the way the application service does: fold
+the stream, decide, append at the version folded, with each event tagged by its deal. The application service
+itself runs on the in-memory storage in tests/app/.
 """
 
 from __future__ import annotations
