@@ -20,9 +20,8 @@ from domain import table as tables
 from domain.games import game_named
 from domain.shuffle import commitment
 from domain.table import TableState
-from infra.folded_states import KnownTable
 from infra.receipts import OK, OTHER_TABLE, check_receipts
-from infra.storage.ports import Storage, TableEvents
+from infra.storage.ports import Storage
 from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, Unprocessable
 from services.app.ledger import CardLedger
@@ -193,17 +192,18 @@ def test_a_stale_if_match_is_refused_and_a_current_one_accepted(storage: Storage
 def lose_the_race_once(
     monkeypatch: pytest.MonkeyPatch, ledger: CardLedger, meanwhile: Callable[[], object]
 ) -> list[object]:
-    """`ledger` reads the table, then `meanwhile` writes to it (another process), then `ledger` decides."""
-    read = ledger.states.current
+    """`ledger` decides, then `meanwhile` writes to the table (another process), then `ledger` appends."""
+    store = ledger.commands.store
+    append = store.append_prepared
     done: list[object] = []
 
-    def read_then_lose(conn: TableEvents, table_id: str) -> KnownTable | None:
-        known = read(conn, table_id)
+    def lose_then_append(*args: Any) -> Any:
         if not done:
-            done.append(meanwhile())
-        return known
+            done.append("racing")  # the other process appends through the same store
+            done[0] = meanwhile()
+        return append(*args)
 
-    monkeypatch.setattr(ledger.states, "current", read_then_lose)
+    monkeypatch.setattr(store, "append_prepared", lose_then_append)
     return done
 
 
@@ -236,7 +236,7 @@ def test_a_lost_race_under_if_match_is_refused(
     other = CardLedger(storage, None)
     player = table.players[seat]
     lose_the_race_once(monkeypatch, ledger, lambda: other.act(player, table.table_id, action, "other-key", None))
-    with pytest.raises(PreconditionFailed, match=f"moved on from version {state.version}"):
+    with pytest.raises(PreconditionFailed, match=f"version {state.version} but table"):
         table.act(seat, action, if_match=state.version)
     assert storage.store.find_idempotency(str(player.player_id), "other-key") is not None
 
