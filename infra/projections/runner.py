@@ -41,12 +41,11 @@ PROJECTIONS: dict[str, Projection] = {
 }
 NAMES: tuple[str, ...] = tuple(PROJECTIONS)
 BATCH_SIZE = 500
-# How catch_up_all commits a batch: the table views on their own and first (players wait for them), then
-# the rest in one transaction (each transaction's locks, position update and commit cost more than most
-# projections' own work on the few events a live batch holds).
+# How catch_up_all commits a batch: every projection in one transaction. A transaction's locks, position
+# update and commit cost more than most projections' own work on the few events a live batch holds, and
+# players learn of their turn from the relay's streams, not from the table views (docs/performance.md).
 COMMITTED_TOGETHER: tuple[tuple[str, ...], ...] = (
-    (TABLE_VIEWS.name,),
-    (SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
+    (TABLE_VIEWS.name, SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
 )
 
 # Fault injection for tests: seconds to sleep after applying a batch, before its commit.
@@ -112,10 +111,8 @@ def catch_up_all(
     """Catch every projection up; returns the events applied per projection.
 
     Projections at the same checkpoint (the usual case) share one read of the
-    log per batch, and apply it in two transactions: the table views, which
-    players wait for, commit first and on their own; the other projections
-    then commit together. Each transaction locks the checkpoints of its
-    projections and applies the batch only to those still where the batch was
+    log per batch, and apply it in one transaction (`COMMITTED_TOGETHER`).
+    Each transaction locks the checkpoints of its projections and applies the batch only to those still where the batch was
     read from, so each event changes each model exactly once. A checkpoint
     locked elsewhere (another worker's job, a rebuild) is skipped, not waited
     for: whoever holds it is catching it up. `on_batch` gets the events
