@@ -112,8 +112,8 @@ def catch_up_all(
 
     Projections at the same checkpoint (the usual case) share one read of the
     log per batch, and apply it in one transaction (`COMMITTED_TOGETHER`).
-    Each transaction locks the checkpoints of its projections and applies the batch only to those still where the batch was
-    read from, so each event changes each model exactly once. A checkpoint
+    Each transaction locks the checkpoints of its projections and applies the
+    batch only to those still where the batch was read from, so each event changes each model exactly once. A checkpoint
     locked elsewhere (another worker's job, a rebuild) is skipped, not waited
     for: whoever holds it is catching it up. `on_batch` gets the events
     applied per projection after each round. `caches` as for `catch_up`.
