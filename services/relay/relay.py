@@ -71,8 +71,8 @@ log = logging.getLogger("cardledger.relay")
 
 MAX_BACKOFF_S = 5.0
 POLL_INTERVAL_S = 0.002  # while an append is in flight: its commit is near
-# Held back by a long transaction (a rebuild, a transaction of another database of the server), it looks no
-# more often than this.
+# The longest gap between two looks while awake: held back by a long transaction (a rebuild, a transaction in
+# another database of the server), the looks slow down to this, and stay prompt when it ends.
 MAX_POLL_INTERVAL_S = 0.01
 PING_INTERVAL_S = 0.1  # how often the relay checks that the lock's session is still there
 # While busy the relay stores its position at most this often (and before it sleeps or stops): one UPDATE and
