@@ -14,7 +14,12 @@ BENCH_REBUILD_EVENTS (200000).
 Lag: writer threads play random Cha Kau Tsz games, one command per
 transaction, while a relay and two projection workers run as subprocesses; a
 sampler process polls table_views every 5 ms and records, for each append, the
-time from its commit to the first sample showing that table at that version.
+time from its commit to the first sample showing that table at that version;
+another reads the relay's global Redis stream as it grows (XREAD BLOCK) and
+records when each append's last event arrived there (commit-to-published). The
+relay's and the workers' CPU seconds (user + system, /proc/<pid>/stat) from
+the writers' start until every append is seen, per event appended, are rows
+too.
 
 Rebuild: N events of interleaved games are written, projected live, and then
 every projection is rebuilt in a subprocess (`services.projector.rebuild`),
@@ -39,13 +44,14 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import redis
 from psycopg.rows import dict_row
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from infra import projections  # noqa: E402
+from infra import projections, redis_bus  # noqa: E402
 from infra.db import open_pool  # noqa: E402
 from infra.event_store import EventStore, NewEvent  # noqa: E402
 from infra.migrations import migrate  # noqa: E402
@@ -118,11 +124,16 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe()
     sampler = context.Process(target=sample_versions, args=(database_url, theirs), daemon=True)
+    ours_published, theirs_published = context.Pipe()
+    reader = context.Process(target=sample_published, args=(redis_url, theirs_published), daemon=True)
     sampler.start()
+    reader.start()
     try:
         ours.recv()  # the sampler is connected and sampling
+        ours_published.recv()
         time.sleep(2.0)  # let the services start
         threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+        cpu_before = [cpu_seconds(process.pid) for process in services]
         started = time.monotonic()
         for t in threads:
             t.start()
@@ -135,17 +146,48 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
         for table_id, version in commits:
             finals[table_id] = max(version, finals.get(table_id, 0))
         ours.send(finals)
+        ours_published.send(finals)
         seen = first_seen(commits, ours.recv())
+        published = first_seen(commits, ours_published.recv())
+        cpu = [cpu_seconds(process.pid) - before for process, before in zip(services, cpu_before, strict=True)]
         sampler.join()
+        reader.join()
     finally:
-        if sampler.is_alive():
-            sampler.kill()
+        for child in (sampler, reader):
+            if child.is_alive():
+                child.kill()
         for process in services:
             terminate(process)
         pool.close()
     lags = [(seen[key] - commits[key]) * 1000 for key in commits if key in seen]
     missing = len(commits) - len(lags)
+    relayed = [(published[key] - commits[key]) * 1000 for key in commits if key in published]
+    events = max(appended[0], 1)
     return [
+        {
+            "benchmark": f"commit-to-published (Redis) lag p50, {writers} writers",
+            "value": statistics.median(relayed) if relayed else float("nan"),
+            "target": None,
+            "unit": "ms",
+        },
+        {
+            "benchmark": f"commit-to-published (Redis) lag p99, {writers} writers",
+            "value": _percentile(relayed, 0.99) if relayed else float("nan"),
+            "target": None,
+            "unit": "ms",
+        },
+        {
+            "benchmark": f"relay CPU per event, {writers} writers",
+            "value": cpu[0] / events * 1e6,
+            "target": None,
+            "unit": "us",
+        },
+        {
+            "benchmark": f"projection workers' CPU per event (both), {writers} writers",
+            "value": sum(cpu[1:]) / events * 1e6,
+            "target": None,
+            "unit": "us",
+        },
         {
             "benchmark": f"append load (events/s, {writers} writers)",
             "value": appended[0] / elapsed,
@@ -199,6 +241,42 @@ def sample_versions(database_url: str, pipe: Connection, interval: float = 0.005
                 break
             time.sleep(interval)
     pipe.send(records)
+
+
+def sample_published(redis_url: str, pipe: Connection, grace: float = 30.0) -> None:
+    """In a process of its own: read the relay's global stream as it grows, recording (version, time) per table
+    as `sample_versions` does, until it is sent the final version of each table and has seen them all (or
+    `grace` s have passed); then send back the records."""
+    client = redis.Redis.from_url(redis_url)
+    records: dict[str, list[tuple[int, float]]] = {}
+    last_id = "$"
+    pipe.send("reading")
+    finals: dict[str, int] | None = None
+    deadline = 0.0
+    while True:
+        entries = redis_bus.read_stream(client, redis_bus.GLOBAL_STREAM, last_id, count=1000, block_ms=50)
+        now = time.monotonic()
+        for entry_id, body in entries:
+            last_id = entry_id
+            table_id, version = str(body["table_id"]), body["version"]
+            seen = records.setdefault(table_id, [(0, 0.0)])
+            if isinstance(version, int) and version > seen[-1][0]:
+                seen.append((version, now))
+        if finals is None and pipe.poll():
+            finals = pipe.recv()
+            deadline = now + grace
+        if finals is not None and (
+            now > deadline or all(records.get(t, [(0, 0.0)])[-1][0] >= v for t, v in finals.items())
+        ):
+            break
+    client.close()
+    pipe.send(records)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process `pid` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def first_seen(

@@ -281,10 +281,7 @@ def store(pool: ConnectionPool) -> EventStore:  # type: ignore[type-arg]
 
 @pytest.fixture
 def conn(db_url: str) -> Iterator[psycopg.Connection[dict[str, Any]]]:
-    """An autocommit connection to the emptied test database (projection caches cleared)."""
-    from infra.projections.heads import clear_caches
-
-    clear_caches()
+    """An autocommit connection to the emptied test database."""
     with connect(db_url) as connection:
         yield connection
 

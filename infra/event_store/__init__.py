@@ -26,7 +26,14 @@ from infra.event_store.model import (
     RecordedEvent,
 )
 from infra.event_store.postgres import EventStore
-from infra.event_store.read import EVENT_COLUMNS, READ_LOG_SQL, fetch_events, read_log_in, read_stream_in
+from infra.event_store.read import (
+    EVENT_COLUMNS,
+    READ_LOG_SQL,
+    committed_after_in,
+    fetch_events,
+    read_log_in,
+    read_stream_in,
+)
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -42,6 +49,7 @@ __all__ = [
     "NewEvent",
     "PendingAppend",
     "RecordedEvent",
+    "committed_after_in",
     "fetch_events",
     "prepare",
     "read_log_in",

@@ -60,6 +60,16 @@ def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEven
     return fetch_events(conn, READ_LOG_SQL, (str(after.tx_id), after.global_position, limit))
 
 
+def committed_after_in(conn: Conn, after: LogPosition) -> bool:
+    """Whether any committed event lies after `after`, safe to read yet or still held back by an older
+    transaction that is running (`READ_LOG_SQL` returns only the former)."""
+    row = conn.execute(
+        """SELECT EXISTS (SELECT 1 FROM events WHERE (tx_id, global_position) > (%s::text::xid8, %s)) AS found""",
+        (str(after.tx_id), after.global_position),
+    ).fetchone()
+    return row is not None and bool(row["found"])
+
+
 def stream_version_in(conn: Conn, stream_id: str) -> int | None:
     row = conn.execute("SELECT version FROM streams WHERE stream_id = %s", (stream_id,)).fetchone()
     return None if row is None else int(row["version"])

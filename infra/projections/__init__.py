@@ -8,6 +8,7 @@ hashes a model's canonical dump, so a rebuild can be compared with the live one.
 
 from infra.projections.base import ModelTable, Projection
 from infra.projections.checkpoint import checkpoint_name
+from infra.projections.heads import ProjectionCaches
 from infra.projections.runner import BATCH_SIZE, NAMES, PROJECTIONS, catch_up, catch_up_all, digest, projection_named
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "PROJECTIONS",
     "ModelTable",
     "Projection",
+    "ProjectionCaches",
     "catch_up",
     "catch_up_all",
     "checkpoint_name",

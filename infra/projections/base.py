@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from infra.db import Conn
 from infra.event_store import RecordedEvent
+from infra.projections.heads import ProjectionCaches
 
-Apply = Callable[[Conn, list[RecordedEvent]], None]
+Apply = Callable[[Conn, list[RecordedEvent], ProjectionCaches], None]
 
 
 @dataclass(frozen=True)
@@ -24,4 +25,4 @@ class ModelTable:
 class Projection:
     name: str
     tables: tuple[ModelTable, ...]
-    apply: Apply  # applies one batch of the log inside the caller's transaction
+    apply: Apply  # applies one batch of the log inside the caller's transaction, with the caller's caches

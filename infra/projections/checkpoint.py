@@ -16,6 +16,10 @@ _COLUMNS = (
 
 RELAY_POSITION = "relay"  # the relay's row
 RELAY_LOCK_KEY = 7_410_221_002  # the advisory lock the active relay holds (its standby waits on it)
+# The advisory lock the active relay holds while it sleeps: an append that finds it held wakes the relay
+# (migration 012 holds the same number).
+RELAY_ASLEEP_KEY = 7_410_221_004
+LOG_CHANNEL = "cardledger_log"  # the channel those appends notify
 
 
 def checkpoint_name(projection: str) -> str:

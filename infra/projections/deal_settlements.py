@@ -52,7 +52,7 @@ from domain.table import DEAL_ENDED, TABLE_CLOSED, deal_transfers
 from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
-from infra.projections.heads import TableHead, table_heads
+from infra.projections.heads import ProjectionCaches, TableHead, table_heads
 
 CENTS = "cents"
 
@@ -165,12 +165,12 @@ def closing_rows(head: TableHead, closed: RecordedEvent) -> list[dict[str, Any]]
     return rows
 
 
-def apply_deal_settlements(conn: Conn, events: list[RecordedEvent]) -> None:
+def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
     closings = [e for e in events if e.type == TABLE_CLOSED and "transfers" in e.data]
     deal_events = [e for e in events if e.type != TABLE_CLOSED]
     deals = {(e.stream_id, e.deal_no) for e in deal_events if e.type == DEAL_ENDED or "transfers" in e.data}
     tables = {table_id for table_id, _ in deals} | {e.stream_id for e in closings}
-    heads = table_heads(conn, tables, deals) if tables else {}
+    heads = table_heads(conn, caches, tables, deals) if tables else {}
     if closings:
         refunds = [row for e in closings if e.stream_id in heads for row in closing_rows(heads[e.stream_id], e)]
         if refunds:

@@ -2,13 +2,14 @@
 
 A table's head (the `table_opened` event and the `player_seated` and
 `player_left` events of deal 0) does not change once every seat is taken (that
-starts deal 1), so complete heads are kept in a small per-process cache.
+starts deal 1), so complete heads are kept in a bounded cache
+(`ProjectionCaches`, made by whoever runs the projections and handed to them).
 
 Seats may change hands between deals, so an account "seat:N" names the player
-at seat N in the deal the transfer belongs to: `table_heads(conn, ids, deals)`
+at seat N in the deal the transfer belongs to: `table_heads(conn, caches, ids, deals)`
 adds the players of the given deals (from their `deal_started` events, which
 name them; a deal started before they did had the head's players, as seats
-could not change then), kept in a cache of their own (a deal's players never
+could not change then), kept in that cache too (a deal's players never
 change), and `TableHead.player_at(account, deal_no)` reads them.
 """
 
@@ -53,24 +54,39 @@ class TableHead:
         return account_player(account, self.players_in(deal_no))
 
 
-_heads: Lru[str, TableHead] = Lru(20_000)
-_deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(50_000)  # (table, deal) -> its players
-# This process's folded states for the projections: the state before a batch (for the next projection folding
-# it) and after, and the folds of each table's slice of a batch, which the table projections share.
-PROJECTION_STATES = FoldedStates(size=5_000, states_per_table=2, slices=5_000)
+class ProjectionCaches:
+    """The caches one projector shares between its projections and batches: complete table heads, the
+    players of deals, and folded states (the state before a batch, for the next projection folding it, and
+    after, and the folds of each table's slice of a batch, which the table projections share).
+
+    Made by the process that runs the projections and handed down; two projectors never share one."""
+
+    def __init__(
+        self, heads: int = 20_000, deal_players: int = 50_000, states: int = 5_000, slices: int = 5_000
+    ) -> None:
+        self.heads: Lru[str, TableHead] = Lru(heads)
+        self.deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(deal_players)
+        self.states = FoldedStates(size=states, states_per_table=2, slices=slices)
+
+    def clear(self) -> None:
+        self.heads.clear()
+        self.deal_players.clear()
+        self.states.clear()
 
 
-def table_heads(conn: Conn, table_ids: Iterable[str], deals: Iterable[tuple[str, int]] = ()) -> dict[str, TableHead]:
+def table_heads(
+    conn: Conn, caches: ProjectionCaches, table_ids: Iterable[str], deals: Iterable[tuple[str, int]] = ()
+) -> dict[str, TableHead]:
     """Heads of the given tables, with the players of `deals` ((table, deal number) pairs); streams that do not
     begin with table_opened are left out."""
-    heads = _table_heads(conn, table_ids)
+    heads = _table_heads(conn, caches.heads, table_ids)
     wanted = sorted({(table_id, deal_no) for table_id, deal_no in deals if table_id in heads and deal_no >= 1})
     if not wanted:
         return heads
     players: dict[tuple[str, int], tuple[str | None, ...]] = {}
     missing = []
     for key in wanted:
-        kept = _deal_players.get(key)
+        kept = caches.deal_players.get(key)
         if kept is None:
             missing.append(key)
         else:
@@ -89,7 +105,7 @@ def table_heads(conn: Conn, table_ids: Iterable[str], deals: Iterable[tuple[str,
             raw = row["players"]
             named = tuple(None if p is None else str(p) for p in raw) if isinstance(raw, list) else None
             players[key] = named if named is not None else heads[key[0]].players
-            _deal_players.put(key, players[key])
+            caches.deal_players.put(key, players[key])
     by_table: dict[str, dict[int, tuple[str | None, ...]]] = {}
     for (table_id, deal_no), seated in players.items():
         by_table.setdefault(table_id, {})[deal_no] = seated
@@ -99,12 +115,12 @@ def table_heads(conn: Conn, table_ids: Iterable[str], deals: Iterable[tuple[str,
     }
 
 
-def _table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
+def _table_heads(conn: Conn, cache: Lru[str, TableHead], table_ids: Iterable[str]) -> dict[str, TableHead]:
     wanted = sorted(set(table_ids))
     found: dict[str, TableHead] = {}
     missing = []
     for table_id in wanted:
-        head = _heads.get(table_id)
+        head = cache.get(table_id)
         if head is None:
             missing.append(table_id)
         else:
@@ -133,25 +149,24 @@ def _table_heads(conn: Conn, table_ids: Iterable[str]) -> dict[str, TableHead]:
     for table_id in missing:
         head = found.get(table_id)
         if head is not None and head.complete:
-            _heads.put(table_id, head)
+            cache.put(table_id, head)
     return found
 
 
-def fold_tables(
-    conn: Conn, events: list[RecordedEvent], states: FoldedStates = PROJECTION_STATES
-) -> dict[str, list[TableState]]:
+def fold_tables(conn: Conn, caches: ProjectionCaches, events: list[RecordedEvent]) -> dict[str, list[TableState]]:
     """For each table stream in `events` (a contiguous slice of the global log), its states in the slice.
 
     The list holds the state after the last event of each deal number met in
     the slice, in order; its last item is the state after the table's last
     event of the slice. A table's events in a slice of the log are consecutive
     versions and the slice before held the earlier ones, so the state just
-    before the slice comes from `states` when it holds that version, otherwise
+    before the slice comes from `caches.states` when it holds that version, otherwise
     it is loaded (bounded cost). Streams that are not tables are left out.
     """
     by_table: dict[str, list[RecordedEvent]] = {}
     for event in events:
         by_table.setdefault(event.stream_id, []).append(event)
+    states = caches.states
     result: dict[str, list[TableState]] = {}
     for table_id, mine in by_table.items():
         first = mine[0].version
@@ -186,9 +201,3 @@ def fold_tables(
         states.remember_slice(key, tuple(found))
         result[table_id] = found
     return result
-
-
-def clear_caches() -> None:
-    _heads.clear()
-    _deal_players.clear()
-    PROJECTION_STATES.clear()

@@ -23,7 +23,7 @@ from domain.table import DEAL_ENDED, PLAYER_SEATED, deal_transfers
 from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
-from infra.projections.heads import TableHead, table_heads
+from infra.projections.heads import ProjectionCaches, TableHead, table_heads
 
 CENTS = "cents"
 
@@ -92,14 +92,16 @@ def ledger_lines(event: RecordedEvent, head: TableHead) -> list[Line]:
     return lines
 
 
-def _heads_for(conn: Conn, events: list[RecordedEvent], types: frozenset[str]) -> dict[str, TableHead]:
+def _heads_for(
+    conn: Conn, caches: ProjectionCaches, events: list[RecordedEvent], types: frozenset[str]
+) -> dict[str, TableHead]:
     wanted = [event for event in events if event.type in types or "transfers" in event.data]
     tables = {event.stream_id for event in wanted}
-    return table_heads(conn, tables, {(event.stream_id, event.deal_no) for event in wanted}) if tables else {}
+    return table_heads(conn, caches, tables, {(event.stream_id, event.deal_no) for event in wanted}) if tables else {}
 
 
-def apply_ledger(conn: Conn, events: list[RecordedEvent]) -> None:
-    heads = _heads_for(conn, events, frozenset())
+def apply_ledger(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
+    heads = _heads_for(conn, caches, events, frozenset())
     rows = []
     for event in events:
         head = heads.get(event.stream_id)
@@ -136,8 +138,8 @@ def _money_unit(game: str) -> str:
         return CENTS
 
 
-def apply_settlements(conn: Conn, events: list[RecordedEvent]) -> None:
-    heads = _heads_for(conn, events, frozenset({PLAYER_SEATED, DEAL_ENDED}))
+def apply_settlements(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
+    heads = _heads_for(conn, caches, events, frozenset({PLAYER_SEATED, DEAL_ENDED}))
     # (player, table) -> [net_cents, net_amount, deals]
     deltas: dict[tuple[str, str], list[int]] = {}
     for event in events:

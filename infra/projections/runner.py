@@ -19,7 +19,7 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from infra.db import Conn
-from infra.event_store import LogPosition, RecordedEvent, read_log_in
+from infra.event_store import LogPosition, read_log_in
 from infra.projections.base import Projection
 from infra.projections.checkpoint import (
     checkpoint_name,
@@ -32,6 +32,7 @@ from infra.projections.checkpoint import (
     store_positions,
 )
 from infra.projections.deal_settlements import DEAL_SETTLEMENTS
+from infra.projections.heads import ProjectionCaches
 from infra.projections.ledger import LEDGER, SETTLEMENTS
 from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
 
@@ -40,12 +41,11 @@ PROJECTIONS: dict[str, Projection] = {
 }
 NAMES: tuple[str, ...] = tuple(PROJECTIONS)
 BATCH_SIZE = 500
-# How catch_up_all commits a batch: the table views on their own and first (players wait for them), then
-# the rest in one transaction (each transaction's locks, position update and commit cost more than most
-# projections' own work on the few events a live batch holds).
+# How catch_up_all commits a batch: every projection in one transaction. A transaction's locks, position
+# update and commit cost more than most projections' own work on the few events a live batch holds, and
+# players learn of their turn from the relay's streams, not from the table views (docs/performance.md).
 COMMITTED_TOGETHER: tuple[tuple[str, ...], ...] = (
-    (TABLE_VIEWS.name,),
-    (SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
+    (TABLE_VIEWS.name, SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
 )
 
 # Fault injection for tests: seconds to sleep after applying a batch, before its commit.
@@ -64,20 +64,19 @@ def _batch_delay() -> float:
     return float(raw) if raw else 0.0
 
 
-def apply_batch(conn: Conn, projection: Projection, events: list[RecordedEvent]) -> None:
-    projection.apply(conn, events)
-
-
 def catch_up(
     conn: Conn,
     name: str,
     batch_size: int = BATCH_SIZE,
     on_batch: Callable[[int], None] | None = None,
+    caches: ProjectionCaches | None = None,
 ) -> int:
     """Apply every committed event after the checkpoint of projection `name`; returns the events applied.
 
-    `conn` must not be inside a transaction (each batch is its own).
+    `conn` must not be inside a transaction (each batch is its own). `caches` are the caller's (a worker keeps
+    its own between calls); without them the call uses caches of its own, dropped when it returns.
     """
+    caches = ProjectionCaches() if caches is None else caches
     projection = projection_named(name)
     checkpoint = checkpoint_name(name)
     if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
@@ -92,7 +91,7 @@ def catch_up(
             events = read_log_in(conn, position, batch_size)
             if not events:
                 return applied
-            apply_batch(conn, projection, events)
+            projection.apply(conn, events, caches)
             if delay:
                 time.sleep(delay)
             store_position(conn, checkpoint, events[-1].log_position)
@@ -107,21 +106,21 @@ def catch_up_all(
     conn: Conn,
     batch_size: int = BATCH_SIZE,
     on_batch: Callable[[dict[str, int]], None] | None = None,
+    caches: ProjectionCaches | None = None,
 ) -> dict[str, int]:
     """Catch every projection up; returns the events applied per projection.
 
     Projections at the same checkpoint (the usual case) share one read of the
-    log per batch, and apply it in two transactions: the table views, which
-    players wait for, commit first and on their own; the other projections
-    then commit together. Each transaction locks the checkpoints of its
-    projections and applies the batch only to those still where the batch was
-    read from, so each event changes each model exactly once. A checkpoint
+    log per batch, and apply it in one transaction (`COMMITTED_TOGETHER`).
+    Each transaction locks the checkpoints of its projections and applies the
+    batch only to those still where the batch was read from, so each event changes each model exactly once. A checkpoint
     locked elsewhere (another worker's job, a rebuild) is skipped, not waited
     for: whoever holds it is catching it up. `on_batch` gets the events
-    applied per projection after each round.
+    applied per projection after each round. `caches` as for `catch_up`.
     """
     if not conn.autocommit or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         raise RuntimeError("catch_up_all needs an autocommit connection outside a transaction")
+    caches = ProjectionCaches() if caches is None else caches
     names = {checkpoint_name(name): name for name in NAMES}
     delay = _batch_delay()
     applied = dict.fromkeys(NAMES, 0)
@@ -149,7 +148,7 @@ def catch_up_all(
                     if not ours:
                         continue  # other workers hold them or have moved them on
                     for checkpoint in ours:
-                        apply_batch(conn, PROJECTIONS[names[checkpoint]], events)
+                        PROJECTIONS[names[checkpoint]].apply(conn, events, caches)
                     if delay:
                         time.sleep(delay)
                     store_positions(conn, ours, events[-1].log_position)

@@ -15,7 +15,7 @@ from domain.table import public_view, seat_view, turn_deadline, vacant_since
 from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
-from infra.projections.heads import fold_tables, table_heads
+from infra.projections.heads import ProjectionCaches, fold_tables, table_heads
 
 # Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement and one JSON
 # encoding per batch, where executemany sends a statement per row (docs/performance.md, "Projections").
@@ -54,11 +54,11 @@ SET tricks = EXCLUDED.tricks
 """
 
 
-def apply_table_views(conn: Conn, events: list[RecordedEvent]) -> None:
-    folded = fold_tables(conn, events)
+def apply_table_views(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
+    folded = fold_tables(conn, caches, events)
     if not folded:
         return
-    heads = table_heads(conn, folded)
+    heads = table_heads(conn, caches, folded)
     rows: list[JSON] = []
     for table_id, states in sorted(folded.items()):
         state = states[-1]
@@ -79,8 +79,8 @@ def apply_table_views(conn: Conn, events: list[RecordedEvent]) -> None:
     conn.execute(_UPSERT_TABLE_VIEWS, (Jsonb(rows),))
 
 
-def apply_seat_views(conn: Conn, events: list[RecordedEvent]) -> None:
-    folded = fold_tables(conn, events)
+def apply_seat_views(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
+    folded = fold_tables(conn, caches, events)
     rows: list[JSON] = []
     for table_id, states in sorted(folded.items()):
         state = states[-1]
@@ -96,14 +96,14 @@ def apply_seat_views(conn: Conn, events: list[RecordedEvent]) -> None:
         conn.execute(_UPSERT_SEAT_VIEWS, (Jsonb(rows),))
 
 
-def apply_hand_tricks(conn: Conn, events: list[RecordedEvent]) -> None:
+def apply_hand_tricks(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
     wanted = [event for event in events if event.deal_no >= 1]
     tables = {event.stream_id for event in wanted}
     if not tables:
         return
-    heads = table_heads(conn, tables)
+    heads = table_heads(conn, caches, tables)
     ours = {table_id for table_id, head in heads.items() if game_named(head.game).counts_tricks}
-    folded = fold_tables(conn, [event for event in events if event.stream_id in ours])
+    folded = fold_tables(conn, caches, [event for event in events if event.stream_id in ours])
     rows: dict[tuple[str, int, int], JSON] = {}  # by key: the statement may change each row only once
     for table_id, states in sorted(folded.items()):
         for state in states:

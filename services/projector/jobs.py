@@ -1,8 +1,9 @@
 """The RQ job functions of the projections (enqueued by the relay as `infra.queueing.CATCH_UP_ALL_JOB`).
 
-They find PostgreSQL through `configure(url)` (called by `run_worker`) or,
-in any other process (a plain `rq worker projections`), the DATABASE_URL
-environment variable. Each thread keeps one connection to it.
+They find PostgreSQL and the projector's caches through `configure(url, stop,
+caches)` (called by `run_worker`, which makes the caches) or, in any other
+process (a plain `rq worker projections`), the DATABASE_URL environment
+variable and caches made on first use. Each thread keeps one connection.
 
 A stop event given to `configure` ends a catch-up between two batches (each
 batch is its own transaction, committed or not at all), so a worker asked to
@@ -28,6 +29,7 @@ from rq.job import Job
 from infra import projections, redis_bus
 from infra.db import Conn, connect
 from infra.metrics import count_error
+from infra.projections import ProjectionCaches
 from infra.queueing import enqueue_catch_up_all
 from services.logs import request_id_bound
 from services.projector.metrics import PROJECTION_APPLIED
@@ -47,18 +49,31 @@ IDLE_SECONDS = 0.05
 
 _configured_url: str | None = None
 _stop: threading.Event | None = None
+_caches: ProjectionCaches | None = None
 _local = threading.local()
+_caches_made = threading.Lock()
 
 
 class _Stopping(Exception):
     """Raised between two batches when the worker is stopping."""
 
 
-def configure(database_url: str, stop: threading.Event | None = None) -> None:
-    """Use `database_url` for the jobs run in this process; stop catching up between batches once `stop` is set."""
-    global _configured_url, _stop
+def configure(database_url: str, stop: threading.Event | None = None, caches: ProjectionCaches | None = None) -> None:
+    """Use `database_url` and `caches` for the jobs run in this process; stop catching up between batches once
+    `stop` is set."""
+    global _configured_url, _stop, _caches
     _configured_url = database_url
     _stop = stop
+    _caches = caches
+
+
+def caches() -> ProjectionCaches:
+    """The caches configured for this process's jobs (made here on first use when none were)."""
+    global _caches
+    with _caches_made:
+        if _caches is None:
+            _caches = ProjectionCaches()
+        return _caches
 
 
 def database_url() -> str:
@@ -106,7 +121,7 @@ def catch_up(name: str) -> int:
                 raise _Stopping
 
         try:
-            projections.catch_up(connection(), name, on_batch=on_batch)
+            projections.catch_up(connection(), name, on_batch=on_batch, caches=caches())
         except _Stopping:
             log.info("projection %s: stopping after a committed batch", name, extra={"projection": name})
         except psycopg.OperationalError:
@@ -167,7 +182,7 @@ def catch_up_all() -> dict[str, int]:
             if job is not None:
                 applied = _catch_up_while_events_come(job, on_batch)
             else:
-                applied = projections.catch_up_all(connection(), on_batch=on_batch)
+                applied = projections.catch_up_all(connection(), on_batch=on_batch, caches=caches())
         except _Stopping:
             log.info("projections: stopping after a committed batch")
             return {}
@@ -207,7 +222,7 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
             if not _hold(client, job.id):
                 break  # another job holds the key: it looks again after this moment
             holding = True
-            counts = projections.catch_up_all(connection(), on_batch=on_batch)
+            counts = projections.catch_up_all(connection(), on_batch=on_batch, caches=caches())
             _add(applied, counts)
             now = time.monotonic()
             if any(counts.values()):
@@ -223,7 +238,7 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
             with contextlib.suppress(redis.RedisError):
                 redis_bus.release_looking(client, job.id)
     if holding and not handed_on and not _stopping():
-        _add(applied, projections.catch_up_all(connection(), on_batch=on_batch))
+        _add(applied, projections.catch_up_all(connection(), on_batch=on_batch, caches=caches()))
     return applied
 
 

@@ -34,7 +34,7 @@ from infra.projections.checkpoint import (
     read_log_between,
     store_position,
 )
-from infra.projections.heads import clear_caches
+from infra.projections.heads import ProjectionCaches
 from infra.sql.read_models import delete_all_rows
 from infra.sql.transactions import next_transaction_id, oldest_running_transaction
 from services.projector.read_ahead import read_ahead
@@ -157,12 +157,12 @@ def rebuild_one(
         until = lock_position(conn, checkpoint_name(name))
         live_digest, live_rows = projections.digest(conn, name)
         delete_all_rows(conn, [table.name for table in projection.tables])
-        clear_caches()
+        caches = ProjectionCaches()  # its own: the folds of a rebuild's long batches are no use to anyone else
         bar = Progress(name, count_between(conn, START, until), sys.stderr if progress else None)
         # `until` is a position the projection has reached, so any connection reads the same events up to it.
         batches = log_batches(conn if reader is None else reader, START, until, batch_size)
         for events in batches if reader is None else read_ahead(batches):
-            projection.apply(conn, events)
+            projection.apply(conn, events, caches)
             applied += len(events)
             bar.advance(len(events))
         bar.finish()

@@ -21,6 +21,7 @@ from rq.worker import WorkerStatus
 
 from infra import redis_bus
 from infra.metrics import count_error
+from infra.projections import ProjectionCaches
 from infra.queueing import JOB_SERIALIZER, PROJECTIONS_QUEUE
 from services.clock import start_clock_thread
 from services.projector import jobs
@@ -126,7 +127,7 @@ def run_worker(
 ) -> None:
     """Run an RQ worker on queue "projections" and the polling fallback until `stop` is set (blocking), and
     with `clock` the turn clock's thread (`services.clock`: one worker's clock sweeps, the others stand by)."""
-    jobs.configure(database_url, stop)
+    jobs.configure(database_url, stop, ProjectionCaches())  # this worker's own, shared by its two threads
     poller = threading.Thread(target=poll_forever, args=(stop, fallback_interval), name="projection-poller")
     poller.start()
     ticker = start_clock_thread(database_url, stop) if clock else None

@@ -6,7 +6,8 @@ For each batch of committed events after its stored position (row 'relay' of
 1. enqueues a projection catch-up job on the RQ queue "projections";
 2. publishes the events' public forms to the global and per-table Redis
    Streams and notifies `cardledger:notify` (`infra.redis_bus.publish`);
-3. stores its new position.
+3. stores its new position (at most every `STORE_INTERVAL_S` while busy, and
+   before it sleeps or stops).
 
 A position is stored only after its events were published, so a relay that
 dies or loses Redis publishes those events again when it comes back: nothing
@@ -14,6 +15,16 @@ is lost. Publishing again does not duplicate entries (stream ids are log
 positions, which Redis refuses twice); consumers may also dedupe by
 `global_position`. While Redis is down the relay retries with exponential
 backoff (capped), never moving its position past unpublished events.
+
+When it finds nothing to publish it sleeps until an append wakes it, for at
+most `idle_interval` seconds (the fallback, should a wake-up be lost): it
+takes the "asleep" advisory lock (`RELAY_ASLEEP_KEY`), looks once more, and
+waits for a notification on `LOG_CHANNEL`, which an append that finds the lock
+held sends at its commit (migration 012). An append in flight holds that lock
+in shared mode, so the relay cannot fall asleep then; it looks again after
+`poll_interval` instead, as it does while committed events wait for an older
+transaction to end (the commit-safe horizon), twice as long after each look
+that found nothing, up to `MAX_POLL_INTERVAL_S`.
 
 Several relays may run: only one is active. Each takes a PostgreSQL session
 advisory lock (pg_try_advisory_lock on a dedicated connection); the others
@@ -26,6 +37,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from typing import Any
 
 import psycopg
@@ -33,16 +45,41 @@ import redis
 
 from infra import redis_bus
 from infra.db import Conn, connect
-from infra.event_store import LogPosition, RecordedEvent, read_log_in
+from infra.event_store import START, LogPosition, RecordedEvent, committed_after_in, read_log_in
 from infra.metrics import count_error
-from infra.projections.checkpoint import RELAY_LOCK_KEY, RELAY_POSITION, ensure_position, read_position, store_position
+from infra.projections.checkpoint import (
+    LOG_CHANNEL,
+    RELAY_ASLEEP_KEY,
+    RELAY_LOCK_KEY,
+    RELAY_POSITION,
+    ensure_position,
+    read_position,
+    store_position,
+)
 from infra.queueing import enqueue_projections
-from infra.sql.session import ping, try_advisory_lock
+from infra.sql.session import (
+    advisory_unlock,
+    drop_notifications,
+    listen,
+    ping,
+    try_advisory_lock,
+    wait_for_notification,
+)
 from services.relay.metrics import RELAY_PUBLISHED
 
 log = logging.getLogger("cardledger.relay")
 
 MAX_BACKOFF_S = 5.0
+POLL_INTERVAL_S = 0.002  # while an append is in flight: its commit is near
+# The longest gap between two looks while awake: held back by a long transaction (a rebuild, a transaction in
+# another database of the server), the looks slow down to this, and stay prompt when it ends.
+MAX_POLL_INTERVAL_S = 0.01
+PING_INTERVAL_S = 0.1  # how often the relay checks that the lock's session is still there
+# While busy the relay stores its position at most this often (and before it sleeps or stops): one UPDATE and
+# commit per batch cost more than the batch's publishing; after a crash, the events published since are
+# published again, which adds nothing to the streams.
+STORE_INTERVAL_S = 0.1
+IDLE_INTERVAL_S = 1.0  # the longest sleep waiting for a wake-up
 MAX_JOB_REQUEST_IDS = 50
 
 
@@ -70,19 +107,25 @@ class Relay:
         database_url: str,
         redis_url: str,
         stop: threading.Event,
-        poll_interval: float = 0.02,
+        poll_interval: float = POLL_INTERVAL_S,
         batch_size: int = 500,
         max_backoff: float = MAX_BACKOFF_S,
+        idle_interval: float = IDLE_INTERVAL_S,
     ) -> None:
         self.database_url = database_url
         self.redis_url = redis_url
         self.stop = stop
         self.poll_interval = poll_interval
+        self.idle_interval = idle_interval
         self.batch_size = batch_size
         self.max_backoff = max_backoff
         self.active = threading.Event()  # set while this relay holds the lock
         self.session_pid: int | None = None  # the backend of the lock's session while connected (/readyz)
         self.published = 0  # events published by this relay (for tests and logs)
+        self.wake_ups = 0  # sleeps ended by an append's notification (for tests)
+        self._next_poll = poll_interval
+        self._stored = START  # the position stored last, and when
+        self._stored_at = 0.0
 
     # Leadership ---------------------------------------------------------------
 
@@ -120,7 +163,7 @@ class Relay:
             if not standby_logged:
                 log.info("relay standing by: another relay holds advisory lock %s", RELAY_LOCK_KEY)
                 standby_logged = True
-            self.stop.wait(max(self.poll_interval, 0.5))
+            self.stop.wait(0.5)
         return False
 
     # Relaying -----------------------------------------------------------------
@@ -132,21 +175,52 @@ class Relay:
                 with conn.transaction():
                     ensure_position(conn, RELAY_POSITION)
                 position = read_position(conn, RELAY_POSITION)
+                self._stored, self._stored_at = position, time.monotonic()
+                listen(conn, LOG_CHANNEL)
                 log.info("relay starting after %s", position)
+                pinged = 0.0
                 while not self.stop.is_set():
-                    ping(lock_conn)  # raises if the lock's session is gone
+                    if time.monotonic() - pinged >= PING_INTERVAL_S:
+                        ping(lock_conn)  # raises if the lock's session is gone
+                        pinged = time.monotonic()
                     events = read_log_in(conn, position, self.batch_size)
-                    if not events:
-                        self.stop.wait(self.poll_interval)
-                        continue
-                    if not self._publish(client, events):
-                        return  # stopping: the position stays before the unpublished events
-                    position = events[-1].log_position
+                    if events:
+                        self._next_poll = self.poll_interval
+                        if not self._publish(client, events):
+                            break  # stopping: the position stays before the unpublished events
+                        position = events[-1].log_position
+                        self.published += len(events)
+                        RELAY_PUBLISHED.inc(len(events))
+                        if time.monotonic() - self._stored_at >= STORE_INTERVAL_S:
+                            self._store(conn, position)
+                        if len(events) == self.batch_size:
+                            continue  # more are waiting
+                    # After a batch that was not full, the next look is the wait's: it looks for commits itself.
+                    self._wait_for_commits(conn, position)
+                if position != self._stored:
                     self._store(conn, position)
-                    self.published += len(events)
-                    RELAY_PUBLISHED.inc(len(events))
         finally:
             client.close()
+
+    def _wait_for_commits(self, conn: Conn, position: LogPosition) -> None:
+        """Sleep until an append wakes the relay (at most `idle_interval`), unless an append is in flight or
+        committed events wait behind an older transaction: then look again after `poll_interval`."""
+        drop_notifications(conn)  # sent while the relay was awake: it has looked since
+        if try_advisory_lock(conn, RELAY_ASLEEP_KEY):
+            try:
+                # Looked at after taking the lock: an append committed before it is seen here; one that
+                # commits after it found the lock held and notifies.
+                if not committed_after_in(conn, position):
+                    if position != self._stored:
+                        self._store(conn, position)
+                    if wait_for_notification(conn, self.idle_interval, self.stop):
+                        self.wake_ups += 1
+                    self._next_poll = self.poll_interval
+                    return
+            finally:
+                advisory_unlock(conn, RELAY_ASLEEP_KEY)
+        self.stop.wait(self._next_poll)
+        self._next_poll = min(self._next_poll * 2, max(MAX_POLL_INTERVAL_S, self.poll_interval))
 
     def _publish(self, client: redis.Redis, events: list[RecordedEvent]) -> bool:
         """Publish and enqueue, retrying while Redis is unavailable; False if stopped before it succeeded."""
@@ -184,15 +258,17 @@ class Relay:
     def _store(self, conn: Conn, position: LogPosition) -> None:
         # One UPDATE on an autocommit connection: atomic by itself, one round trip instead of three.
         store_position(conn, RELAY_POSITION, position)
+        self._stored, self._stored_at = position, time.monotonic()
 
 
 def run_relay(
     database_url: str,
     redis_url: str,
     stop: threading.Event,
-    poll_interval: float = 0.02,
+    poll_interval: float = POLL_INTERVAL_S,
     batch_size: int = 500,
     max_backoff: float = MAX_BACKOFF_S,
+    idle_interval: float = IDLE_INTERVAL_S,
 ) -> None:
     """Run a relay until `stop` is set (blocking). See the module docstring for its guarantees."""
-    Relay(database_url, redis_url, stop, poll_interval, batch_size, max_backoff).run()
+    Relay(database_url, redis_url, stop, poll_interval, batch_size, max_backoff, idle_interval).run()

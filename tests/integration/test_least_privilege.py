@@ -284,7 +284,11 @@ def test_the_service_role_cannot_change_a_stored_event(
     roles: Roles, appended: list[tuple[Any, ...]], statements: list[str]
 ) -> None:
     before_triggers = triggers(roles.owner_url)
-    assert before_triggers == [("events_immutable_rows", "O"), ("events_immutable_truncate", "O")]
+    assert before_triggers == [
+        ("events_immutable_rows", "O"),
+        ("events_immutable_truncate", "O"),
+        ("events_wake_relay", "O"),
+    ]
     with psycopg.connect(roles.owner_url) as conn:
         owner = conn.execute("SELECT quote_ident(pg_get_userbyid(relowner)) FROM pg_class WHERE relname = 'events'")
         owner_name = str(owner.fetchone()[0])  # type: ignore[index]

@@ -18,6 +18,7 @@ from rq import Queue
 
 from infra import projections, redis_bus
 from infra.event_store import EventStore
+from infra.projections import ProjectionCaches
 from infra.queueing import CATCH_UP_ALL_JOB, JOB_SERIALIZER, enqueue_projections
 from services.projector import jobs
 from services.projector.rebuild import rebuild
@@ -291,7 +292,7 @@ def test_a_failing_projection_does_not_hold_the_others_back(
     assert total is not None
     ledger = projections.PROJECTIONS["ledger"]
 
-    def broken(c: Conn, events: list[Any]) -> None:
+    def broken(c: Conn, events: list[Any], caches: ProjectionCaches) -> None:
         raise RuntimeError("ledger projection bug")
 
     monkeypatch.setitem(projections.PROJECTIONS, "ledger", dataclasses.replace(ledger, apply=broken))

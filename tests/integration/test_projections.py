@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -13,11 +14,14 @@ from psycopg.rows import dict_row
 from domain.events import Event
 from domain.table import TableState, public_view, seat_view
 from infra import projections
+from infra.db import open_pool
 from infra.event_store import EventStore, NewEvent
+from infra.migrations import migrate
 from infra.projections import heads
 from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.table_loader import load_table
 from services.projector.rebuild import connect, rebuild, rebuild_one
+from tests.conftest import fresh_database
 from tests.faults.workload import TableGame, play_tables
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -74,7 +78,6 @@ def test_the_table_projections_fold_each_event_once(
     store: EventStore, conn: Conn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     play_tables(store, count=4, deals=2, seed=12)
-    heads.clear_caches()
     folded: list[str] = []
     real_fold = heads.fold
 
@@ -150,8 +153,8 @@ def test_a_batch_that_fails_halfway_changes_nothing(store: EventStore, conn: Con
     projection = projections.PROJECTIONS["ledger"]
     original = projection.apply
 
-    def failing(c: Conn, events: list[Any]) -> None:
-        original(c, events)
+    def failing(c: Conn, events: list[Any], caches: projections.ProjectionCaches) -> None:
+        original(c, events, caches)
         raise RuntimeError("worker died after applying, before the checkpoint")
 
     object.__setattr__(projection, "apply", failing)
@@ -273,3 +276,32 @@ def test_a_checkpoint_held_elsewhere_is_skipped_and_caught_up_later(store: Event
 def test_catch_up_all_needs_an_autocommit_connection(db_url: str) -> None:
     with psycopg.connect(db_url, row_factory=dict_row) as plain, pytest.raises(RuntimeError, match="autocommit"):
         projections.catch_up_all(plain)
+
+
+def _play_one(url: str, game: TableGame) -> None:
+    pool = open_pool(url, min_size=1, max_size=2)
+    try:
+        for _ in game.play_into(EventStore(pool)):
+            pass
+    finally:
+        pool.close()
+
+
+def test_two_projectors_in_one_process_keep_caches_of_their_own(pg_server_url: str) -> None:
+    """The same table id names different tables in two databases: each projector's caches (heads, folded
+    states) hold only what it read from its own database, so each model equals its rebuild."""
+    with fresh_database(pg_server_url) as first_url, fresh_database(pg_server_url) as second_url:
+        for url in (first_url, second_url):
+            migrate(url)
+        _play_one(first_url, TableGame("same-id", game="cha-kau-tsz", seats=4, deals=2, rng=random.Random(1)))
+        _play_one(second_url, TableGame("same-id", game="cholek-tiga", seats=2, deals=2, rng=random.Random(2)))
+        first_caches, second_caches = projections.ProjectionCaches(), projections.ProjectionCaches()
+        with connect(first_url) as first, connect(second_url) as second:
+            # The same batch size, so that the second would find the first's folds of the same slices.
+            projections.catch_up_all(first, batch_size=9, caches=first_caches)
+            projections.catch_up_all(second, batch_size=9, caches=second_caches)
+            assert first_caches.heads.get("same-id") is not None
+            for conn, game in ((first, "cha-kau-tsz"), (second, "cholek-tiga")):
+                assert scalar(conn, "SELECT game FROM table_views WHERE table_id = 'same-id'") == game
+        for url in (first_url, second_url):
+            assert all(report.equal for report in rebuild(url, None, progress=False))

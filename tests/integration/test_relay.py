@@ -16,7 +16,7 @@ from rq import Queue
 
 from infra import redis_bus
 from infra.event_store import EventStore, NewEvent
-from infra.projections.checkpoint import read_position
+from infra.projections.checkpoint import RELAY_ASLEEP_KEY, read_position
 from services.relay import RELAY_LOCK_KEY, RELAY_POSITION, Relay
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
 
@@ -289,3 +289,68 @@ def test_standby_takes_over_when_the_active_relay_is_killed(
             terminate(second)
     positions = [json.loads(f[b"event"])["global_position"] for _id, f in rclient.xrange(redis_bus.GLOBAL_STREAM)]
     assert positions == [e["global_position"] for e in db_events(store)]
+
+
+def _asleep(db_url: str) -> bool:
+    """Whether a session holds the relay's "asleep" lock."""
+    with psycopg.connect(db_url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ExclusiveLock' AND granted"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " AND ((classid::bigint << 32) | objid::bigint) = %s",
+            (RELAY_ASLEEP_KEY,),
+        ).fetchone()
+        return row is not None and row[0] > 0
+
+
+def test_an_append_wakes_a_sleeping_relay_at_its_commit(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    """With a fallback of a minute, the events reach Redis only if the append woke the relay; it sleeps again
+    after each wake-up."""
+    with RelayThread(db_url, redis_server.url, idle_interval=60.0) as running:
+        for n in range(3):
+            wait_until(lambda: _asleep(db_url), what="the relay asleep")
+            store.append("woken", n, [NewEvent("plain", {"n": n})])
+            wait_until(lambda n=n: rclient.xlen(redis_bus.GLOBAL_STREAM) == n + 1, timeout=10, what="published")
+        assert running.relay.wake_ups >= 3
+
+
+def test_an_append_in_flight_keeps_the_relay_from_sleeping_until_it_commits(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    """An append begun while the relay was awake holds the "asleep" lock in shared mode: the relay looks again
+    every poll_interval instead of sleeping, and publishes the events once they commit, however long the
+    fallback. One begun while it sleeps wakes it at its commit."""
+    with psycopg.connect(db_url, row_factory=dict_row) as held:
+        store.append_in(held, "held", 0, [NewEvent("plain", {"n": 0})])
+        with RelayThread(db_url, redis_server.url, idle_interval=60.0) as running:
+            threading.Event().wait(0.5)
+            assert not _asleep(db_url)
+            assert rclient.xlen(redis_bus.GLOBAL_STREAM) == 0
+            held.commit()
+            wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 1, timeout=10, what="published")
+            wait_until(lambda: _asleep(db_url), what="the relay asleep")
+            store.append_in(held, "held", 1, [NewEvent("plain", {"n": 1})])
+            threading.Event().wait(0.3)
+            assert _asleep(db_url) and rclient.xlen(redis_bus.GLOBAL_STREAM) == 1  # notified at the commit only
+            held.commit()
+            wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 2, timeout=10, what="published")
+            assert running.relay.wake_ups == 1
+
+
+def test_a_lost_wake_up_delays_the_events_by_the_fallback_at_most(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    """Without the trigger that wakes it, the relay still publishes, after `idle_interval`."""
+    with psycopg.connect(db_url, autocommit=True) as owner:
+        owner.execute("ALTER TABLE events DISABLE TRIGGER events_wake_relay")
+    try:
+        with RelayThread(db_url, redis_server.url, idle_interval=0.5) as running:
+            wait_until(lambda: _asleep(db_url), what="the relay asleep")
+            store.append("unwoken", 0, [NewEvent("plain", {"n": 0})])
+            wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == 1, timeout=10, what="published")
+            assert running.relay.wake_ups == 0
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as owner:
+            owner.execute("ALTER TABLE events ENABLE TRIGGER events_wake_relay")

@@ -10,7 +10,6 @@ from psycopg.rows import dict_row
 from infra import projections, redis_bus
 from infra.event_store import EventStore, NewEvent
 from infra.projections.checkpoint import checkpoint_name, read_position
-from infra.projections.heads import clear_caches
 from services.relay import RELAY_POSITION, Relay
 from tests.faults.servers import RedisServer, wait_until
 
@@ -28,7 +27,6 @@ def write_streams(store: EventStore, prefix: str, writers: int, appends: int) ->
 
 
 def test_a_late_commit_is_never_skipped(store: EventStore, db_url: str, redis_server: RedisServer) -> None:
-    clear_caches()
     client = redis_server.client()
     stop = threading.Event()
     relay = Relay(db_url, redis_server.url, stop, poll_interval=0.05)

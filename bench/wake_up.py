@@ -1,0 +1,178 @@
+"""The relay's wake-up and the projections' transactions per batch: what they cost (docs/performance.md).
+
+Run: python -m bench.wake_up [--seconds S] [--rounds N]
+
+Rows:
+- EventStore.append events/s without the wake-up trigger (migration 012 dropped), with it while the relay is
+  awake (no NOTIFY: the usual case under load), and with it while a relay sleeps for good (every append
+  NOTIFYs: the worst case), at 1, 4 and 16 writers, interleaved as in bench.append;
+- an idle relay's CPU milliseconds per second and the transactions per second it runs on its database;
+- a catch-up of a played log in batches of 4 events (a live batch's size), every projection committed in one
+  transaction or in two (the table views first, as before): client and database backend CPU microseconds
+  per event (user + system, this process and /proc/<backend pid>/stat), the two orders alternated.
+
+Servers: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); throw-away databases; a private
+redis-server (REDIS_URL when no redis-server binary is found).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+from bench.append import Appender, cardledger_writers, measure
+from bench.lag import _redis, cpu_seconds
+from infra import projections
+from infra.db import connect, open_pool
+from infra.event_store import EventStore
+from infra.migrations import migrate
+from infra.projections import runner
+from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY
+from services.relay import Relay
+from tests.conftest import fresh_database
+from tests.faults.workload import play_tables
+
+DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def _row(benchmark: str, value: float, unit: str) -> dict[str, Any]:
+    return {"benchmark": benchmark, "value": value, "target": None, "unit": unit}
+
+
+def append_rows(server_url: str, seconds: float) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with (
+        fresh_database(server_url, prefix="cardledger_bench") as plain,
+        fresh_database(server_url, prefix="cardledger_bench") as awake,
+        fresh_database(server_url, prefix="cardledger_bench") as asleep,
+    ):
+        for url in (plain, awake, asleep):
+            migrate(url)
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute("DROP TRIGGER events_wake_relay ON events")
+        stop, ready = threading.Event(), threading.Event()
+
+        def sleeping_relay() -> None:
+            with psycopg.connect(asleep, autocommit=True) as conn:
+                conn.execute(f"LISTEN {LOG_CHANNEL}")
+                conn.execute("SELECT pg_advisory_lock(%s)", (RELAY_ASLEEP_KEY,))
+                ready.set()
+                while not stop.is_set():
+                    for _ in conn.notifies(timeout=0.2, stop_after=1000):
+                        pass
+
+        sleeper = threading.Thread(target=sleeping_relay, daemon=True)
+        sleeper.start()
+        ready.wait()
+
+        def on(url: str) -> Callable[[str, int], tuple[list[Appender], Callable[[], None]]]:
+            return lambda _url, writers: cardledger_writers(url, writers)
+
+        kinds = {"plain": on(plain), "awake": on(awake), "asleep": on(asleep)}
+        try:
+            for n in (1, 4, 16):
+                rate = measure(kinds, plain, n, seconds)
+                awake_ratio, asleep_ratio = rate["awake"] / rate["plain"], rate["asleep"] / rate["plain"]
+                rows += [
+                    _row(f"append without the wake-up trigger, {n} writers", rate["plain"], "events/s"),
+                    _row(f"append with it, relay awake / without, {n} writers", awake_ratio, "ratio"),
+                    _row(f"append with it, relay asleep / without, {n} writers", asleep_ratio, "ratio"),
+                ]
+        finally:
+            stop.set()
+            sleeper.join()
+    return rows
+
+
+def idle_relay_rows(server_url: str, seconds: float) -> list[dict[str, Any]]:
+    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
+        migrate(url)
+        stop = threading.Event()
+        relay = threading.Thread(target=Relay(url, redis_url, stop).run, daemon=True)
+        relay.start()
+        try:
+            time.sleep(2.0)
+            with psycopg.connect(url, autocommit=True) as conn:
+
+                def transactions() -> int:
+                    conn.execute("SELECT pg_stat_clear_snapshot()")
+                    row = conn.execute(
+                        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+                    ).fetchone()
+                    return int(row[0]) if row is not None else 0
+
+                before, usage = transactions(), resource.getrusage(resource.RUSAGE_SELF)
+                time.sleep(seconds)
+                after_usage = resource.getrusage(resource.RUSAGE_SELF)
+                time.sleep(0.6)  # statistics reach pg_stat_database within half a second
+                after = transactions() - 2  # this connection's two reads
+        finally:
+            stop.set()
+            relay.join()
+    cpu = after_usage.ru_utime + after_usage.ru_stime - usage.ru_utime - usage.ru_stime
+    return [
+        _row("idle relay CPU", cpu / seconds * 1000, "ms per second"),
+        _row("idle relay transactions on its database", (after - before) / seconds, "per second"),
+    ]
+
+
+def batch_transaction_rows(server_url: str, rounds: int, batch: int = 4) -> list[dict[str, Any]]:
+    every = tuple(name for group in runner.COMMITTED_TOGETHER for name in group)
+    variants = {"one": (every,), "two": ((every[0],), every[1:])}
+    totals: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in variants}  # client s, backend s, events
+    kept = runner.COMMITTED_TOGETHER
+    try:
+        for round_no in range(rounds):
+            for name in sorted(variants, reverse=bool(round_no % 2)):
+                with fresh_database(server_url, prefix="cardledger_bench") as url:
+                    migrate(url)
+                    pool = open_pool(url, min_size=1, max_size=2)
+                    play_tables(EventStore(pool), count=8, deals=2, seed=3)
+                    pool.close()
+                    runner.COMMITTED_TOGETHER = variants[name]
+                    with connect(url) as conn:
+                        pid = conn.info.backend_pid
+                        client, backend = time.process_time(), cpu_seconds(pid)
+                        applied = projections.catch_up_all(conn, batch_size=batch)
+                        totals[name][0] += time.process_time() - client
+                        totals[name][1] += cpu_seconds(pid) - backend
+                        totals[name][2] += applied[every[0]]
+    finally:
+        runner.COMMITTED_TOGETHER = kept
+    rows = []
+    for name, (client, backend, events) in totals.items():
+        label = "one transaction" if name == "one" else "two transactions"
+        rows += [
+            _row(f"catch-up in batches of {batch}, {label}: client CPU", client / events * 1e6, "us/event"),
+            _row(f"catch-up in batches of {batch}, {label}: backend CPU", backend / events * 1e6, "us/event"),
+        ]
+    return rows
+
+
+def run(seconds: float = 3.0, rounds: int = 4) -> list[dict[str, Any]]:
+    server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
+    return (
+        append_rows(server_url, seconds)
+        + idle_relay_rows(server_url, 10.0)
+        + batch_transaction_rows(server_url, rounds)
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per append point")
+    parser.add_argument("--rounds", type=int, default=4, help="catch-ups of each kind")
+    args = parser.parse_args()
+    for row in run(args.seconds, args.rounds):
+        print(f"{row['benchmark']:<70}  {row['value']:>10,.2f}  {row['unit']}")
+
+
+if __name__ == "__main__":
+    main()
