@@ -26,6 +26,9 @@ MODULES = (
     "bench.api",
     "bench.abuse",
     "bench.memory",
+    "bench.tables",
+    "bench.history",
+    "bench.caches",
 )
 
 # BENCH_QUICK=1: smaller arguments for the modules whose run() takes them, shorter defaults for the env-driven ones.

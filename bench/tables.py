@@ -1,0 +1,199 @@
+"""Flat with the number of tables: the API's action rate with 256 tables in play at once against 8.
+
+Run: python -m bench.tables          (about 3 minutes; BENCH_QUICK=1 for a short check)
+
+One `cardledger up` stack (as bench/api.py starts it: a fresh database on DATABASE_URL's server, REDIS_URL,
+rate limits off). `cardledger simulate`'s random bots, polling client, play TABLES_FEW and then TABLES_MANY
+tables at once, on the same THREADS client threads and connections (`SimulationConfig.threads`: each thread
+takes one step of each of its tables in turn), so the server sees the same number of requests in flight and
+only the number of tables differs. The points alternate (few, many, few, many: ROUNDS rounds), each measured
+for BENCH_TABLES_SECONDS (default 15) once every table of the point has been opened and seated, and stopped
+then in the middle of its deals (the tables keep a turn clock of an hour, so nothing acts on them afterwards).
+The tables of earlier points stay open, so the later points run beside every table opened before them.
+
+Per point: actions/s, the action POST's p50 and p99, and the CPU seconds the stack's processes (API workers,
+relay, projection workers, supervisor; not PostgreSQL or Redis) spent per action, from psutil. The target: the
+rate with TABLES_MANY tables at least RATIO_TARGET of the rate with TABLES_FEW.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.api import bench_stack, env_float, quick  # noqa: E402
+from bench.memory import KINDS, classify  # noqa: E402
+from services.simulate import SimulationConfig, simulate  # noqa: E402
+from services.simulate.report import Stats, percentile  # noqa: E402
+
+TABLES_FEW = 8
+TABLES_MANY = 256
+THREADS = 8
+ROUNDS = 2
+RATIO_TARGET = 0.9
+TURN_SECONDS = 3600
+OPEN_TIMEOUT_S = 180.0
+SETTLE_S = 1.0  # after the last table is seated, before the window opens: every thread has gone round once
+
+
+def stack_cpu_seconds(root: psutil.Process) -> dict[str, float]:
+    """User + system CPU seconds so far of the stack's processes (the supervisor and its descendants), by kind
+    (bench.memory's kinds: API worker, projection worker, relay, ...)."""
+    by_kind: dict[str, float] = {}
+    for pid, kind in classify(root).items():
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        by_kind[kind] = by_kind.get(kind, 0.0) + times.user + times.system
+    return by_kind
+
+
+def measure(base_url: str, root: psutil.Process, game: str, tables: int, seconds: float, n: int) -> dict[str, Any]:
+    """Play `tables` tables at once on THREADS threads; the figures of a window of `seconds` once all play."""
+    config = SimulationConfig(
+        base_url=base_url,
+        game=game,
+        tables=tables,
+        seats=2,
+        concurrency=tables,
+        threads=THREADS,
+        bot="random",
+        deals=1_000_000,
+        progress=False,
+        seed=f"bench-tables-{game}-{tables}-{n}",
+        turn_seconds=TURN_SECONDS,
+    )
+    stats = Stats(deals_requested=tables * config.deals)
+    stop = threading.Event()
+    outcome: dict[str, Any] = {}
+    runner = threading.Thread(target=lambda: outcome.update(result=simulate(config, stop=stop, stats=stats)))
+    runner.start()
+    try:
+        deadline = time.monotonic() + OPEN_TIMEOUT_S
+        while stats.tables_started < tables and runner.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if stats.tables_started < tables:
+            raise RuntimeError(f"only {stats.tables_started} of {tables} tables were opened and seated")
+        time.sleep(SETTLE_S)
+        with stats.lock:
+            first, started = stats.actions, time.monotonic()
+        cpu_before = stack_cpu_seconds(root)
+        time.sleep(seconds)
+        with stats.lock:
+            last, ended = stats.actions, time.monotonic()
+            latencies = stats.latencies_ms[first:last]
+            errors = sum(stats.errors.values()) - stats.errors.get("version_mismatch", 0)
+        cpu_after = stack_cpu_seconds(root)
+        cpu = {kind: cpu_after.get(kind, 0.0) - cpu_before.get(kind, 0.0) for kind in cpu_after}
+    finally:
+        stop.set()
+        runner.join()
+    actions = last - first
+    failed = [t for t in outcome["result"].tables if t.failed] if "result" in outcome else []
+    return {
+        "rate": actions / (ended - started),
+        "p50": percentile(latencies, 0.5),
+        "p99": percentile(latencies, 0.99),
+        "cpu_ms_per_action": {kind: 1000 * seconds / actions for kind, seconds in cpu.items()} if actions else {},
+        "actions": actions,
+        "errors": errors,
+        "failed_tables": len(failed),
+    }
+
+
+def run() -> list[dict[str, Any]]:
+    seconds = env_float("BENCH_TABLES_SECONDS", 15.0, 4.0)
+    games = ("cholek-tiga",) if quick() else ("cholek-tiga", "cha-kau-tsz")
+    rounds = 1 if quick() else ROUNDS
+    points: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    with bench_stack() as (stack, _):
+        root = psutil.Process(stack.process.pid)
+        for game in games:
+            for n in range(rounds):
+                for tables in (TABLES_FEW, TABLES_MANY):
+                    print(
+                        f"  bench.tables: {game}, {tables} tables on {THREADS} threads, round {n + 1}, "
+                        f"{seconds:.0f} s ...",
+                        file=sys.stderr,
+                    )
+                    points.setdefault((game, tables), []).append(
+                        measure(stack.base_url, root, game, tables, seconds, n)
+                    )
+    rows: list[dict[str, Any]] = []
+    for game in games:
+        few, many = points[game, TABLES_FEW], points[game, TABLES_MANY]
+        few_rate = statistics.mean(p["rate"] for p in few)
+        many_rate = statistics.mean(p["rate"] for p in many)
+        for tables, measured in ((TABLES_FEW, few), (TABLES_MANY, many)):
+            label = f"API {game}, {tables} tables at once on {THREADS} client threads (polling)"
+            rates = ", ".join(f"{p['rate']:,.0f}" for p in measured)
+            rows += [
+                {
+                    "benchmark": f"{label}: actions/s (mean of {len(measured)}: {rates})",
+                    "value": statistics.mean(p["rate"] for p in measured),
+                    "target": None,
+                    "unit": "actions/s",
+                },
+                {
+                    "benchmark": f"{label}: action POST p50 (worst round)",
+                    "value": max(p["p50"] or 0.0 for p in measured),
+                    "target": None,
+                    "unit": "ms (max)",
+                },
+                {
+                    "benchmark": f"{label}: action POST p99 (worst round)",
+                    "value": max(p["p99"] or 0.0 for p in measured),
+                    "target": None,
+                    "unit": "ms (max)",
+                },
+                {
+                    "benchmark": f"{label}: stack CPU per action (every process of `cardledger up`)",
+                    "value": statistics.mean(sum(p["cpu_ms_per_action"].values()) for p in measured),
+                    "target": None,
+                    "unit": "ms (max)",
+                },
+                *(
+                    {
+                        "benchmark": f"{label}: CPU per action, {kind}s",
+                        "value": statistics.mean(p["cpu_ms_per_action"].get(kind, 0.0) for p in measured),
+                        "target": None,
+                        "unit": "ms (max)",
+                    }
+                    for kind in KINDS[:3]
+                ),
+                {
+                    "benchmark": f"{label}: actions measured / error answers / failed tables",
+                    "value": f"{sum(p['actions'] for p in measured)} / {sum(p['errors'] for p in measured)} / "
+                    f"{sum(p['failed_tables'] for p in measured)}",
+                    "target": None,
+                    "unit": "",
+                },
+            ]
+        rows.append(
+            {
+                "benchmark": f"API {game}: actions/s with {TABLES_MANY} tables / with {TABLES_FEW}",
+                "value": many_rate / few_rate if few_rate else None,
+                "target": RATIO_TARGET,
+                "unit": "ratio",
+                "baseline": few_rate,
+                "ratio": many_rate / few_rate if few_rate else None,
+            }
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    from bench.__main__ import print_table
+
+    print_table(run())
