@@ -95,8 +95,10 @@ class SimulationConfig:
             if self.client != "polling":
                 raise ValueError(f"threads shares threads between tables with the polling client, not {self.client}")
             if self.absent > 0:
-                raise ValueError("threads cannot be combined with absent: a table waiting for the clock would hold up "
-                                 "the other tables of its thread")
+                raise ValueError(
+                    "threads cannot be combined with absent: a table waiting for the clock would hold up "
+                    "the other tables of its thread"
+                )
         make_bot(self.bot, random.Random(0))
 
 
