@@ -26,6 +26,7 @@ from domain.errors import ConflictError, DomainError, NotYourTurn
 from domain.events import JSON, Event
 from domain.hashchain import canonical_json
 from domain.table import TableState
+from infra.config import CacheSizes
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStore, IdempotencyRecord, NewEvent
 from infra.folded_states import FoldedStates, KnownTable
@@ -113,13 +114,14 @@ class TableCommands:
         signer: ReceiptSigner,
         states: FoldedStates,
         withheld: WithheldHashes,
+        seeds: int = CacheSizes().seeds,
     ) -> None:
         self.pool = pool
         self.store = store
         self.signer = signer  # signs the receipt of every write (infra/signing.py)
         self.states = states
         self.withheld = withheld
-        self.seeds = KnownSeeds()
+        self.seeds = KnownSeeds(seeds)
         self._key_listed = False
 
     def open_table(self, caller: Caller, game: str, seats: int, options: Mapping[str, Any]) -> tuple[str, JSON]:

@@ -14,6 +14,7 @@ from psycopg_pool import ConnectionPool
 
 from domain.events import JSON
 from domain.table import TableState
+from infra.config import CacheSizes
 from infra.event_store import EventStore
 from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
@@ -33,16 +34,19 @@ class CardLedger:
         auditor_token: str | None,
         signer: ReceiptSigner | None = None,
         states: FoldedStates | None = None,
+        caches: CacheSizes | None = None,
     ) -> None:
+        """`caches` bounds every cache this service keeps (`states`, when given, is sized by its maker)."""
+        caches = caches if caches is not None else CacheSizes()
         self.pool = pool
         self.store = store
         # Signs the receipt of every write (infra/signing.py); bootstrap passes the configured key.
         self.signer = signer if signer is not None else ReceiptSigner.ephemeral()
-        self.states = states if states is not None else FoldedStates()
-        self.withheld = WithheldHashes(store)
-        players = KnownPlayers()
+        self.states = states if states is not None else FoldedStates(caches.tables)
+        self.withheld = WithheldHashes(store, caches.deals)
+        players = KnownPlayers(caches.players)
         self.identity = Identity(pool, auditor_token, players)
-        self.commands = TableCommands(pool, store, self.signer, self.states, self.withheld)
+        self.commands = TableCommands(pool, store, self.signer, self.states, self.withheld, caches.seeds)
         self.queries = TableQueries(pool, store, self.states, self.withheld, players)
         self.seeds = self.commands.seeds
 
