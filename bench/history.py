@@ -7,12 +7,18 @@ rate limits off). The old table is played to DEALS finished deals by random bots
 service in this process (`CardLedger`, the same commands the API runs, no HTTP: seeding is not measured), while
 the stack's relay and workers project it as usual. Then, over HTTP, one client thread:
 
-- actions: alternates one action at the old table (deal DEALS + 1 and on) with one at a young table (a new
+- actions: alternates BLOCK actions at the old table (deal DEALS + 1 and on) with BLOCK at a young table (a new
   table is opened whenever the young one's first deal ends, so it is always on its first deal), each a read of
   the seat view and a conditional POST, for BENCH_HISTORY_SECONDS (default 20); the POSTs' p50 and p99;
 - reads: GET the deal record, the dispute report (JSON) and the dispute page (HTML) of the old table's latest
-  finished deal and of a young table's first deal, alternating, READS times each; their p50 and p90, and the
-  number of events in each deal (random deals differ in length), with the ratio per event too.
+  finished deal, of a young table's first deal and of that young table's second deal (played for this),
+  alternating, READS times each; their p50 and p90, and the number of events in each deal (random deals differ
+  in length), with the ratio per event too. A deal after the first costs one deal's events more than the first
+  (its record replays it from the state the previous deal left, which is loaded from that deal's end).
+
+Wall-clock latencies on a shared machine are noisy, so the API workers' CPU seconds (psutil, the stack's gunicorn
+workers) are read around each block of BLOCK actions at one table, and around each block of reads of one kind and
+deal (ROUNDS blocks each, interleaved): CPU per action and per read, a count rather than a clock.
 
 Targets: the old table's action p99 at most ACTION_RATIO_TARGET times the young table's; each read's p50 per
 event of its deal at most READ_RATIO_TARGET times the first deal's.
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
 import sys
 import time
 import uuid
@@ -30,11 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.api import bench_stack, env_float, quick  # noqa: E402
+from bench.tables import stack_cpu_seconds  # noqa: E402
 from domain import table as tables  # noqa: E402
 from infra.config import Settings  # noqa: E402
 from services.app.callers import Caller  # noqa: E402
@@ -47,7 +57,10 @@ from services.simulate.report import percentile  # noqa: E402
 GAME = "cholek-tiga"
 DEALS = 200
 QUICK_DEALS = 20
-READS = 30
+READS = 60
+ROUNDS = 3  # the reads of each kind and deal come in this many blocks, interleaved with the others
+BLOCK = 20  # actions in a row at one table, between readings of the API workers' CPU time
+API_WORKER = "API worker (gunicorn)"
 ACTION_RATIO_TARGET = 1.2
 READ_RATIO_TARGET = 1.2
 TURN_SECONDS = 3600  # nothing acts for a seat while the bench looks elsewhere
@@ -166,6 +179,11 @@ def open_young_table(client: HttpClient, bot: Bot, latencies: list[float]) -> Ht
     return HttpTable(client, table_id, tokens, bot, 1, latencies)
 
 
+def api_cpu_seconds(root: psutil.Process) -> float:
+    """CPU seconds (user + system) the stack's API workers have spent so far."""
+    return stack_cpu_seconds(root).get(API_WORKER, 0.0)
+
+
 def timed(client: HttpClient, path: str, token: str) -> float:
     response = client.request("GET", path, None, token)
     if not response.ok:
@@ -194,6 +212,8 @@ def run() -> list[dict[str, Any]]:
         finally:
             container.close()
         client = HttpClient(stack.base_url)
+        root = psutil.Process(stack.process.pid)
+        action_cpu: dict[str, list[float]] = {}  # side -> [API worker CPU seconds, steps]
         try:
             old_tokens = [p.token for p in seated]
             old_latencies: list[float] = []
@@ -205,14 +225,26 @@ def run() -> list[dict[str, Any]]:
             print(f"  bench.history: actions at the old and at young tables, {seconds:.0f} s ...", file=sys.stderr)
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline or not first_deals:
-                if not old.step():
-                    old.ready()
-                if not young.step():
-                    first_deals.append(young)
-                    young = open_young_table(client, make_bot("random", rng), young_latencies)
+                for side in ("old", "young"):
+                    before, count = api_cpu_seconds(root), 0
+                    for _ in range(BLOCK):
+                        if side == "old":
+                            if not old.step():
+                                old.ready()
+                        elif not young.step():
+                            first_deals.append(young)
+                            young = open_young_table(client, make_bot("random", rng), young_latencies)
+                        count += 1
+                    spent = action_cpu.setdefault(side, [0.0, 0])
+                    spent[0] += api_cpu_seconds(root) - before
+                    spent[1] += count
             first = first_deals[0]
+            first.ready()  # and its second deal: the first one whose record starts from a finished deal
+            while first.step():
+                pass
             old_events = deal_events(client, old_id, deals, old_tokens[0])
             first_events = deal_events(client, first.table_id, 1, first.tokens[0])
+            second_events = deal_events(client, first.table_id, 2, first.tokens[0])
             reads_of: dict[str, Callable[[str, int], str]] = {
                 "deal record": lambda table, deal: f"/v1/tables/{table}/deals/{deal}",
                 "dispute report (JSON)": lambda table, deal: f"/v1/reports/dispute?table_id={table}&deal_no={deal}",
@@ -221,13 +253,19 @@ def run() -> list[dict[str, Any]]:
                 ),
             }
             read_times: dict[tuple[str, str], list[float]] = {}
+            read_cpu: dict[tuple[str, str], list[float]] = {}
             print(f"  bench.history: deal records and dispute reports, {reads} of each ...", file=sys.stderr)
-            for _ in range(reads):
+            sides = {"old": (old_id, deals, old_tokens[0]), "first": (first.table_id, 1, first.tokens[0])}
+            sides["second"] = (first.table_id, 2, first.tokens[0])
+            for _ in range(ROUNDS):
                 for name, path in reads_of.items():
-                    read_times.setdefault((name, "old"), []).append(timed(client, path(old_id, deals), old_tokens[0]))
-                    read_times.setdefault((name, "first"), []).append(
-                        timed(client, path(first.table_id, 1), first.tokens[0])
-                    )
+                    for side, (table, deal, token) in sides.items():
+                        before = api_cpu_seconds(root)
+                        for _ in range(reads // ROUNDS):
+                            read_times.setdefault((name, side), []).append(timed(client, path(table, deal), token))
+                        read_cpu.setdefault((name, side), []).append(
+                            (api_cpu_seconds(root) - before) / (reads // ROUNDS)
+                        )
         finally:
             client.close()
     rows: list[dict[str, Any]] = [
@@ -259,6 +297,14 @@ def run() -> list[dict[str, Any]]:
             "ratio": _ratio(old_p99, young_p99),
         },
         {
+            "benchmark": f"history: API workers' CPU per action (with its two reads), past {deals} deals / first deal",
+            "value": 1000 * action_cpu["old"][0] / action_cpu["old"][1],
+            "target": None,
+            "unit": "ms (max)",
+            "baseline": 1000 * action_cpu["young"][0] / action_cpu["young"][1],
+            "ratio": (action_cpu["old"][0] / action_cpu["old"][1]) / (action_cpu["young"][0] / action_cpu["young"][1]),
+        },
+        {
             "benchmark": f"history: action p99 past {deals} deals / on the first deal",
             "value": _ratio(old_p99, young_p99),
             "target": ACTION_RATIO_TARGET,
@@ -285,6 +331,30 @@ def run() -> list[dict[str, Any]]:
                 "unit": "ms (max)",
                 "baseline": percentile(first_times, 0.9),
                 "ratio": _ratio(percentile(old_times, 0.9), percentile(first_times, 0.9)),
+            },
+            {
+                "benchmark": f"history: {name} p50, deal {deals} / a second deal ({second_events} events)",
+                "value": old_read,
+                "target": None,
+                "unit": "ms (max)",
+                "baseline": percentile(read_times[name, "second"], 0.5),
+                "ratio": _ratio(old_read, percentile(read_times[name, "second"], 0.5)),
+            },
+            {
+                "benchmark": f"history: {name}, API workers' CPU per read, deal {deals} / a first deal",
+                "value": 1000 * statistics.mean(read_cpu[name, "old"]),
+                "target": None,
+                "unit": "ms (max)",
+                "baseline": 1000 * statistics.mean(read_cpu[name, "first"]),
+                "ratio": _ratio(statistics.mean(read_cpu[name, "old"]), statistics.mean(read_cpu[name, "first"])),
+            },
+            {
+                "benchmark": f"history: {name}, API workers' CPU per read, deal {deals} / a second deal",
+                "value": 1000 * statistics.mean(read_cpu[name, "old"]),
+                "target": None,
+                "unit": "ms (max)",
+                "baseline": 1000 * statistics.mean(read_cpu[name, "second"]),
+                "ratio": _ratio(statistics.mean(read_cpu[name, "old"]), statistics.mean(read_cpu[name, "second"])),
             },
             {
                 "benchmark": f"history: {name} p50 per event of its deal, deal {deals} / a first deal",
