@@ -11,8 +11,10 @@ for BENCH_TABLES_SECONDS (default 15) once every table of the point has been ope
 then in the middle of its deals (the tables keep a turn clock of an hour, so nothing acts on them afterwards).
 The tables of earlier points stay open, so the later points run beside every table opened before them.
 
-Per point: actions/s, the action POST's p50 and p99, and the CPU seconds the stack's processes (API workers,
-relay, projection workers, supervisor; not PostgreSQL or Redis) spent per action, from psutil. The target: the
+Per point: actions/s, the action POST's p50 and p99, and the CPU seconds spent per action (psutil) by the stack's
+processes (API workers, relay, projection workers, supervisor) and by the PostgreSQL backends connected to the
+bench's database (not the server's shared processes, nor Redis): wall-clock rates are noisy on a shared machine,
+CPU per action is a count. The target: the
 rate with TABLES_MANY tables at least RATIO_TARGET of the rate with TABLES_FEW.
 """
 
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -43,6 +46,7 @@ ROUNDS = 2
 RATIO_TARGET = 0.9
 TURN_SECONDS = 3600
 OPEN_TIMEOUT_S = 180.0
+DATABASE = "PostgreSQL backend"  # the bench database's backends, beside bench.memory's kinds
 SETTLE_S = 1.0  # after the last table is seated, before the window opens: every thread has gone round once
 
 
@@ -59,7 +63,29 @@ def stack_cpu_seconds(root: psutil.Process) -> dict[str, float]:
     return by_kind
 
 
-def measure(base_url: str, root: psutil.Process, game: str, tables: int, seconds: float, n: int) -> dict[str, Any]:
+def database_cpu_seconds(url: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend connected to the bench's database, by pid (the server's shared
+    processes, which other databases use too, are left out)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        pids = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        ]
+    seconds: dict[int, float] = {}
+    for pid in pids:
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        seconds[pid] = times.user + times.system
+    return seconds
+
+
+def measure(
+    base_url: str, url: str, root: psutil.Process, game: str, tables: int, seconds: float, n: int
+) -> dict[str, Any]:
     """Play `tables` tables at once on THREADS threads; the figures of a window of `seconds` once all play."""
     config = SimulationConfig(
         base_url=base_url,
@@ -88,14 +114,15 @@ def measure(base_url: str, root: psutil.Process, game: str, tables: int, seconds
         time.sleep(SETTLE_S)
         with stats.lock:
             first, started = stats.actions, time.monotonic()
-        cpu_before = stack_cpu_seconds(root)
+        cpu_before, database_before = stack_cpu_seconds(root), database_cpu_seconds(url)
         time.sleep(seconds)
         with stats.lock:
             last, ended = stats.actions, time.monotonic()
             latencies = stats.latencies_ms[first:last]
             errors = sum(stats.errors.values()) - stats.errors.get("version_mismatch", 0)
-        cpu_after = stack_cpu_seconds(root)
+        cpu_after, database_after = stack_cpu_seconds(root), database_cpu_seconds(url)
         cpu = {kind: cpu_after.get(kind, 0.0) - cpu_before.get(kind, 0.0) for kind in cpu_after}
+        cpu[DATABASE] = sum(spent - database_before.get(pid, 0.0) for pid, spent in database_after.items())
     finally:
         stop.set()
         runner.join()
@@ -117,7 +144,7 @@ def run() -> list[dict[str, Any]]:
     games = ("cholek-tiga",) if quick() else ("cholek-tiga", "cha-kau-tsz")
     rounds = 1 if quick() else ROUNDS
     points: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    with bench_stack() as (stack, _):
+    with bench_stack() as (stack, url):
         root = psutil.Process(stack.process.pid)
         for game in games:
             for n in range(rounds):
@@ -128,7 +155,7 @@ def run() -> list[dict[str, Any]]:
                         file=sys.stderr,
                     )
                     points.setdefault((game, tables), []).append(
-                        measure(stack.base_url, root, game, tables, seconds, n)
+                        measure(stack.base_url, url, root, game, tables, seconds, n)
                     )
     rows: list[dict[str, Any]] = []
     for game in games:
@@ -158,7 +185,7 @@ def run() -> list[dict[str, Any]]:
                     "unit": "ms (max)",
                 },
                 {
-                    "benchmark": f"{label}: stack CPU per action (every process of `cardledger up`)",
+                    "benchmark": f"{label}: CPU per action, `cardledger up` and its database's backends",
                     "value": statistics.mean(sum(p["cpu_ms_per_action"].values()) for p in measured),
                     "target": None,
                     "unit": "ms (max)",
@@ -170,7 +197,7 @@ def run() -> list[dict[str, Any]]:
                         "target": None,
                         "unit": "ms (max)",
                     }
-                    for kind in KINDS[:3]
+                    for kind in (*KINDS[:3], DATABASE)
                 ),
                 {
                     "benchmark": f"{label}: actions measured / error answers / failed tables",
@@ -180,6 +207,17 @@ def run() -> list[dict[str, Any]]:
                     "unit": "",
                 },
             ]
+        cpu_few = statistics.mean(sum(p["cpu_ms_per_action"].values()) for p in few)
+        cpu_many = statistics.mean(sum(p["cpu_ms_per_action"].values()) for p in many)
+        rows.append(
+            {
+                "benchmark": f"API {game}: CPU per action with {TABLES_FEW} tables / with {TABLES_MANY} "
+                "(a count, not a clock: the rate ratio the CPU allows)",
+                "value": cpu_few / cpu_many if cpu_many else None,
+                "target": None,
+                "unit": "ratio",
+            }
+        )
         rows.append(
             {
                 "benchmark": f"API {game}: actions/s with {TABLES_MANY} tables / with {TABLES_FEW}",
