@@ -7,7 +7,9 @@ rate limits off). `cardledger simulate`'s random bots, polling client, play TABL
 tables at once, on the same THREADS client threads and connections (`SimulationConfig.threads`: each thread
 takes one step of each of its tables in turn), so the server sees the same number of requests in flight and
 only the number of tables differs. The points alternate (few, many, few, many: ROUNDS rounds), each measured
-for BENCH_TABLES_SECONDS (default 15) once every table of the point has been opened and seated, and stopped
+for BENCH_TABLES_SECONDS (default 15) once every table of the point has been opened and seated and the tables
+have made WARM_ACTIONS_PER_TABLE actions each on average (a deal's first action reads what later ones find
+cached, once per deal whatever the number of tables), and stopped
 then in the middle of its deals (the tables keep a turn clock of an hour, so nothing acts on them afterwards).
 The tables of earlier points stay open, so the later points run beside every table opened before them.
 
@@ -16,14 +18,20 @@ processes (API workers, relay, projection workers, supervisor) and by the Postgr
 bench's database (not the server's shared processes, nor Redis): wall-clock rates are noisy on a shared machine,
 CPU per action is a count. The target: the
 rate with TABLES_MANY tables at least RATIO_TARGET of the rate with TABLES_FEW.
+
+Before the HTTP points, the application alone (`CardLedger` in this process, no HTTP): the CPU per action with
+TABLES_FEW and TABLES_MANY tables played in turn, interleaved rounds.
 """
 
 from __future__ import annotations
 
+import os
+import random
 import statistics
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +44,12 @@ if str(ROOT) not in sys.path:
 
 from bench.api import bench_stack, env_float, quick  # noqa: E402
 from bench.memory import KINDS, classify  # noqa: E402
+from domain import table as domain_tables  # noqa: E402
+from infra.config import Settings  # noqa: E402
+from services.app.callers import Caller  # noqa: E402
+from services.bootstrap import bootstrap  # noqa: E402
 from services.simulate import SimulationConfig, simulate  # noqa: E402
+from services.simulate.bots import make_bot  # noqa: E402
 from services.simulate.report import Stats, percentile  # noqa: E402
 
 TABLES_FEW = 8
@@ -47,7 +60,7 @@ RATIO_TARGET = 0.9
 TURN_SECONDS = 3600
 OPEN_TIMEOUT_S = 180.0
 DATABASE = "PostgreSQL backend"  # the bench database's backends, beside bench.memory's kinds
-SETTLE_S = 1.0  # after the last table is seated, before the window opens: every thread has gone round once
+WARM_ACTIONS_PER_TABLE = 2  # actions after the last table is seated, before the window opens (first reads behind)
 
 
 def stack_cpu_seconds(root: psutil.Process) -> dict[str, float]:
@@ -111,7 +124,11 @@ def measure(
             time.sleep(0.05)
         if stats.tables_started < tables:
             raise RuntimeError(f"only {stats.tables_started} of {tables} tables were opened and seated")
-        time.sleep(SETTLE_S)
+        with stats.lock:
+            opened_at = stats.actions
+        deadline = time.monotonic() + OPEN_TIMEOUT_S
+        while stats.actions < opened_at + WARM_ACTIONS_PER_TABLE * tables and time.monotonic() < deadline:
+            time.sleep(0.05)
         with stats.lock:
             first, started = stats.actions, time.monotonic()
         cpu_before, database_before = stack_cpu_seconds(root), database_cpu_seconds(url)
@@ -139,14 +156,76 @@ def measure(
     }
 
 
+def application_cpu_per_action(url: str, game: str, actions: int, rounds: int) -> dict[int, float]:
+    """In this process, without HTTP: the CPU milliseconds per action of `CardLedger` (the load of the table's
+    state, the seat view, the action) with TABLES_FEW and TABLES_MANY tables played in turn, interleaved rounds of
+    `actions` actions each: what the application itself does per action, free of the other processes' load."""
+    container = bootstrap(Settings.from_env({**os.environ, "DATABASE_URL": url}), start_embedded=False)
+    ledger = container.ledger
+    rng = random.Random(f"bench-tables-in-process-{game}")
+    bot = make_bot("random", rng)
+
+    def open_tables(count: int) -> list[tuple[str, list[Caller]]]:
+        opened = []
+        for n in range(count):
+            callers = []
+            for seat in range(2):
+                player = ledger.register_player(f"in-process-{n}-{seat}")
+                caller = ledger.authenticate(str(player["token"]))
+                assert caller is not None
+                callers.append(caller)
+            table_id = str(ledger.open_table(callers[0], game, 2, {"turn_seconds": TURN_SECONDS})["id"])
+            for seat, caller in enumerate(callers):
+                ledger.sit(caller, table_id, seat, f"in-process-{seat}")
+            opened.append((table_id, callers))
+        return opened
+
+    def step(table_id: str, callers: list[Caller]) -> int:
+        state = ledger.load_state(table_id)
+        if state.status != "playing":
+            for seat, caller in enumerate(callers):
+                ready = {"type": "ready", "client_seed": f"in-process-{seat}-{state.deal_no + 1}"}
+                ledger.act(caller, table_id, ready, str(uuid.uuid4()), None)
+            return 0
+        seat = domain_tables.to_act(state)
+        assert seat is not None
+        view = ledger.seat_view(callers[seat], table_id)
+        ledger.act(callers[seat], table_id, bot.choose(view), str(uuid.uuid4()), int(str(view["version"])))
+        return 1
+
+    spent: dict[int, list[float]] = {TABLES_FEW: [], TABLES_MANY: []}
+    try:
+        played = {count: open_tables(count) for count in spent}
+        for opened in played.values():  # every table has acted once: first reads of its deal are behind
+            for table_id, callers in opened:
+                step(table_id, callers)
+        for _ in range(rounds):
+            for count, opened in played.items():
+                done, turn, started = 0, 0, time.process_time()
+                while done < actions:
+                    table_id, callers = opened[turn % count]
+                    done += step(table_id, callers)
+                    turn += 1
+                spent[count].append(1000 * (time.process_time() - started) / done)
+    finally:
+        container.close()
+    return {count: statistics.mean(values) for count, values in spent.items()}
+
+
 def run() -> list[dict[str, Any]]:
     seconds = env_float("BENCH_TABLES_SECONDS", 15.0, 4.0)
     games = ("cholek-tiga",) if quick() else ("cholek-tiga", "cha-kau-tsz")
     rounds = 1 if quick() else ROUNDS
     points: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    in_process: dict[str, dict[int, float]] = {}
     with bench_stack() as (stack, url):
         root = psutil.Process(stack.process.pid)
         for game in games:
+            print(
+                f"  bench.tables: {game}, the application in process, {TABLES_FEW} and {TABLES_MANY} tables ...",
+                file=sys.stderr,
+            )
+            in_process[game] = application_cpu_per_action(url, game, 300 if quick() else 1500, rounds)
             for n in range(rounds):
                 for tables in (TABLES_FEW, TABLES_MANY):
                     print(
@@ -207,6 +286,18 @@ def run() -> list[dict[str, Any]]:
                     "unit": "",
                 },
             ]
+        rows += [
+            {
+                "benchmark": f"application in process (no HTTP), {game}, {tables} tables played in turn: "
+                "CPU per action",
+                "value": in_process[game][tables],
+                "target": None,
+                "unit": "ms (max)",
+                "baseline": in_process[game][TABLES_FEW],
+                "ratio": in_process[game][tables] / in_process[game][TABLES_FEW],
+            }
+            for tables in (TABLES_FEW, TABLES_MANY)
+        ]
         cpu_few = statistics.mean(sum(p["cpu_ms_per_action"].values()) for p in few)
         cpu_many = statistics.mean(sum(p["cpu_ms_per_action"].values()) for p in many)
         rows.append(
