@@ -26,6 +26,9 @@ MODULES = (
     "bench.api",
     "bench.abuse",
     "bench.memory",
+    "bench.tables",
+    "bench.history",
+    "bench.caches",
     "bench.scaling",
 )
 

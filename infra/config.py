@@ -24,6 +24,9 @@ CARDLEDGER_TRUSTED_PROXIES 0               reverse proxies in front of the API (
 CARDLEDGER_CORS_ORIGINS    (none)          browser origins allowed to call the API, comma-separated
                                            (https://app.example.com,http://localhost:3000), or * for any;
                                            unset: no CORS headers at all (services/api/cors.py)
+CARDLEDGER_CACHE_TABLES    10000           tables whose folded state one API process keeps (and twice as
+                                           many deals' seeds, as many deals' withheld-hash answers)
+CARDLEDGER_CACHE_PLAYERS   50000           players (and their token hashes) one API process keeps
 =========================  ==============  =============================================
 
 ``CARDLEDGER_MIGRATE_DATABASE_URL`` (default: ``DATABASE_URL``) is the database owner's URL, for
@@ -170,6 +173,35 @@ def _auditor_token(environ: Mapping[str, str], name: str = "CARDLEDGER_AUDITOR_T
     return token
 
 
+DEFAULT_CACHE_TABLES = 10_000
+DEFAULT_CACHE_PLAYERS = 50_000
+MAX_CACHE_ENTRIES = 10_000_000
+
+
+@dataclass(frozen=True)
+class CacheSizes:
+    """The bounds of an API process's caches (docs/performance.md, "Bounded memory"): its memory grows with these,
+    not with the number of tables or players it has served."""
+
+    tables: int = DEFAULT_CACHE_TABLES  # folded table states (`FoldedStates`)
+    players: int = DEFAULT_CACHE_PLAYERS  # players and their token hashes (`KnownPlayers`)
+
+    def __post_init__(self) -> None:
+        for name in ("tables", "players"):
+            if not 1 <= getattr(self, name) <= MAX_CACHE_ENTRIES:
+                raise ValueError(f"a cache of {name} holds 1 to {MAX_CACHE_ENTRIES} entries, got {getattr(self, name)}")
+
+    @property
+    def seeds(self) -> int:
+        """Server seeds by (table, deal) (`KnownSeeds`): a table's current deal and the next one's."""
+        return 2 * self.tables
+
+    @property
+    def deals(self) -> int:
+        """Whether a running deal's hashes are withheld, by (table, deal) (`WithheldHashes`)."""
+        return self.tables
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None
@@ -185,6 +217,7 @@ class Settings:
     migrate_database_url: str | None = field(default=None, repr=False)  # the owner's; None: database_url
     trusted_proxies: int = 0  # proxy hops whose X-Forwarded-For/-Proto the API believes
     cors_origins: tuple[str, ...] = ()  # browser origins allowed by CORS; ("*",) for any; () for no CORS
+    caches: CacheSizes = field(default_factory=CacheSizes)  # bounds of the API process's caches
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -210,4 +243,8 @@ class Settings:
             migrate_database_url=migrate_database_url,
             trusted_proxies=int_setting(environ, "CARDLEDGER_TRUSTED_PROXIES", 0, 0, MAX_TRUSTED_PROXIES),
             cors_origins=_cors_origins(environ),
+            caches=CacheSizes(
+                tables=int_setting(environ, "CARDLEDGER_CACHE_TABLES", DEFAULT_CACHE_TABLES, 1, MAX_CACHE_ENTRIES),
+                players=int_setting(environ, "CARDLEDGER_CACHE_PLAYERS", DEFAULT_CACHE_PLAYERS, 1, MAX_CACHE_ENTRIES),
+            ),
         )

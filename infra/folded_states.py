@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from domain.table import TableState
+from infra.config import DEFAULT_CACHE_TABLES
 from infra.lru import Lru
 from infra.storage.ports import TableEvents
 from infra.table_loader import evolve_recorded, fold_recorded
 
-DEFAULT_SIZE = 10_000
+DEFAULT_SIZE = DEFAULT_CACHE_TABLES
 CATCH_UP_LIMIT = 200  # further behind than this, a fresh bounded load is cheaper than folding every event
 
 SliceKey = tuple[str, int, int]  # (table, first version, last version) of a slice of the log

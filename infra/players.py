@@ -13,6 +13,7 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
+from infra.config import DEFAULT_CACHE_PLAYERS
 from infra.db import Conn
 from infra.lru import Lru
 
@@ -66,7 +67,7 @@ class KnownPlayers:
     """Players this process has seen, and the token hash of each: a player's id, name and token never change,
     so a known token is checked without a query (with the same constant-time comparison)."""
 
-    def __init__(self, size: int = 50_000) -> None:
+    def __init__(self, size: int = DEFAULT_CACHE_PLAYERS) -> None:
         self._players: Lru[str, Player] = Lru(size)
         self._token_hashes: Lru[str, str] = Lru(size)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Mapping
 
+from infra.config import CacheSizes
 from infra.db import Conn
 from infra.lru import Lru
 from infra.storage.ports import Seeds
@@ -45,7 +46,7 @@ class KnownSeeds:
     transaction that rolled back must never be used.
     """
 
-    def __init__(self, size: int = 20_000) -> None:
+    def __init__(self, size: int = CacheSizes().seeds) -> None:
         self._seeds: Lru[tuple[str, int], bytes] = Lru(size)
 
     def seeds_for(self, stored: Seeds, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:

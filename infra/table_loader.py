@@ -2,7 +2,7 @@
 
 A table's state is its opening and seatings (deal_no 0), the `deal_ended`
 event before the latest deal (which carries everything a finished deal leaves
-behind), and every event from there on. So the cost is one or two deals'
+behind), and every event from there on. So the cost is about one deal's
 events, however long the table has been playing. Seats that changed hands
 between earlier deals are set right by the latest `deal_started`, which names
 the players of its deal (the seatings and leavings folded before it, from an
@@ -20,22 +20,25 @@ from infra.event_store import EVENT_COLUMNS, RecordedEvent, fetch_events
 
 
 def _table_events_sql(bounded: bool) -> str:
-    """The events before the first deal (the opening and seatings, all tagged deal 0), then those from the start
-    of the deal before the latest one (events are tagged with the deal started last, so these are the events of
-    deal numbers latest - 1 and up).
+    """The events before the first deal (the opening and seatings, all tagged deal 0), then those from the end of
+    the deal before the latest one (events are tagged with the deal started last, so that end is the deal_ended of
+    deal number latest - 1), or, with no such end, from the start of that deal.
 
-    Deal starts are found in the partial index of deal_started events, the rest by version. The event type is
-    written into the text, not passed: a prepared statement's generic plan can use a partial index only when
-    its predicate shows in the query. Two statements rather than one with `(%(upto)s IS NULL OR ...)`: a
-    generic plan cannot use an index through that OR.
+    Deal starts and ends are found in the partial indexes of their events (events_deal_starts, events_milestones),
+    the rest by version. The event types are written into the text, not passed: a prepared statement's generic
+    plan can use a partial index only when its predicate shows in the query. Two statements rather than one with
+    `(%(upto)s IS NULL OR ...)`: a generic plan cannot use an index through that OR.
     """
     bound = " AND version <= %(upto)s" if bounded else ""
     starts = f"FROM events WHERE stream_id = %(table)s AND type = '{DEAL_STARTED}'{bound}"
+    ends = f"FROM events WHERE stream_id = %(table)s AND type = '{DEAL_ENDED}'{bound}"
     return f"""SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
           AND version < coalesce((SELECT min(version) {starts}), 2147483647)
         UNION ALL
         SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(table)s{bound}
-          AND version >= (SELECT min(version) {starts} AND deal_no >= (SELECT max(deal_no) - 1 {starts}))
+          AND version >= coalesce(
+            (SELECT min(version) {ends} AND deal_no = (SELECT max(deal_no) - 1 {starts})),
+            (SELECT min(version) {starts} AND deal_no >= (SELECT max(deal_no) - 1 {starts})))
         ORDER BY version"""
 
 

@@ -31,10 +31,9 @@ import psycopg
 import redis
 from psycopg_pool import ConnectionPool
 
-from infra.config import Settings
+from infra.config import CacheSizes, Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
-from infra.folded_states import DEFAULT_SIZE as DEFAULT_FOLDED_STATES
 from infra.folded_states import FoldedStates
 from infra.signing import ReceiptSigner, signing_seed
 from infra.storage.memory import InMemoryStorage
@@ -73,11 +72,9 @@ def bootstrap(
     pool_max_size: int = 10,
     start_embedded: bool = True,
     signer: ReceiptSigner | None = None,
-    folded_states: int = DEFAULT_FOLDED_STATES,
 ) -> Container:
     """Wire every service for `settings`; starts embedded servers for unset URLs when `start_embedded`.
-    `signer` (tests) wins over the key the settings give; `folded_states` bounds the tables whose folded state
-    the application keeps."""
+    `signer` (tests) wins over the key the settings give; `settings.caches` bounds the application's caches."""
     signer = signer if signer is not None else ReceiptSigner.from_seed(signing_seed(settings))
     closers: list[Callable[[], None]] = []
     database_url, redis_url = settings.database_url, settings.redis_url
@@ -93,7 +90,7 @@ def bootstrap(
     client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
     closers.append(client.close)
     store = EventStore(pool)
-    ledger = application(PostgresStorage(pool, store), settings.auditor_token, signer, folded_states)
+    ledger = application(PostgresStorage(pool, store), settings.auditor_token, signer, settings.caches)
     return Container(
         settings=settings,
         database_url=database_url,
@@ -112,10 +109,12 @@ def application(
     storage: Storage,
     auditor_token: str | None,
     signer: ReceiptSigner | None = None,
-    folded_states: int = DEFAULT_FOLDED_STATES,
+    caches: CacheSizes | None = None,
 ) -> CardLedger:
-    """The application service on `storage`, its signing key listed (or left to its first write)."""
-    ledger = CardLedger(storage, auditor_token, signer, FoldedStates(folded_states))
+    """The application service on `storage`, its signing key listed (or left to its first write); `caches`
+    bounds its caches (the defaults when None)."""
+    caches = caches if caches is not None else CacheSizes()
+    ledger = CardLedger(storage, auditor_token, signer, FoldedStates(caches.tables), caches)
     list_signing_key(ledger)
     return ledger
 

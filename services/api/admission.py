@@ -206,10 +206,14 @@ class Admission:
     def _refused(self, token: str, seconds: float) -> None:
         until = time.monotonic() + seconds
         with self._refused_lock:
-            if len(self._refused_until) >= MAX_PENALTIES:
+            if len(self._refused_until) >= MAX_PENALTIES and token not in self._refused_until:
                 now = time.monotonic()
                 for stale in [key for key, ends in self._refused_until.items() if ends <= now]:
                     del self._refused_until[stale]
+                # Still full (many tokens refused at once): forget the oldest penalty, which only lets its token
+                # be refused again rather than held; the map never outgrows MAX_PENALTIES.
+                if len(self._refused_until) >= MAX_PENALTIES:
+                    del self._refused_until[next(iter(self._refused_until))]
             self._refused_until[token] = max(until, self._refused_until.get(token, 0.0))
 
     def _stream(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:

@@ -11,6 +11,7 @@ from domain.events import JSON
 from domain.hashchain import canonical_timestamp
 from domain.redaction import AUDITOR, Viewer, redact_data
 from domain.table import TableState
+from infra.config import CacheSizes
 from infra.event_store import EventStorage, RecordedEvent
 from infra.lru import Lru
 
@@ -44,7 +45,7 @@ def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool, hashes_wit
 class WithheldHashes:
     """Which running deal's hashes a viewer may not see (see `event_json`); the auditor sees them all."""
 
-    def __init__(self, store: EventStorage, size: int = 10_000) -> None:
+    def __init__(self, store: EventStorage, size: int = CacheSizes().deals) -> None:
         self.store = store
         self._v1_private_deals: Lru[tuple[str, int], bool] = Lru(size)
 

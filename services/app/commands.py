@@ -26,6 +26,7 @@ from domain.errors import ConflictError, DomainError, NotYourTurn
 from domain.events import JSON, Event
 from domain.hashchain import canonical_json
 from domain.table import TableState
+from infra.config import CacheSizes
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStorage, IdempotencyRecord, NewEvent
 from infra.folded_states import FoldedStates, KnownTable
@@ -40,7 +41,6 @@ from services.app.metrics import APPEND_CONFLICTS, count_appended
 from services.logs import current_request_id
 
 MAX_WRITE_ATTEMPTS = 3  # races lost on a state read from the store
-BEHIND_TABLES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,16 +115,18 @@ class TableCommands:
         signer: ReceiptSigner,
         states: FoldedStates,
         withheld: WithheldHashes,
+        seeds: int = CacheSizes().seeds,
+        tables: int = CacheSizes().tables,
     ) -> None:
         self.storage = storage
         self.store = storage.store
         self.signer = signer  # signs the receipt of every write (infra/signing.py)
         self.states = states
         self.withheld = withheld
-        self.seeds = KnownSeeds()
+        self.seeds = KnownSeeds(seeds)
         self._key_listed = False
         # Tables whose stream was ahead of the state kept here when last read: read before deciding there.
-        self._behind: Lru[str, bool] = Lru(BEHIND_TABLES)
+        self._behind: Lru[str, bool] = Lru(tables)
 
     def open_table(self, caller: Caller, game: str, seats: int, options: Mapping[str, Any]) -> tuple[str, JSON]:
         """Open a table; its id and the receipt of its opening."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.events import JSON
 from domain.table import TableState
+from infra.config import CacheSizes
 from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
 from infra.signing import ReceiptSigner
@@ -31,16 +32,21 @@ class CardLedger:
         auditor_token: str | None,
         signer: ReceiptSigner | None = None,
         states: FoldedStates | None = None,
+        caches: CacheSizes | None = None,
     ) -> None:
+        """`caches` bounds every cache this service keeps (`states`, when given, is sized by its maker)."""
+        caches = caches if caches is not None else CacheSizes()
         self.storage = storage
         self.store = storage.store
         # Signs the receipt of every write (infra/signing.py); bootstrap passes the configured key.
         self.signer = signer if signer is not None else ReceiptSigner.ephemeral()
-        self.states = states if states is not None else FoldedStates()
-        self.withheld = WithheldHashes(self.store)
-        players = KnownPlayers()
+        self.states = states if states is not None else FoldedStates(caches.tables)
+        self.withheld = WithheldHashes(self.store, caches.deals)
+        players = KnownPlayers(caches.players)
         self.identity = Identity(storage, auditor_token, players)
-        self.commands = TableCommands(storage, self.signer, self.states, self.withheld)
+        self.commands = TableCommands(
+            storage, self.signer, self.states, self.withheld, caches.seeds, caches.tables
+        )
         self.queries = TableQueries(storage, self.states, self.withheld, players)
         self.seeds = self.commands.seeds
 

@@ -60,6 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="polling: read the seat view before each action; holding: each seat keeps its view (the action's "
         "answer carries it) and long-polls for its turn, one request per action (default %(default)s)",
     )
+    parser.add_argument(
+        "--threads",
+        type=_positive,
+        help="with the polling client: the tables in play (--concurrency) share this many threads and connections, "
+        "each thread taking one step of each of its tables in turn (default: a thread and a connection per table)",
+    )
     parser.add_argument("--deals", type=_positive, default=1, help="deals per table (default 1)")
     parser.add_argument(
         "--auditor-token", help="auditor token: at the end, check every table's ledger and deal verification"
@@ -102,6 +108,7 @@ def config_from_args(args: argparse.Namespace, base_url: str, other_urls: Sequen
         absent=args.absent,
         turn_seconds=args.turn_seconds,
         client=args.client,
+        threads=args.threads,
     )
 
 
@@ -135,6 +142,7 @@ def report(result: SimulationResult, json_path: Path | None = None) -> None:
         f"cardledger simulate: {c.game}, {c.tables} tables x {c.seats} seats, {c.deals} deal(s) each, "
         f"concurrency {c.concurrency}, bot {c.bot}, client {c.client}"
         + (f", {len(c.urls)} API URLs round-robin" if c.other_urls else "")
+        + (f" on {c.threads} threads" if c.threads is not None else "")
         + (f", absent {c.absent:g} (turn clock {c.turn_seconds} s)" if c.absent else "")
     )
     print(closing_table(title, result.summary, result.tables))

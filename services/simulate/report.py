@@ -47,6 +47,7 @@ class Stats:
     deals_completed: int = 0
     deals_failed: int = 0
     timed_out_actions: int = 0
+    tables_started: int = 0  # tables opened and seated
     latencies_ms: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     retried: Counter[str] = field(default_factory=Counter)
@@ -55,6 +56,10 @@ class Stats:
     def request(self) -> None:
         with self.lock:
             self.requests += 1
+
+    def table_started(self) -> None:
+        with self.lock:
+            self.tables_started += 1
 
     def action(self, seconds: float) -> None:
         with self.lock:

@@ -1,5 +1,9 @@
 """Playing tables: each player thread takes the next table, opens it, seats its bots and plays its deals.
 
+With `threads` T (the `polling` client only), `concurrency` tables are in play at once on T threads and T
+connections: each thread holds its share of the tables and takes one step of each in turn (a step: read the
+seat view and act), so many tables play at once without a thread or connection each.
+
 Two clients (`client`):
 
 - `polling`: one thread plays every seat of the table; before each action it reads the view of the seat it
@@ -30,7 +34,7 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +52,7 @@ CLOCK_POLL_S = 0.2
 CLIENTS = ("polling", "holding")
 LONG_POLL_WAIT_S = 10  # `Prefer: wait=`: well inside the HTTP client's timeout, and a failed deal stops soon
 REPRESENTATION = "return=representation"
+_DONE = object()  # what next() gives for a table that has finished
 
 
 class SimulationError(Exception):
@@ -73,6 +78,7 @@ class SimulationConfig:
     turn_seconds: int = DEFAULT_TURN_SECONDS  # the tables' turn clock
     client: str = "polling"  # how the bots read (module docstring)
     other_urls: tuple[str, ...] = ()  # more API instances of the same service; clients round-robin over all
+    threads: int | None = None  # threads (and connections) the tables in play share; None: one thread per table
 
     @property
     def urls(self) -> tuple[str, ...]:
@@ -98,6 +104,16 @@ class SimulationConfig:
             raise ValueError(f"unknown client {self.client!r}; choose one of {', '.join(CLIENTS)}")
         for url in self.urls:
             HttpClient(url).close()  # an unusable URL is refused here, not by every thread
+        if self.threads is not None:
+            if self.threads < 1:
+                raise ValueError(f"threads must be at least 1, not {self.threads}")
+            if self.client != "polling":
+                raise ValueError(f"threads shares threads between tables with the polling client, not {self.client}")
+            if self.absent > 0:
+                raise ValueError(
+                    "threads cannot be combined with absent: a table waiting for the clock would hold up "
+                    "the other tables of its thread"
+                )
         make_bot(self.bot, random.Random(0))
 
 
@@ -202,24 +218,41 @@ class TablePlayer:
 
     # Play ------------------------------------------------------------------------------------------------------------
 
-    def play(self) -> None:
+    def play(self, stop: threading.Event | None = None) -> None:
+        for _ in self.steps(stop):
+            pass
+
+    def steps(self, stop: threading.Event | None = None) -> Generator[None, None, None]:
+        """Play the table, yielding after each step (an action, or a read that found no action to take), so that
+        one thread can take turns between tables. Once `stop` is set the table stops at its next step, in the
+        middle of a deal if need be (counted neither completed nor failed)."""
         deal_in_progress = False
         try:
             self.open_table()
+            self.stats.table_started()
+            yield
             for deal in range(self.config.deals):
                 if deal > 0:
-                    if self.deadline is not None and time.monotonic() >= self.deadline:
+                    if (self.deadline is not None and time.monotonic() >= self.deadline) or (
+                        stop is not None and stop.is_set()
+                    ):
                         break
                     deal_in_progress = True
                     self.all_ready(deal + 1)
+                    yield
                 deal_in_progress = True
                 if self.holding:
                     self.play_deal_holding(deal + 1)
                 else:
-                    self.play_deal()
+                    for _ in self.play_deal():
+                        if stop is not None and stop.is_set():
+                            return
+                        yield
                 deal_in_progress = False
                 self.result.deals_completed += 1
                 self.stats.deal(ok=True)
+            if stop is not None and stop.is_set():
+                return
             table = self.call(
                 "GET", f"/v1/tables/{self.table_id}?min_version={self.known}", token=self.players[0].token
             )
@@ -299,8 +332,8 @@ class TablePlayer:
         self.result.timed_out = count
         self.stats.timed_out(count)
 
-    def play_deal(self) -> None:
-        """Act until the table is between deals again."""
+    def play_deal(self) -> Iterator[None]:
+        """Act until the table is between deals again, yielding after each step."""
         reader, actions, stale = 0, 0, 0
         absent = self.absent_from()
         played: dict[int, int] = {}  # actions of each seat in this deal
@@ -323,6 +356,7 @@ class TablePlayer:
                 if stale > MAX_STALE_READS:
                     raise SimulationError(f"table {self.table_id}: no seat could act at version {view['version']}")
                 time.sleep(0.02)
+                yield
                 continue
             action = self.bot.choose(view)
             if not self.act(self.players[reader], action, int(view["version"])).ok:
@@ -332,6 +366,7 @@ class TablePlayer:
             if actions > self.config.max_actions_per_deal:
                 raise SimulationError(f"table {self.table_id}: the deal did not end in {actions - 1} actions")
             reader = (reader + 1) % len(self.players)  # most often the next seat acts next
+            yield
 
     def play_deal_holding(self, deal_no: int) -> None:
         """The `holding` client: every seat plays deal `deal_no` on its own thread, from the view it holds."""
@@ -431,10 +466,18 @@ def _retry_after(response: Response) -> float:
         return 1.0
 
 
-def simulate(config: SimulationConfig, on_start: Callable[[], None] | None = None) -> SimulationResult:
-    """Play `config.tables` tables, `config.concurrency` at a time; never raises for a failed deal."""
+def simulate(
+    config: SimulationConfig,
+    on_start: Callable[[], None] | None = None,
+    stop: threading.Event | None = None,
+    stats: Stats | None = None,
+) -> SimulationResult:
+    """Play `config.tables` tables, `config.concurrency` at a time; never raises for a failed deal. Setting `stop`
+    ends every table at its next step, in the middle of a deal if need be; `stats` (counted into as the tables
+    play) lets a caller watch the run."""
     config.check()
-    stats = Stats(deals_requested=config.tables * config.deals)
+    if stats is None:
+        stats = Stats(deals_requested=config.tables * config.deals)
     results = [TableResult(index) for index in range(config.tables)]
     todo: queue.Queue[int] = queue.Queue()
     for index in range(config.tables):
@@ -443,23 +486,53 @@ def simulate(config: SimulationConfig, on_start: Callable[[], None] | None = Non
     players: list[TablePlayer] = []
     players_lock = threading.Lock()
 
+    def next_table(client: HttpClient) -> TablePlayer | None:
+        if (deadline is not None and time.monotonic() >= deadline) or (stop is not None and stop.is_set()):
+            return None
+        try:
+            index = todo.get_nowait()
+        except queue.Empty:
+            return None
+        player = TablePlayer(client, config, stats, results[index], deadline)
+        with players_lock:
+            players.append(player)
+        return player
+
     def work(n: int) -> None:
         client = HttpClient(config.url(n), config.timeout)
         try:
-            while deadline is None or time.monotonic() < deadline:
-                try:
-                    index = todo.get_nowait()
-                except queue.Empty:
-                    return
-                player = TablePlayer(client, config, stats, results[index], deadline)
-                with players_lock:
-                    players.append(player)
-                player.play()
+            while (player := next_table(client)) is not None:
+                player.play(stop)
         finally:
             client.close()
 
-    count = min(config.concurrency, config.tables)
-    threads = [threading.Thread(target=work, args=(n,), name=f"simulate-{n}") for n in range(count)]
+    def take_turns(n: int, share: int) -> None:
+        """`share` tables at once on this thread and its one connection, one step of each in turn."""
+        client = HttpClient(config.url(n), config.timeout)
+        playing: list[Generator[None, None, None]] = []
+        try:
+            while True:
+                while len(playing) < share and (player := next_table(client)) is not None:
+                    playing.append(player.steps(stop))
+                if not playing:
+                    return
+                for table in list(playing):
+                    if next(table, _DONE) is _DONE:
+                        playing.remove(table)
+        finally:
+            for table in playing:
+                table.close()
+            client.close()
+
+    at_once = min(config.concurrency, config.tables)
+    if config.threads is None:
+        threads = [threading.Thread(target=work, args=(n,), name=f"simulate-{n}") for n in range(at_once)]
+    else:
+        count = min(config.threads, at_once)
+        shares = [at_once // count + (1 if n < at_once % count else 0) for n in range(count)]
+        threads = [
+            threading.Thread(target=take_turns, args=(n, share), name=f"simulate-{n}") for n, share in enumerate(shares)
+        ]
     progress = ProgressBar(stats, duration=config.duration) if config.progress else None
     if on_start is not None:
         on_start()

@@ -126,3 +126,42 @@ def test_simulate_with_an_absent_seat_counts_the_clock_s_actions(stack: str, cli
     deal = call("GET", f"{stack}/v1/tables/{table['table_id']}/deals/1", token=AUDITOR)
     assert deal["timed_out_actions"][1] == 0 and deal["timed_out_actions"][0] > 0
     assert result["summary"]["timed_out_actions"] == table["timed_out"] == deal["timed_out_actions"][0]
+
+
+def test_tables_sharing_threads_play_every_deal_at_once(stack: str, tmp_path: Path) -> None:
+    """`--threads 2` with 6 tables at once: two threads and two connections take turns between the tables, every
+    deal completes and verifies, and the tables were in play together (each thread held three of them)."""
+    out = tmp_path / "result.json"
+    argv = ["--url", stack, "--game", "cholek-tiga", "--tables", "6", "--seats", "2", "--concurrency", "6"]
+    argv += ["--threads", "2", "--deals", "2", "--auditor-token", AUDITOR, "--json", str(out), "--no-progress"]
+    assert simulate_main(argv) == 0
+    result = json.loads(out.read_text())
+    summary = result["summary"]
+    assert result["ok"] is True and result["config"]["threads"] == 2
+    assert summary["deals_completed"] == 12 and summary["deals_failed"] == 0
+    assert set(summary["errors"]) <= {"version_mismatch"}
+    assert summary["actions"] == sum(t["actions"] for t in result["tables"]) > 0
+    for table in result["tables"]:
+        assert table["verified"] is True and table["deals_completed"] == 2
+    # Interleaved: every table's first event came before any table's last (none was played to its end alone).
+    firsts, lasts = [], []
+    for table in result["tables"]:
+        page = call("GET", f"{stack}/v1/tables/{table['table_id']}/events?after=0&limit=1000", token=AUDITOR)
+        firsts.append(page["events"][0]["global_position"])
+        lasts.append(page["events"][-1]["global_position"])
+    assert max(firsts) < min(lasts)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--client", "holding"], "threads shares threads between tables with the polling client, not holding"),
+        (["--absent", "0.5"], "threads cannot be combined with absent"),
+    ],
+)
+def test_threads_is_refused_where_a_table_would_hold_up_the_others(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--url", "http://127.0.0.1:9", "--game", "cholek-tiga", "--tables", "2", "--seats", "2"]
+    assert simulate_main([*argv, "--concurrency", "2", "--threads", "1", *extra, "--no-progress"]) == 2
+    assert message in capsys.readouterr().err

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from services.api import admission as admission_module
 from services.api.admission import Admission
 
 STREAM = "/v1/tables/5d0c4d4e-0000-4000-8000-000000000001/stream"
@@ -288,3 +289,14 @@ def test_long_polls_are_refused_when_no_stream_slot_is_free() -> None:
     admission = Admission(App(), requests=1, streams=0)
     status, _, body = call(admission, STREAM.removesuffix("/stream"), query="wait_for_version=1")
     assert status.startswith("503") and json.loads(b"".join(body))["code"] == "stream_busy"
+
+
+def test_the_penalties_kept_are_bounded_however_many_tokens_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every refused token is remembered until its Retry-After has passed; more tokens refused at once than
+    MAX_PENALTIES forget the oldest penalties instead of growing the map."""
+    monkeypatch.setattr(admission_module, "MAX_PENALTIES", 5)
+    admission = Admission(App(), requests=1, streams=0)
+    for n in range(50):
+        admission._refused(f"token-{n}", 60.0)
+    assert len(admission._refused_until) == 5
+    assert "token-49" in admission._refused_until and "token-0" not in admission._refused_until

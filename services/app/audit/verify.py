@@ -39,7 +39,7 @@ from domain.shuffle import commitment, deal_deck
 from domain.table import DEAL_STARTED, TableState
 from infra.db import Conn
 from infra.event_store import RecordedEvent, read_stream_in
-from infra.sql.deal_events import deal_start_and_end_rows, stream_head
+from infra.sql.deal_events import deal_start_and_end_rows, one_deal_start_and_end_rows, stream_head
 from infra.sql.deal_seeds import stored_seeds
 from infra.table_loader import load_table
 
@@ -439,7 +439,11 @@ class DealBounds:
 
 def deal_bounds(conn: Conn, table_id: str, deal_no: int | None = None) -> list[DealBounds]:
     """Where each deal of the table (or the one asked for) starts and ends, by the stored deal numbers."""
-    rows = deal_start_and_end_rows(conn, table_id, deal_no)
+    rows = (
+        deal_start_and_end_rows(conn, table_id)
+        if deal_no is None
+        else one_deal_start_and_end_rows(conn, table_id, deal_no)
+    )
     starts: dict[int, int] = {}
     ends: dict[int, int] = {}
     for row in rows:
