@@ -44,9 +44,7 @@ class CardLedger:
         self.withheld = WithheldHashes(self.store, caches.deals)
         players = KnownPlayers(caches.players)
         self.identity = Identity(storage, auditor_token, players)
-        self.commands = TableCommands(
-            storage, self.signer, self.states, self.withheld, caches.seeds, caches.tables
-        )
+        self.commands = TableCommands(storage, self.signer, self.states, self.withheld, caches.seeds, caches.tables)
         self.queries = TableQueries(storage, self.states, self.withheld, players)
         self.seeds = self.commands.seeds
 
