@@ -22,6 +22,7 @@ from infra.config import CacheSizes, Settings
 from infra.event_store import EventStore
 from infra.lru import Lru
 from infra.signing import ReceiptSigner
+from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
 from services.bootstrap import bootstrap
 
@@ -85,7 +86,7 @@ def play_some(ledger: CardLedger) -> None:
 def test_every_cache_of_the_application_is_bounded_by_its_configured_size(
     pool: ConnectionPool[Any], store: EventStore
 ) -> None:
-    ledger = CardLedger(pool, store, None, caches=SIZES)
+    ledger = CardLedger(PostgresStorage(pool, store), None, caches=SIZES)
     play_some(ledger)
 
     caches = [(path, v) for path, v in reachable(ledger) if isinstance(v, Lru)]
