@@ -9,7 +9,11 @@ Rows:
 - an idle relay's CPU milliseconds per second and the transactions per second it runs on its database;
 - a catch-up of a played log in batches of 4 events (a live batch's size), every projection committed in one
   transaction or in two (the table views first, as before): client and database backend CPU microseconds
-  per event (user + system, this process and /proc/<backend pid>/stat), the two orders alternated.
+  per event (user + system, this process and /proc/<backend pid>/stat), the two orders alternated;
+- the relay's Redis work per batch of 4 events while a projection job is waiting (steady writes): round trips
+  (packets the client sends), commands the server runs (INFO commandstats, a script's inner commands
+  included) and client CPU microseconds, the job checked by a pipeline before the publishing script (as
+  before) and by the script itself (`infra.queueing.publish_and_enqueue`), the two alternated.
 
 Servers: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); throw-away databases; a private
 redis-server (REDIS_URL when no redis-server binary is found).
@@ -26,15 +30,17 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import redis
 
 from bench.append import Appender, cardledger_writers, measure
 from bench.lag import _redis, cpu_seconds
-from infra import projections
+from infra import projections, redis_bus
 from infra.db import connect, open_pool
 from infra.event_store import EventStore
 from infra.migrations import migrate
 from infra.projections import runner
 from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY
+from infra.queueing import enqueue_projections, publish_and_enqueue
 from services.relay import Relay
 from tests.conftest import fresh_database
 from tests.faults.workload import play_tables
@@ -156,12 +162,67 @@ def batch_transaction_rows(server_url: str, rounds: int, batch: int = 4) -> list
     return rows
 
 
+def publish_rows(server_url: str, rounds: int, batch: int = 4) -> list[dict[str, Any]]:
+    def before(client: redis.Redis, events: list[Any]) -> None:
+        enqueue_projections(client)
+        redis_bus.publish(client, events)
+
+    def after(client: redis.Redis, events: list[Any]) -> None:
+        publish_and_enqueue(client, events)
+
+    variants: dict[str, Callable[[redis.Redis, list[Any]], None]] = {"pipeline": before, "script": after}
+    totals = {name: [0.0, 0.0, 0.0, 0.0] for name in variants}  # round trips, commands, CPU s, batches
+    sent = [0]
+    send = redis.connection.Connection.send_packed_command
+
+    def counted(connection: Any, command: Any, check_health: bool = True) -> None:
+        sent[0] += 1
+        send(connection, command, check_health)
+
+    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
+        migrate(url)
+        pool = open_pool(url, min_size=1, max_size=2)
+        play_tables(EventStore(pool), count=8, deals=2, seed=3)
+        events = EventStore(pool).read_log(limit=100_000)
+        pool.close()
+        batches = [events[i : i + batch] for i in range(0, len(events), batch)]
+        client = redis.Redis.from_url(redis_url)
+        redis.connection.Connection.send_packed_command = counted  # type: ignore[method-assign]
+        try:
+            for round_no in range(rounds):
+                for name in sorted(variants, reverse=bool(round_no % 2)):
+                    client.flushdb()
+                    enqueue_projections(client)  # a job waiting: no batch enqueues another
+                    client.config_resetstat()
+                    sent[0], cpu = 0, time.process_time()
+                    for each in batches:
+                        variants[name](client, each)
+                    totals[name][2] += time.process_time() - cpu
+                    totals[name][0] += sent[0]
+                    stats = client.info("commandstats")
+                    totals[name][1] += sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_config")
+                    totals[name][3] += len(batches)
+        finally:
+            redis.connection.Connection.send_packed_command = send  # type: ignore[method-assign]
+            client.close()
+    rows = []
+    for name, (trips, commands, cpu, count) in totals.items():
+        label = f"relay batch of {batch}, job checked by the {name}"
+        rows += [
+            _row(f"{label}: round trips", trips / count, "per batch"),
+            _row(f"{label}: Redis commands", commands / count, "per batch"),
+            _row(f"{label}: client CPU", cpu / count * 1e6, "us/batch"),
+        ]
+    return rows
+
+
 def run(seconds: float = 3.0, rounds: int = 4) -> list[dict[str, Any]]:
     server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
     return (
         append_rows(server_url, seconds)
         + idle_relay_rows(server_url, 10.0)
         + batch_transaction_rows(server_url, rounds)
+        + publish_rows(server_url, rounds)
     )
 
 
@@ -169,8 +230,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per append point")
     parser.add_argument("--rounds", type=int, default=4, help="catch-ups of each kind")
+    parser.add_argument("--publish-only", action="store_true", help="only the relay's Redis work per batch")
     args = parser.parse_args()
-    for row in run(args.seconds, args.rounds):
+    server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
+    rows = publish_rows(server_url, args.rounds) if args.publish_only else run(args.seconds, args.rounds)
+    for row in rows:
         print(f"{row['benchmark']:<70}  {row['value']:>10,.2f}  {row['unit']}")
 
 

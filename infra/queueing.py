@@ -4,6 +4,7 @@ wake-up, `enqueue_projections`) or from a job that hands its work on to a succes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import redis
@@ -12,6 +13,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from infra import redis_bus
+from infra.event_store import RecordedEvent
 
 PROJECTIONS_QUEUE = "projections"
 CATCH_UP_ALL_JOB = "services.projector.jobs.catch_up_all"  # RQ imports it by this name; a test checks it resolves
@@ -59,6 +61,23 @@ def enqueue_projections(
     pipe.llen(queue.key)
     looking, waiting = pipe.execute()
     if looking or waiting:
+        return 0
+    enqueue_catch_up_all(client, queue_name, meta)
+    return 1
+
+
+def publish_and_enqueue(
+    client: redis.Redis,
+    events: Sequence[RecordedEvent],
+    queue_name: str = PROJECTIONS_QUEUE,
+    meta: dict[str, Any] | None = None,
+) -> int:
+    """Publish a batch (`redis_bus.publish`) and, as `enqueue_projections` does, enqueue a job unless one is
+    waiting or looking; returns the jobs enqueued. The check runs in the publishing script: under steady
+    writes a job is looking, and the batch costs one round trip to Redis instead of two."""
+    queue = Queue(queue_name, connection=client)
+    _added, idle = redis_bus.publish_checking_queue(client, events, queue.key)
+    if not idle:
         return 0
     enqueue_catch_up_all(client, queue_name, meta)
     return 1

@@ -77,14 +77,15 @@ def encode(event: RecordedEvent) -> str:
     return json.dumps(message_body(event), separators=(",", ":"), sort_keys=True)
 
 
-# Publishes a batch in one command, run by Redis as a whole: KEYS are the global stream, then each event's
-# table stream; ARGV the two MAXLENs, the notification channel and message, then each event's entry id,
-# global position and body. An id Redis refuses as not above the stream's top was published before and is
-# skipped; any other error ends the script with it. Returns the entries added.
+# Publishes a batch in one command, run by Redis as a whole: KEYS are the global stream, the "looking" key,
+# a job queue's list (or "" to skip the check), then each event's table stream; ARGV the two MAXLENs, the
+# notification channel and message, then each event's entry id, global position and body. An id Redis refuses
+# as not above the stream's top was published before and is skipped; any other error ends the script with it.
+# Returns the entries added and 1 when the queue was named, holds no job and no job is looking, else 0.
 _PUBLISH_SCRIPT = """
 local added = 0
-for i = 2, #KEYS do
-  local at = 4 + (i - 2) * 3
+for i = 4, #KEYS do
+  local at = 4 + (i - 4) * 3
   local id, position, body = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   for _, stream in ipairs({{KEYS[1], ARGV[1]}, {KEYS[i], ARGV[2]}}) do
     local reply = redis.pcall('XADD', stream[1], 'MAXLEN', '~', stream[2], id,
@@ -99,13 +100,25 @@ for i = 2, #KEYS do
   end
 end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
-return added
+local idle = 0
+if KEYS[3] ~= '' and redis.call('EXISTS', KEYS[2]) == 0 and redis.call('LLEN', KEYS[3]) == 0 then
+  idle = 1
+end
+return {added, idle}
 """
 _PUBLISH_SHA = hashlib.sha1(_PUBLISH_SCRIPT.encode()).hexdigest()
 
 
 def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
-    """Publish `events` (in log order) to the global and table streams and notify; returns the entries added.
+    """Publish `events` (in log order) to the global and table streams and notify; returns the entries added
+    (see `publish_checking_queue`)."""
+    return publish_checking_queue(client, events, None)[0]
+
+
+def publish_checking_queue(client: Redis, events: Sequence[RecordedEvent], queue_key: str | None) -> tuple[int, bool]:
+    """Publish `events` (in log order) to the global and table streams and notify; returns the entries added
+    and, when `queue_key` names a job queue's list, whether that queue is empty while no job holds the
+    "looking" key (`PROJECTIONS_LOOKING_KEY`): then the caller enqueues a job, else it need not.
 
     Entries already present (same or smaller id) are skipped, so publishing a
     batch again is harmless. Raises redis.ConnectionError (and friends) when
@@ -117,8 +130,8 @@ def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
     node: no Redis Cluster.
     """
     if not events:
-        return 0
-    keys = [GLOBAL_STREAM]
+        return 0, False
+    keys = [GLOBAL_STREAM, PROJECTIONS_LOOKING_KEY, queue_key or ""]
     args: list[str | int] = [GLOBAL_MAXLEN, TABLE_MAXLEN, NOTIFY_CHANNEL, ""]
     for event in events:
         keys.append(table_stream(event.stream_id))
@@ -130,7 +143,8 @@ def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
         "tables": sorted({event.stream_id for event in events}),
     }
     args[3] = json.dumps(notice, separators=(",", ":"))
-    return int(_run_script(client, _PUBLISH_SCRIPT, _PUBLISH_SHA, keys, args))
+    added, idle = _run_script(client, _PUBLISH_SCRIPT, _PUBLISH_SHA, keys, args)
+    return int(added), bool(idle)
 
 
 def _run_script(client: Redis, script: str, sha: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:

@@ -3,9 +3,11 @@
 For each batch of committed events after its stored position (row 'relay' of
 `log_positions`), in commit-safe order, the relay
 
-1. enqueues a projection catch-up job on the RQ queue "projections";
-2. publishes the events' public forms to the global and per-table Redis
+1. publishes the events' public forms to the global and per-table Redis
    Streams and notifies `cardledger:notify` (`infra.redis_bus.publish`);
+2. enqueues a projection catch-up job on the RQ queue "projections" when
+   none is waiting and no job is looking (checked by the publishing script,
+   `infra.queueing.publish_and_enqueue`);
 3. stores its new position (at most every `STORE_INTERVAL_S` while busy, and
    before it sleeps or stops).
 
@@ -56,7 +58,7 @@ from infra.projections.checkpoint import (
     read_position,
     store_position,
 )
-from infra.queueing import enqueue_projections
+from infra.queueing import publish_and_enqueue
 from infra.sql.session import (
     advisory_unlock,
     drop_notifications,
@@ -232,10 +234,7 @@ class Relay:
         }
         while not self.stop.is_set():
             try:
-                # The job first: the projection workers read the log from PostgreSQL, not from these streams,
-                # so they can start while the streams are written.
-                enqueue_projections(client, meta=meta)
-                redis_bus.publish(client, events)
+                publish_and_enqueue(client, events, meta=meta)
                 log.debug("relay published %d events", len(events), extra=meta)
                 return True
             except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError) as error:

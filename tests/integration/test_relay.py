@@ -14,7 +14,7 @@ import redis
 from psycopg.rows import dict_row
 from rq import Queue
 
-from infra import redis_bus
+from infra import queueing, redis_bus
 from infra.event_store import EventStore, NewEvent
 from infra.projections.checkpoint import RELAY_ASLEEP_KEY, read_position
 from services.relay import RELAY_LOCK_KEY, RELAY_POSITION, Relay
@@ -187,6 +187,39 @@ def test_publishing_stops_at_an_error_other_than_a_published_entry(store: EventS
         redis_bus.publish(rclient, events)
     rclient.delete(redis_bus.table_stream(broken.stream_id))
     assert redis_bus.publish(rclient, events) > 0  # published again, the entries that got through are skipped
+    assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
+
+
+def test_a_batch_is_published_in_one_round_trip_when_no_job_is_needed(
+    store: EventStore, rclient: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[int] = []
+    send = redis.connection.Connection.send_packed_command
+
+    def counted(connection: Any, command: Any, check_health: bool = True) -> None:
+        sent.append(1)
+        send(connection, command, check_health)
+
+    append_many(store, streams=2, per_stream=4)
+    events = store.read_log(limit=100)
+    rclient.ping()  # connected before counting
+    queue = Queue(queueing.PROJECTIONS_QUEUE, connection=rclient)
+    monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counted)
+    assert queueing.publish_and_enqueue(rclient, events[:2]) == 1  # nothing waiting, nobody looking
+    assert queue.count == 1
+    sent.clear()
+    assert queueing.publish_and_enqueue(rclient, events[2:4]) == 0  # one waiting
+    assert len(sent) == 1
+    queue.empty()
+    assert redis_bus.hold_looking(rclient, "job-a", 2000)
+    sent.clear()
+    assert queueing.publish_and_enqueue(rclient, events[4:6]) == 0  # a job is looking
+    assert len(sent) == 1
+    assert queue.count == 0
+    assert redis_bus.release_looking(rclient, "job-a")
+    rclient.script_flush()  # a server that forgot the script still checks the queue
+    assert queueing.publish_and_enqueue(rclient, events[6:]) == 1
+    assert queue.count == 1
     assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
 
 
