@@ -1,8 +1,8 @@
 """The API process's own cost of one game action, counted rather than timed: SQL round trips, Python calls,
 and (under callgrind) CPU instructions, for the action's POST and for the seat view GET it wakes.
 
-Run:  python -m bench.action_cost [--game cholek-tiga] [--actions 300] [--views] [--calls]
-      python -m bench.action_cost --callgrind [--actions 300]    (valgrind; about two minutes per game)
+Run:  python -m bench.action_cost [--game cholek-tiga] [--actions 300] [--views] [--calls] [--storage memory]
+      python -m bench.action_cost --callgrind [--actions 300] [--storage memory]    (valgrind; minutes per game)
 
 The API's Flask app (as `create_served_app` builds it, admission included) runs in this process through Flask's
 test client, on a fresh database created on DATABASE_URL's server (dropped at the end) and Redis at REDIS_URL,
@@ -12,6 +12,9 @@ counted, per action and by statement. Two players open a two-seat table and sit 
 `--views`, after each action the other seat reads its view as the holding client's long-poll does
 (`GET /view?wait_for_version=<the action's version>`; here the version is already reached, so the read is the
 long-poll's last one, without its wait). `--calls` counts Python calls (cProfile) per POST and per view GET.
+`--storage memory` plays the same script through the application service alone (`CardLedger.act` with its
+view, `CardLedger.seat_view`) on the in-memory storage: no HTTP, no SQL, no server; what the game and the
+application cost, for comparison with the requests.
 
 The actions are chosen beforehand by playing the same table through the pure domain (server seeds fixed per
 deal, a seeded random bot), so every run plays the same deals and the choosing costs the same whether the
@@ -211,11 +214,70 @@ def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
         container.close()
 
 
+def run_in_memory(game: str, count: int, post: bool, seed: int, views: bool, count_calls: bool) -> Outcome:
+    """`run_once` through the application service on the in-memory storage, the same fixed seeds and script."""
+    from infra.signing import ReceiptSigner
+    from infra.storage.memory import InMemoryStorage
+    from services.bootstrap import application
+
+    class FixedSeedStorage(InMemoryStorage):
+        def seeds_for(self, table_id: str, deal_numbers: Any) -> dict[int, bytes]:
+            return {n: fixed_seed(n) for n in sorted(set(deal_numbers)) if n >= 1}
+
+    ledger = application(FixedSeedStorage(), None, ReceiptSigner.ephemeral())
+    callers = []
+    for name in ("north", "south"):
+        caller = ledger.authenticate(str(ledger.register_player(name)["token"]))
+        assert caller is not None
+        callers.append(caller)
+    table_id = str(ledger.open_table(callers[0], game, 2, {})["id"])
+    for seat in (0, 1):
+        ledger.sit(callers[seat], table_id, seat, f"seat-{seat}", True)
+    steps = script(ledger.load_state(table_id), count, random.Random(seed))
+    calls = Calls(count_calls)
+    cpu = time.process_time()
+    if post:
+        for n, step in enumerate(steps):
+            answer = calls.around(
+                "post",
+                lambda n=n, step=step: ledger.act(
+                    callers[step.seat], table_id, step.action, f"action-{n}", step.version, with_view=True
+                ),
+            )
+            assert "view" in answer, answer
+            if views:
+                other = callers[1 - step.seat]
+                viewed = calls.around("view", lambda other=other: ledger.seat_view(other, table_id))
+                assert viewed["version"] >= answer["version"]
+    cpu = time.process_time() - cpu
+    actions = len(steps) if post else 0
+    return Outcome(
+        game,
+        actions,
+        0,
+        Counter(),
+        Counter(),
+        cpu,
+        actions if views else 0,
+        0,
+        calls.counts["post"],
+        calls.counts["view"],
+    )
+
+
 def run_once(
-    game: str, count: int, post: bool, seed: int = 24, views: bool = False, count_calls: bool = False
+    game: str,
+    count: int,
+    post: bool,
+    seed: int = 24,
+    views: bool = False,
+    count_calls: bool = False,
+    storage: str = "postgres",
 ) -> Outcome:
     """Open a table, sit, script `count` actions, and post them when `post`. The table id and every server seed
     are fixed, so every run deals the same cards and plays the same actions."""
+    if storage == "memory":
+        return run_in_memory(game, count, post, seed, views, count_calls)
     import services.app.commands
     from infra.migrations import migrate
     from tests.conftest import fresh_database
@@ -335,7 +397,7 @@ def report(outcome: Outcome) -> str:
 # Callgrind -----------------------------------------------------------------------------------------------------------
 
 
-def callgrind_instructions(game: str, count: int, post: bool, views: bool = False) -> int:
+def callgrind_instructions(game: str, count: int, post: bool, views: bool = False, storage: str = "postgres") -> int:
     """The instructions this script executes (callgrind's total) to script `count` actions and post them or not,
     and read the other seat's view after each or not."""
     with tempfile.TemporaryDirectory(prefix="cardledger-callgrind-") as scratch:
@@ -354,6 +416,8 @@ def callgrind_instructions(game: str, count: int, post: bool, views: bool = Fals
             "--quiet",
             *([] if post else ["--no-post"]),
             *(["--views"] if views else []),
+            "--storage",
+            storage,
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
         done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -376,23 +440,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--callgrind", action="store_true", help="count instructions per action (valgrind)")
     parser.add_argument("--views", action="store_true", help="after each action, the other seat reads its view")
     parser.add_argument("--calls", action="store_true", help="count Python calls per request (cProfile)")
+    parser.add_argument(
+        "--storage", choices=("postgres", "memory"), default="postgres", help="memory: the application alone"
+    )
     parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     games = args.game or list(GAMES)
     for game in games:
         if args.callgrind:
-            idle = callgrind_instructions(game, args.actions, post=False)
-            busy = callgrind_instructions(game, args.actions, post=True)
-            viewed = callgrind_instructions(game, args.actions, post=True, views=True)
+            idle = callgrind_instructions(game, args.actions, post=False, storage=args.storage)
+            busy = callgrind_instructions(game, args.actions, post=True, storage=args.storage)
+            viewed = callgrind_instructions(game, args.actions, post=True, views=True, storage=args.storage)
             print(
-                f"{game}: {args.actions} actions: {idle:,} instructions scripting them, {busy:,} posting them, "
+                f"{game} ({args.storage}): {args.actions} actions: {idle:,} instructions scripting them, "
+                f"{busy:,} posting them, "
                 f"{viewed:,} posting them and reading a view after each; "
                 f"{(busy - idle) / args.actions:,.0f} instructions per action POST, "
                 f"{(viewed - busy) / args.actions:,.0f} per view GET"
             )
             continue
-        outcome = run_once(game, args.actions, post=not args.no_post, views=args.views, count_calls=args.calls)
+        outcome = run_once(
+            game, args.actions, not args.no_post, views=args.views, count_calls=args.calls, storage=args.storage
+        )
         if not args.quiet:
             print(report(outcome))
 

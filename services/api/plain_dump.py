@@ -35,7 +35,7 @@ def _mapping(value: Any) -> Any:
     return None if value is None else dict(value)
 
 
-def _field_dump(field: fields.Field) -> Dump | None:
+def _field_dump(field: fields.Field[Any]) -> Dump | None:
     """What marshmallow's `field._serialize` does to a value, or None for a field kind this module leaves alone."""
     kind = type(field)
     if kind is fields.Raw:
@@ -64,26 +64,26 @@ def _field_dump(field: fields.Field) -> Dump | None:
 
 def schema_dump(schema: Schema) -> Dump | None:
     """A function dumping a dict as `schema.dump` does, or None when the schema has what it does not know."""
-    hooks = schema._hooks  # noqa: SLF001 - marshmallow keeps a schema's processors only there
+    hooks = schema._hooks  # marshmallow keeps a schema's processors only there
     post = [name for name, _, _ in hooks[POST_DUMP]]
     if hooks[PRE_DUMP] or post not in ([], [KEEP_UNDECLARED]):
         return None
     plan: list[tuple[str, Dump]] = []
     for name, field in schema.dump_fields.items():
-        dump = _field_dump(field)
-        if dump is None or field.data_key is not None or field.attribute is not None or "." in name:
+        field_dump = _field_dump(field)
+        if field_dump is None or field.data_key is not None or field.attribute is not None or "." in name:
             return None
         if field.dump_default is not missing:
             return None
-        plan.append((name, dump))
+        plan.append((name, field_dump))
     declared = frozenset(schema.fields)
     keep_undeclared = bool(post)
 
     def dump(obj: Any) -> Any:
         out: dict[str, Any] = {}
-        for name, field_dump in plan:
+        for name, each in plan:
             if name in obj:
-                out[name] = field_dump(obj[name])
+                out[name] = each(obj[name])
         if keep_undeclared:
             for key, value in obj.items():
                 if key not in declared and isinstance(key, str):
@@ -103,8 +103,8 @@ class PlainDump(Schema):
         try:
             return self._plain
         except AttributeError:
-            self._plain = schema_dump(self)
-            return self._plain
+            plain = self._plain = schema_dump(self)
+            return plain
 
     def dump(self, obj: Any, *, many: bool | None = None) -> Any:
         plain = self.plain()
