@@ -73,7 +73,7 @@ def schema_dump(schema: Schema) -> Dump | None:
         field_dump = _field_dump(field)
         if field_dump is None or field.data_key is not None or field.attribute is not None or "." in name:
             return None
-        if field.dump_default is not missing:
+        if field.dump_default is not missing or hasattr(dict, name):  # marshmallow reads a missing key as getattr
             return None
         plan.append((name, field_dump))
     declared = frozenset(schema.fields)
