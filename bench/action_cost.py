@@ -1,21 +1,28 @@
-"""The API process's own cost of one game action, counted rather than timed: SQL round trips, and (under
-callgrind) CPU instructions.
+"""The API process's own cost of one game action, counted rather than timed: SQL round trips, Python calls,
+and (under callgrind) CPU instructions, for the action's POST and for the seat view GET it wakes.
 
-Run:  python -m bench.action_cost [--game cholek-tiga] [--actions 300]
-      python -m bench.action_cost --callgrind [--actions 300]    (valgrind; about a minute per game)
+Run:  python -m bench.action_cost [--game cholek-tiga] [--actions 300] [--views] [--calls] [--storage memory]
+      python -m bench.action_cost --callgrind [--actions 300] [--storage memory]    (valgrind; minutes per game)
 
 The API's Flask app (as `create_served_app` builds it, admission included) runs in this process through Flask's
 test client, on a fresh database created on DATABASE_URL's server (dropped at the end) and Redis at REDIS_URL,
 with two pooled PostgreSQL connections, traced by libpq: every round trip (a ReadyForQuery from the server) is
 counted, per action and by statement. Two players open a two-seat table and sit through the API, then post
-`--actions` actions as the `holding` client does (`If-Match`, `Prefer: return=representation`).
+`--actions` actions as the `holding` client does (`If-Match`, `Prefer: return=representation`). With
+`--views`, after each action the other seat reads its view as the holding client's long-poll does
+(`GET /view?wait_for_version=<the action's version>`; here the version is already reached, so the read is the
+long-poll's last one, without its wait). `--calls` counts Python calls (cProfile) per POST and per view GET.
+`--storage memory` plays the same script through the application service alone (`CardLedger.act` with its
+view, `CardLedger.seat_view`) on the in-memory storage: no HTTP, no SQL, no server; what the game and the
+application cost, for comparison with the requests.
 
 The actions are chosen beforehand by playing the same table through the pure domain (server seeds fixed per
 deal, a seeded random bot), so every run plays the same deals and the choosing costs the same whether the
-actions are posted or not. `--callgrind` runs this script twice under `valgrind --tool=callgrind`, choosing
-the actions both times but posting them only in the second: the difference of the two instruction totals,
-divided by the actions, is what posting one action costs this process (the HTTP client's and the server's
-side of the request, without PostgreSQL's work, which another process does).
+actions are posted or not. `--callgrind` runs this script three times under `valgrind --tool=callgrind`,
+choosing the actions every time, posting them in the second and third, and reading the views in the third:
+the differences of the instruction totals, divided by the actions, are what posting one action and reading
+one view cost this process (the HTTP client's and the server's side of the request, without PostgreSQL's
+work, which another process does).
 """
 
 from __future__ import annotations
@@ -60,15 +67,16 @@ def fixed_seed(deal_no: int) -> bytes:
     return hashlib.sha256(f"bench.action_cost deal {deal_no}".encode()).digest()
 
 
-class FixedSeeds:
-    """Stands in for `secrets` in infra.seeds: the n-th seed made is deal n's (one table, made in deal order)."""
+def store_fixed_seeds(database_url: str, table_id: str, deals: int) -> None:
+    """Deals 1..`deals` of the table get their fixed seeds before it opens: a stored seed wins over the one the
+    service draws, so every run deals the same cards."""
+    import psycopg
 
-    def __init__(self) -> None:
-        self.made = 0
-
-    def token_bytes(self, size: int) -> bytes:
-        self.made += 1
-        return fixed_seed(self.made)[:size]
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.cursor().executemany(
+            "INSERT INTO deal_seeds (stream_id, deal_no, server_seed) VALUES (%s, %s, %s)",
+            [(table_id, n, fixed_seed(n)) for n in range(1, deals + 1)],
+        )
 
 
 # The script of actions -----------------------------------------------------------------------------------------------
@@ -120,6 +128,10 @@ class Outcome:
     per_action: Counter[int]  # round trips an action took -> how many actions took that many
     statements: Counter[str]
     cpu_seconds: float
+    views: int = 0
+    view_round_trips: int = 0
+    post_calls: int = 0
+    view_calls: int = 0
 
 
 class Client:
@@ -132,6 +144,31 @@ class Client:
         answer = self.client.post(path, **kwargs)
         answer.get_data()
         answer.close()
+        return answer
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        answer = self.client.get(path, **kwargs)
+        answer.get_data()
+        answer.close()
+        return answer
+
+
+class Calls:
+    """Python calls counted by cProfile around some requests, when asked for."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.counts: Counter[str] = Counter()
+
+    def around(self, kind: str, request: Any) -> Any:
+        if not self.on:
+            return request()
+        import cProfile
+        import pstats
+
+        profile = cProfile.Profile()
+        answer = profile.runcall(request)
+        self.counts[kind] += pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
         return answer
 
 
@@ -177,20 +214,80 @@ def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
         container.close()
 
 
-def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
+def run_in_memory(game: str, count: int, post: bool, seed: int, views: bool, count_calls: bool) -> Outcome:
+    """`run_once` through the application service on the in-memory storage, the same fixed seeds and script."""
+    from infra.signing import ReceiptSigner
+    from infra.storage.memory import InMemoryStorage
+    from services.bootstrap import application
+
+    class FixedSeedStorage(InMemoryStorage):
+        def seeds_for(self, table_id: str, deal_numbers: Any) -> dict[int, bytes]:
+            return {n: fixed_seed(n) for n in sorted(set(deal_numbers)) if n >= 1}
+
+    ledger = application(FixedSeedStorage(), None, ReceiptSigner.ephemeral())
+    callers = []
+    for name in ("north", "south"):
+        caller = ledger.authenticate(str(ledger.register_player(name)["token"]))
+        assert caller is not None
+        callers.append(caller)
+    table_id = str(ledger.open_table(callers[0], game, 2, {})["id"])
+    for seat in (0, 1):
+        ledger.sit(callers[seat], table_id, seat, f"seat-{seat}", True)
+    steps = script(ledger.load_state(table_id), count, random.Random(seed))
+    calls = Calls(count_calls)
+    cpu = time.process_time()
+    if post:
+        for n, step in enumerate(steps):
+            answer = calls.around(
+                "post",
+                lambda n=n, step=step: ledger.act(
+                    callers[step.seat], table_id, step.action, f"action-{n}", step.version, with_view=True
+                ),
+            )
+            assert "view" in answer, answer
+            if views:
+                other = callers[1 - step.seat]
+                viewed = calls.around("view", lambda other=other: ledger.seat_view(other, table_id))
+                assert viewed["version"] >= answer["version"]
+    cpu = time.process_time() - cpu
+    actions = len(steps) if post else 0
+    return Outcome(
+        game,
+        actions,
+        0,
+        Counter(),
+        Counter(),
+        cpu,
+        actions if views else 0,
+        0,
+        calls.counts["post"],
+        calls.counts["view"],
+    )
+
+
+def run_once(
+    game: str,
+    count: int,
+    post: bool,
+    seed: int = 24,
+    views: bool = False,
+    count_calls: bool = False,
+    storage: str = "postgres",
+) -> Outcome:
     """Open a table, sit, script `count` actions, and post them when `post`. The table id and every server seed
     are fixed, so every run deals the same cards and plays the same actions."""
-    import infra.seeds
+    if storage == "memory":
+        return run_in_memory(game, count, post, seed, views, count_calls)
     import services.app.commands
     from infra.migrations import migrate
     from tests.conftest import fresh_database
     from tests.round_trips import round_trips, statements, traced_pool
 
     # The same table id and server seeds in every run, so that every run deals the same cards.
-    infra.seeds.secrets = FixedSeeds()  # type: ignore[attr-defined,assignment]
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
     with fresh_database(server_url(), prefix="cardledger_cost") as url:
         migrate(url)
+        store_fixed_seeds(url, str(uuid.UUID(int=seed)), count + 2)  # a deal takes at least one action
         with served_app(url) as (app, container):
             # Traced from the start, so that the statements psycopg prepares (after a few runs) are known by name.
             trace = traced_pool(container.pool, POOL_SIZE)
@@ -204,6 +301,7 @@ def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
             opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
             assert opened.status_code == 201, opened.get_json()
             table_id = opened.get_json()["id"]
+            assert table_id == str(uuid.UUID(int=seed)), table_id
             for seat in (0, 1):
                 seated = client.post(
                     f"/v1/tables/{table_id}/seats",
@@ -216,30 +314,60 @@ def run_once(game: str, count: int, post: bool, seed: int = 24) -> Outcome:
             steps = script(known.state, count, random.Random(seed))
             per_action: Counter[int] = Counter()
             done: Counter[str] = Counter()
+            calls = Calls(count_calls)
+            view_trips = 0
             start = trace.mark()
             cpu = time.process_time()
             if post:
                 for n, step in enumerate(steps):
                     before = trace.mark()
-                    answer = client.post(
-                        f"/v1/tables/{table_id}/actions",
-                        json=step.action,
-                        headers={
-                            **auth[step.seat],
-                            "Idempotency-Key": f"action-{n}",
-                            "If-Match": f'"{step.version}"',
-                            "Prefer": REPRESENTATION,
-                        },
+                    answer = calls.around(
+                        "post",
+                        lambda n=n, step=step: client.post(
+                            f"/v1/tables/{table_id}/actions",
+                            json=step.action,
+                            headers={
+                                **auth[step.seat],
+                                "Idempotency-Key": f"action-{n}",
+                                "If-Match": f'"{step.version}"',
+                                "Prefer": REPRESENTATION,
+                            },
+                        ),
                     )
                     assert answer.status_code == 201, (step, answer.get_json())
                     assert "view" in answer.get_json()
-                    per_action[round_trips(trace.between(before, trace.mark()))] += 1
+                    posted = trace.mark()
+                    per_action[round_trips(trace.between(before, posted))] += 1
+                    if views:
+                        version = answer.get_json()["view"]["version"]
+                        other = 1 - step.seat
+                        viewed = calls.around(
+                            "view",
+                            lambda other=other, version=version: client.get(
+                                f"/v1/tables/{table_id}/view?wait_for_version={version}", headers=auth[other]
+                            ),
+                        )
+                        assert viewed.status_code == 200, viewed.get_json()
+                        assert viewed.get_json()["version"] >= version
+                        view_trips += round_trips(trace.between(posted, trace.mark()))
             cpu = time.process_time() - cpu
             lines = trace.between(start, trace.mark())
             names: dict[str, str] = {}
             statements(trace.between([0] * POOL_SIZE, start), names)
             done = statements(lines, names)
-            outcome = Outcome(game, len(steps) if post else 0, round_trips(lines), per_action, done, cpu)
+            actions = len(steps) if post else 0
+            outcome = Outcome(
+                game,
+                actions,
+                round_trips(lines) - view_trips,
+                per_action,
+                done,
+                cpu,
+                actions if views else 0,
+                view_trips,
+                calls.counts["post"],
+                calls.counts["view"],
+            )
             trace.close()
     return outcome
 
@@ -250,9 +378,17 @@ def report(outcome: Outcome) -> str:
         lines.append(f"  SQL round trips per action: {outcome.round_trips / outcome.actions:.3f}")
         spread = ", ".join(f"{trips}: {n}" for trips, n in sorted(outcome.per_action.items()))
         lines.append(f"  actions by round trips taken: {spread}")
+        if outcome.views:
+            lines.append(f"  SQL round trips per view GET: {outcome.view_round_trips / outcome.views:.3f}")
+        if outcome.post_calls:
+            lines.append(f"  Python calls per action POST (cProfile): {outcome.post_calls / outcome.actions:.1f}")
+        if outcome.view_calls:
+            lines.append(f"  Python calls per view GET (cProfile): {outcome.view_calls / outcome.views:.1f}")
         lines.append(
-            f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
+            f"  CPU seconds of this process per action{' and its view' if outcome.views else ''} (timed, noisy): "
+            f"{outcome.cpu_seconds / outcome.actions:.6f}"
         )
+        lines.append("  statements (POSTs and views):")
         for text, n in outcome.statements.most_common():
             lines.append(f"  {n:6d}  {text}")
     return "\n".join(lines)
@@ -261,8 +397,9 @@ def report(outcome: Outcome) -> str:
 # Callgrind -----------------------------------------------------------------------------------------------------------
 
 
-def callgrind_instructions(game: str, count: int, post: bool) -> int:
-    """The instructions this script executes (callgrind's total) to script `count` actions and post them or not."""
+def callgrind_instructions(game: str, count: int, post: bool, views: bool = False, storage: str = "postgres") -> int:
+    """The instructions this script executes (callgrind's total) to script `count` actions and post them or not,
+    and read the other seat's view after each or not."""
     with tempfile.TemporaryDirectory(prefix="cardledger-callgrind-") as scratch:
         out = Path(scratch) / "callgrind.out"
         command = [
@@ -278,6 +415,9 @@ def callgrind_instructions(game: str, count: int, post: bool) -> int:
             str(count),
             "--quiet",
             *([] if post else ["--no-post"]),
+            *(["--views"] if views else []),
+            "--storage",
+            storage,
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
         done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -298,20 +438,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", choices=GAMES, action="append", help="default: both")
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--callgrind", action="store_true", help="count instructions per action (valgrind)")
+    parser.add_argument("--views", action="store_true", help="after each action, the other seat reads its view")
+    parser.add_argument("--calls", action="store_true", help="count Python calls per request (cProfile)")
+    parser.add_argument(
+        "--storage", choices=("postgres", "memory"), default="postgres", help="memory: the application alone"
+    )
     parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     games = args.game or list(GAMES)
     for game in games:
         if args.callgrind:
-            idle = callgrind_instructions(game, args.actions, post=False)
-            busy = callgrind_instructions(game, args.actions, post=True)
+            idle = callgrind_instructions(game, args.actions, post=False, storage=args.storage)
+            busy = callgrind_instructions(game, args.actions, post=True, storage=args.storage)
+            viewed = callgrind_instructions(game, args.actions, post=True, views=True, storage=args.storage)
             print(
-                f"{game}: {args.actions} actions: {busy:,} instructions, {idle:,} scripting them without posting; "
-                f"{(busy - idle) / args.actions:,.0f} instructions per action posted"
+                f"{game} ({args.storage}): {args.actions} actions: {idle:,} instructions scripting them, "
+                f"{busy:,} posting them, "
+                f"{viewed:,} posting them and reading a view after each; "
+                f"{(busy - idle) / args.actions:,.0f} instructions per action POST, "
+                f"{(viewed - busy) / args.actions:,.0f} per view GET"
             )
             continue
-        outcome = run_once(game, args.actions, post=not args.no_post)
+        outcome = run_once(
+            game, args.actions, not args.no_post, views=args.views, count_calls=args.calls, storage=args.storage
+        )
         if not args.quiet:
             print(report(outcome))
 

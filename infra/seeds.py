@@ -16,19 +16,29 @@ def seeds_for(conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[in
 
     Call before the append that publishes their commitments (or inside its
     transaction), so that a commitment is never published for a seed that was
-    not stored.
+    not stored. A fresh seed is drawn for every deal asked for; a stored one wins.
     """
     wanted = sorted({n for n in deal_numbers if n >= 1})
-    seeds = _stored(conn, table_id, wanted)
-    missing = [n for n in wanted if n not in seeds]
-    if missing:
-        for deal_no in missing:
-            conn.execute(
-                "INSERT INTO deal_seeds (stream_id, deal_no, server_seed) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                (table_id, deal_no, secrets.token_bytes(32)),
-            )
-        seeds = _stored(conn, table_id, wanted)  # a concurrent writer's seed wins a race
-    return seeds
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        """
+        WITH fresh (deal_no, server_seed) AS (SELECT * FROM unnest(%(numbers)s::int[], %(seeds)s::bytea[])),
+        made AS (
+            INSERT INTO deal_seeds (stream_id, deal_no, server_seed)
+            SELECT %(table)s, deal_no, server_seed FROM fresh
+            ON CONFLICT DO NOTHING
+            RETURNING deal_no, server_seed
+        )
+        SELECT deal_no, server_seed FROM made
+        UNION ALL
+        SELECT deal_no, server_seed FROM deal_seeds WHERE stream_id = %(table)s AND deal_no = ANY(%(numbers)s::int[])
+        """,
+        {"table": table_id, "numbers": wanted, "seeds": [secrets.token_bytes(32) for _ in wanted]},
+    ).fetchall()
+    seeds = {int(row["deal_no"]): bytes(row["server_seed"]) for row in rows}
+    # A seed another writer committed after this statement's snapshot is neither inserted nor seen: read it.
+    return seeds if len(seeds) == len(wanted) else _stored(conn, table_id, wanted)
 
 
 def _stored(conn: Conn, table_id: str, deal_numbers: list[int]) -> dict[int, bytes]:
@@ -53,7 +63,9 @@ class KnownSeeds:
         """As `stored.seeds_for`, without asking it when every seed is known."""
         wanted = sorted({n for n in deal_numbers if n >= 1})
         known = {n: seed for n in wanted if (seed := self._seeds.get((table_id, n))) is not None}
-        return known if len(known) == len(wanted) else stored.seeds_for(table_id, wanted)
+        if len(known) == len(wanted):
+            return known
+        return known | stored.seeds_for(table_id, [n for n in wanted if n not in known])
 
     def remember(self, table_id: str, seeds: Mapping[int, bytes]) -> None:
         for deal_no, seed in seeds.items():

@@ -10,6 +10,7 @@ from typing import Any
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields, post_dump, validate, validates_schema
 
 from domain.games import GAME_NAMES, GAMES
+from services.api.plain_dump import PlainDump
 from services.api.prefer import PREFER_DESCRIPTION
 from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
 from services.api.schemas_game import (
@@ -191,7 +192,7 @@ _PLAY = {
 }
 
 
-class TableSchema(OpenSchema):
+class TableSchema(PlainDump, OpenSchema):
     """Public state of a table; the game-specific fields are present while a deal exists."""
 
     id = fields.String(required=True)
@@ -402,7 +403,7 @@ class ActionHeadersSchema(Schema):
     prefer = prefer_field()
 
 
-class ActionResultSchema(Schema):
+class ActionResultSchema(PlainDump):
     version = fields.Integer(required=True)
     events = fields.List(fields.Raw(metadata={"openapi": EVENT}), required=True)
     receipt = fields.Nested(
