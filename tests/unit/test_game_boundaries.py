@@ -11,6 +11,7 @@ from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
 from domain.cholek_tiga.rules import CHOLEK_TIGA
 from domain.game import Game
 from domain.games import GAME_NAMES, GAMES
+from tests.unit.source_trees import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +24,7 @@ EXAMPLE_DATA = ("services/api/spec_examples.py",)
 def imported_modules(path: Path) -> set[str]:
     """Every module `path` imports, at any depth (inside functions and TYPE_CHECKING blocks too)."""
     modules: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             modules.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module is not None:
@@ -50,7 +51,7 @@ def test_a_game_does_not_import_the_table(path: Path) -> None:
 
 def game_name_literals(path: Path) -> list[int]:
     """Lines of `path` holding a string constant that is a game's name."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = parse(path.read_text(), str(path))
     return sorted(
         {
             node.lineno

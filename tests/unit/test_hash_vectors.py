@@ -26,6 +26,7 @@ from domain.hashchain import (
     hashed_fields,
     private_commitment,
 )
+from tests.unit.source_trees import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = json.loads((Path(__file__).parent / "vectors" / "hash_vectors.json").read_text(encoding="utf-8"))
@@ -175,7 +176,7 @@ def reimplementation() -> dict[str, Any]:
     code = marked_blocks()["reimplementation"]
     imported = {
         alias.name
-        for node in ast.walk(ast.parse(code))
+        for node in ast.walk(parse(code))
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
     }

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.unit.source_trees import parse
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("domain", "infra", "services")
 
@@ -58,7 +60,7 @@ def imported(node: ast.Import | ast.ImportFrom, importer: str, is_package: bool)
 
 def imports_of(path: Path, name: str) -> Iterator[tuple[str, bool, int]]:
     """(imported module, inside a function?, line) for every import of the file, `TYPE_CHECKING` ones aside."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = parse(path.read_text(), str(path))
     is_package = path.name == "__init__.py"
 
     def walk(node: ast.AST, in_function: bool) -> Iterator[tuple[str, bool, int]]:
@@ -101,7 +103,7 @@ def imports_in(path: Path) -> list[ast.Import | ast.ImportFrom]:
                 found.append(child)
             walk(child)
 
-    walk(ast.parse(path.read_text(), str(path)))
+    walk(parse(path.read_text(), str(path)))
     return found
 
 
@@ -193,7 +195,7 @@ SQL = re.compile(
 
 def sql_in(source: str, where: str) -> list[str]:
     found = []
-    for node in ast.walk(ast.parse(source, where)):
+    for node in ast.walk(parse(source, where)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "execute":
             receiver = ast.unparse(node.func.value)
             if "pipe" not in receiver:  # a Redis pipeline's execute runs no SQL
