@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.api import bench_stack, env_float, quick  # noqa: E402
+from bench.api import bench_stack, env_float, quick, redis_url  # noqa: E402
 from bench.tables import stack_cpu_seconds  # noqa: E402
 from domain import table as tables  # noqa: E402
 from infra.config import Settings  # noqa: E402
@@ -203,7 +203,9 @@ def run() -> list[dict[str, Any]]:
     reads = 8 if quick() else READS
     rng = random.Random("bench-history")
     with bench_stack() as (stack, url):
-        container = bootstrap(Settings.from_env({**os.environ, "DATABASE_URL": url}), start_embedded=False)
+        container = bootstrap(
+            Settings.from_env({**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url()}), start_embedded=False
+        )
         try:
             started = time.monotonic()
             print(f"  bench.history: playing {deals} deals of {GAME} at one table, in process ...", file=sys.stderr)

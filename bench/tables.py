@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.api import bench_stack, env_float, quick  # noqa: E402
+from bench.api import bench_stack, env_float, quick, redis_url  # noqa: E402
 from bench.memory import KINDS, classify  # noqa: E402
 from domain import table as domain_tables  # noqa: E402
 from infra.config import Settings  # noqa: E402
@@ -160,7 +160,9 @@ def application_cpu_per_action(url: str, game: str, actions: int, rounds: int) -
     """In this process, without HTTP: the CPU milliseconds per action of `CardLedger` (the load of the table's
     state, the seat view, the action) with TABLES_FEW and TABLES_MANY tables played in turn, interleaved rounds of
     `actions` actions each: what the application itself does per action, free of the other processes' load."""
-    container = bootstrap(Settings.from_env({**os.environ, "DATABASE_URL": url}), start_embedded=False)
+    container = bootstrap(
+        Settings.from_env({**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url()}), start_embedded=False
+    )
     ledger = container.ledger
     rng = random.Random(f"bench-tables-in-process-{game}")
     bot = make_bot("random", rng)
