@@ -177,15 +177,7 @@ def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
     """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container)."""
     from infra.config import Settings
     from infra.signing import ReceiptSigner
-    from services.api import create_app
-    from services.api.admission import Admission
-    from services.api.serving import (
-        api_queue_seconds,
-        api_requests_per_caller,
-        api_streams,
-        api_streams_per_caller,
-        api_threads,
-    )
+    from services.api import create_app, served_admission
     from services.bootstrap import bootstrap
 
     settings = Settings(database_url=database_url, redis_url=redis_url())
@@ -197,18 +189,8 @@ def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
         signer=ReceiptSigner.ephemeral(),
     )
 
-    def admission(wsgi: Any) -> Any:
-        return Admission(
-            wsgi,
-            api_threads(),
-            api_streams(),
-            api_queue_seconds(),
-            api_streams_per_caller(),
-            api_requests_per_caller(),
-        )
-
     try:
-        app = create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=[admission])
+        app = create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=[served_admission()])
         yield app, container
     finally:
         container.close()

@@ -229,18 +229,28 @@ def sample_versions(database_url: str, pipe: Connection, interval: float = 0.005
             rows = conn.execute("SELECT table_id, version FROM table_views").fetchall()
             now = time.monotonic()
             for table_id, version in rows:
-                seen = records.setdefault(table_id, [(0, 0.0)])
-                if version > seen[-1][0]:
-                    seen.append((version, now))
+                record_version(records, table_id, version, now)
             if finals is None and pipe.poll():
                 finals = pipe.recv()
                 deadline = now + grace
-            if finals is not None and (
-                now > deadline or all(records.get(t, [(0, 0.0)])[-1][0] >= v for t, v in finals.items())
-            ):
+            if finals is not None and sampled_enough(records, finals, deadline, now):
                 break
             time.sleep(interval)
     pipe.send(records)
+
+
+def record_version(records: dict[str, list[tuple[int, float]]], table_id: str, version: int, now: float) -> None:
+    """Note that `table_id` was first seen at `version` at `now` (records start at (0, 0.0))."""
+    seen = records.setdefault(table_id, [(0, 0.0)])
+    if version > seen[-1][0]:
+        seen.append((version, now))
+
+
+def sampled_enough(
+    records: dict[str, list[tuple[int, float]]], finals: dict[str, int], deadline: float, now: float
+) -> bool:
+    """Every table reached its final version, or the grace period after the finals arrived has run out."""
+    return now > deadline or all(records.get(t, [(0, 0.0)])[-1][0] >= v for t, v in finals.items())
 
 
 def sample_published(redis_url: str, pipe: Connection, grace: float = 30.0) -> None:
@@ -258,16 +268,13 @@ def sample_published(redis_url: str, pipe: Connection, grace: float = 30.0) -> N
         now = time.monotonic()
         for entry_id, body in entries:
             last_id = entry_id
-            table_id, version = str(body["table_id"]), body["version"]
-            seen = records.setdefault(table_id, [(0, 0.0)])
-            if isinstance(version, int) and version > seen[-1][0]:
-                seen.append((version, now))
+            version = body["version"]
+            if isinstance(version, int):
+                record_version(records, str(body["table_id"]), version, now)
         if finals is None and pipe.poll():
             finals = pipe.recv()
             deadline = now + grace
-        if finals is not None and (
-            now > deadline or all(records.get(t, [(0, 0.0)])[-1][0] >= v for t, v in finals.items())
-        ):
+        if finals is not None and sampled_enough(records, finals, deadline, now):
             break
     client.close()
     pipe.send(records)

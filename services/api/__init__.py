@@ -170,11 +170,9 @@ def create_app(
     return app
 
 
-def create_served_app() -> Flask:
-    """The app as gunicorn serves it (`supervisor.gunicorn_command`): requests and streams admitted apart, as
-    many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.admission`)."""
-    settings = Settings.from_env()
-    signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
+def served_admission(cors: CorsPolicy | None = None) -> Callable[[WSGIApp], WSGIApp]:
+    """The middleware that admits requests and streams apart, sized by the serving settings
+    (`services.api.serving`)."""
 
     def admission(wsgi: WSGIApp) -> WSGIApp:
         return Admission(
@@ -184,11 +182,21 @@ def create_served_app() -> Flask:
             api_queue_seconds(),
             api_streams_per_caller(),
             api_requests_per_caller(),
-            cors=CorsPolicy(settings.cors_origins),  # its refusals carry the CORS headers too
+            cors=cors,
         )
 
+    return admission
+
+
+def create_served_app() -> Flask:
+    """The app as gunicorn serves it (`supervisor.gunicorn_command`): requests and streams admitted apart, as
+    many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.admission`)."""
+    settings = Settings.from_env()
+    signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
+
+    admission = served_admission(CorsPolicy(settings.cors_origins))  # its refusals carry the CORS headers too
     # Admission inside the proxy fix: it counts streams per caller by the client's address, not the proxy's.
     return create_app(settings, middleware=[admission])
 
 
-__all__ = ["create_app", "create_served_app"]
+__all__ = ["create_app", "create_served_app", "served_admission"]
