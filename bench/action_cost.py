@@ -42,7 +42,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bench.database_cost import DatabaseCost, Window
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -132,6 +135,7 @@ class Outcome:
     view_round_trips: int = 0
     post_calls: int = 0
     view_calls: int = 0
+    database: DatabaseCost | None = None  # PostgreSQL's work for the pool's connections (--database)
 
 
 class Client:
@@ -255,6 +259,7 @@ def run_once(
     views: bool = False,
     count_calls: bool = False,
     storage: str = "postgres",
+    database: bool = False,
 ) -> Outcome:
     """Open a table, sit, script `count` actions, and post them when `post`. The table id and every server seed
     are fixed, so every run deals the same cards and plays the same actions."""
@@ -298,6 +303,7 @@ def run_once(
             done: Counter[str] = Counter()
             calls = Calls(count_calls)
             view_trips = 0
+            window = database_window(url, container.pool) if database else None
             start = trace.mark()
             cpu = time.process_time()
             if post:
@@ -333,6 +339,7 @@ def run_once(
                         assert viewed.get_json()["version"] >= version
                         view_trips += round_trips(trace.between(posted, trace.mark()))
             cpu = time.process_time() - cpu
+            database_cost = None if window is None else window.stop()
             lines = trace.between(start, trace.mark())
             names: dict[str, str] = {}
             statements(trace.between([0] * POOL_SIZE, start), names)
@@ -349,6 +356,7 @@ def run_once(
                 view_trips,
                 calls.counts["post"],
                 calls.counts["view"],
+                database_cost,
             )
             trace.close()
     return outcome
@@ -370,10 +378,25 @@ def report(outcome: Outcome) -> str:
             f"  CPU seconds of this process per action{' and its view' if outcome.views else ''} (timed, noisy): "
             f"{outcome.cpu_seconds / outcome.actions:.6f}"
         )
+        if outcome.database is not None:
+            lines += outcome.database.report(outcome.actions)
         lines.append("  statements (POSTs and views):")
         for text, n in outcome.statements.most_common():
             lines.append(f"  {n:6d}  {text}")
     return "\n".join(lines)
+
+
+def database_window(database_url: str, pool: Any) -> Window:
+    """A `Window` on the backends of `pool`'s POOL_SIZE connections, started."""
+    from bench.database_cost import Window
+
+    conns = [pool.getconn() for _ in range(POOL_SIZE)]
+    pids = [conn.pgconn.backend_pid for conn in conns]
+    for conn in conns:
+        pool.putconn(conn)
+    window = Window(database_url, pids)
+    window.start()
+    return window
 
 
 # Callgrind -----------------------------------------------------------------------------------------------------------
@@ -425,6 +448,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--storage", choices=("postgres", "memory"), default="postgres", help="memory: the application alone"
     )
+    parser.add_argument(
+        "--database", action="store_true", help="PostgreSQL's CPU, WAL and rows written for the posted actions"
+    )
     parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -443,7 +469,13 @@ def main(argv: list[str] | None = None) -> None:
             )
             continue
         outcome = run_once(
-            game, args.actions, not args.no_post, views=args.views, count_calls=args.calls, storage=args.storage
+            game,
+            args.actions,
+            not args.no_post,
+            views=args.views,
+            count_calls=args.calls,
+            storage=args.storage,
+            database=args.database,
         )
         if not args.quiet:
             print(report(outcome))
