@@ -32,7 +32,7 @@ def append_sql(event_count: int, remember: bool) -> bytes:
         """,
         remembered AS (
             INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response)
-            SELECT $6::text, $7::text, $8::text, head.stream_id, $9::jsonb FROM head)"""
+            SELECT $6::text, $7::text, $8::text, head.stream_id, $9::json FROM head)"""
         if remember
         else ""
     )

@@ -27,13 +27,18 @@ def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool, hashes_wit
     `hashes_withheld`: the event belongs to a running deal that holds a private block hashed whole (hash version
     1, written before migration 006). Every hash after such a block chains from it, so a few thousand guesses
     would give its cards back from any of them: `hash` and `prev_hash` are null until the deal ends."""
+    return shown_event(event, redact_data(event.data, viewer, deal_over), hashes_withheld)
+
+
+def shown_event(event: RecordedEvent, data: JSON, hashes_withheld: bool) -> dict[str, JSON]:
+    """`event` as API.md shows it with `data` as the viewer sees it: the one place that orders an event's keys."""
     return {
         "position": event.version,
         "global_position": event.global_position,
         "type": event.type,
         "deal_no": event.deal_no,
         "occurred_at": canonical_timestamp(event.occurred_at),
-        "data": redact_data(event.data, viewer, deal_over),
+        "data": data,
         "metadata": dict(event.metadata),
         "schema_version": event.schema_version,
         "hash_version": event.hash_version,

@@ -38,6 +38,7 @@ from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
 from services.app.metrics import APPEND_CONFLICTS, count_appended
+from services.app.replays import keeps_events_apart, positions_in, record_of, replayed
 from services.logs import current_request_id
 
 MAX_WRITE_ATTEMPTS = 3  # races lost on a state read from the store
@@ -78,17 +79,17 @@ class Write:
 
 
 class Idempotent(Write):
-    """`write` under an idempotency key: its answer is stored with its events, in the same statement, so a
-    retry gets that answer (`replay`) and appends nothing."""
+    """`write` under an idempotency key: its answer is recorded with its events, in the same statement (what the
+    log does not hold of it: `services.app.replays`), so a retry gets that answer (`replay`) and appends nothing."""
 
-    def __init__(self, write: Write, scope: str, key: str, fingerprint: str) -> None:
+    def __init__(self, write: Write, table_id: str, scope: str, key: str, fingerprint: str) -> None:
         super().__init__(write.command_for)
-        self.scope, self.key, self.fingerprint = scope, key, fingerprint
+        self.table_id, self.scope, self.key, self.fingerprint = table_id, scope, key, fingerprint
 
     def record(self, answer: Mapping[str, JSON]) -> IdempotencyRecord:
-        return IdempotencyRecord(self.scope, self.key, self.fingerprint, answer)
+        return IdempotencyRecord(self.scope, self.key, self.fingerprint, record_of(answer, self.table_id))
 
-    def replay(self, store: EventStorage, table_id: str) -> dict[str, JSON] | None:
+    def replay(self, store: EventStorage) -> dict[str, JSON] | None:
         """The first answer to this key, or None when the key is new (a different request under it: 422)."""
         stored = store.find_idempotency(self.scope, self.key)
         if stored is None:
@@ -97,9 +98,13 @@ class Idempotent(Write):
             raise Unprocessable(
                 f"Idempotency-Key {self.key!r} was already used with a different request", "idempotency_key_reused"
             )
+        if keeps_events_apart(stored.response):
+            positions = positions_in(stored.response)
+            read = store.read_stream(self.table_id, min(positions), max(positions)) if positions else []
+            return replayed(stored.response, self.table_id, read)
         events = stored.response.get("events")
         shown = [int(event["position"]) for event in events or [] if isinstance(event, Mapping)]
-        return numbered(stored.response, store.global_positions(table_id, shown))
+        return numbered(stored.response, store.global_positions(self.table_id, shown))
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,14 +182,14 @@ class TableCommands:
             return tables.Act(seat, action)
 
         fingerprint = request_fingerprint({"table_id": table_id, "action": dict(action)})
-        write = Idempotent(Write(command), player_id, idempotency_key, fingerprint)
+        write = Idempotent(Write(command), table_id, player_id, idempotency_key, fingerprint)
         try:
             written = self._write(caller, table_id, write, expected_version=if_match)
             return written.answer, written.state
         except (ServiceError, IdempotencyKeyTaken):
             # A retry of an action that was applied fails its write (the table moved on, or the key is
             # taken); only then is the key looked up, so a first attempt costs no extra query.
-            replay = write.replay(self.store, table_id)
+            replay = write.replay(self.store)
             if replay is None:
                 raise
             return replay, None

@@ -34,6 +34,17 @@ def test_same_key_same_body_replays_the_first_answer(api: Api, scene: Scene) -> 
     assert _event_count(api, scene) == count
 
 
+def test_a_retry_answers_the_first_answers_bytes_after_the_table_moved_on(api: Api, scene: Scene) -> None:
+    token, view = _mover(api, scene)
+    first = api.act_raw(token, scene.table, view["legal_actions"][0], key="retry-bytes")
+    assert first.status_code == 201
+    other, later = _mover(api, scene)
+    assert api.act_raw(other, scene.table, later["legal_actions"][0]).status_code == 201
+    again = api.act_raw(token, scene.table, view["legal_actions"][0], key="retry-bytes")
+    assert again.status_code == 201
+    assert again.get_data() == first.get_data()  # the receipt included; keys in the same order
+
+
 def test_same_key_other_body_is_422(api: Api, scene: Scene) -> None:
     token, view = _mover(api, scene)
     first = api.act_raw(token, scene.table, view["legal_actions"][0], key="retry-2")

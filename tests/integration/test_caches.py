@@ -9,6 +9,7 @@ several API processes would be.
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import threading
 import uuid
@@ -699,6 +700,10 @@ def test_a_retried_action_replays_its_response_in_any_process(
     key = uuid.uuid4().hex
     first = ledger.act(players[seat], table_id, action, key, if_match=state.version)
     assert finds == []  # a first attempt does not look the key up
+    # The record keeps what the log does not: no event's hash (the receipt's is the last event's).
+    record = conn.execute("SELECT response::text AS text FROM idempotency_keys WHERE key = %s", (key,)).fetchone()
+    assert record is not None
+    assert all(str(event["hash"]) not in record["text"] for event in first["events"])
 
     # The table moves on: the next seat plays, and the action would now be refused.
     later = truth(conn, table_id)
@@ -715,6 +720,8 @@ def test_a_retried_action_replays_its_response_in_any_process(
 
     cold = ledger_on(other_pool)
     assert cold.act(players[seat], table_id, action, key, None) == first
+    # The same JSON text, keys in the same order: the answer is served as it is.
+    assert json.dumps(cold.act(players[seat], table_id, action, key, None)) == json.dumps(first)
     assert cold.act(players[seat], table_id, action, key, if_match=state.version) == first
     assert stream_head(conn, table_id) == head
 
