@@ -1,13 +1,14 @@
 """PostgreSQL's instructions for one append with an action's idempotency record, counted under callgrind in a
 single-user backend (no client, no protocol): the server's side of the write path, record by record.
 
-Run:  python -m bench.append_server OUT_DIR [--appends 200] [--cast json]
+Run:  python -m bench.append_server OUT_DIR [--appends 200] [--before-014]
 
 writes OUT_DIR/none.sql (the setup alone), OUT_DIR/answers.sql and OUT_DIR/records.sql: `--appends` guarded
 appends of one event (the same event each time) through the store's statement (`append_sql(1, True)`), each
 with an idempotency record of a real Cholek Tiga action, played in memory with bench.action_cost's script:
 the whole answer (as the service stored it before migration 014) or the record it stores now
-(`services.app.replays.record_of`). `--cast jsonb` writes the statement as it was before migration 014. Each
+(`services.app.replays.record_of`). `--before-014` writes the statement as it was before migration 014 (the
+record in the jsonb column `response`, not the json column `answer`). Each
 script runs in one single-user backend of a database migrated to match (docs/performance.md, "The write path
 in the database"); (total of a script - total of none.sql) / appends is the instructions of one append.
 """
@@ -63,9 +64,11 @@ def quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def statements(name: str, cast: str, records: list[str]) -> str:
-    one_line = " ".join(append_sql(1, True).decode().split()).replace("$9::json ", f"$9::{cast} ")
-    stream = quoted(f"stream-{name}-{cast}")
+def statements(name: str, before_014: bool, records: list[str]) -> str:
+    one_line = " ".join(append_sql(1, True).decode().split())
+    if before_014:
+        one_line = one_line.replace("stream_id, answer)", "stream_id, response)").replace("$9::json ", "$9::jsonb ")
+    stream = quoted(f"stream-{name}-{'jsonb' if before_014 else 'json'}")
     lines = [f"INSERT INTO streams VALUES ({stream}, 0, {quoted(HASH)});", f"PREPARE append AS {one_line};"]
     for n, record in enumerate(records):
         lines.append(
@@ -82,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.append_server", description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--appends", type=int, default=200)
-    parser.add_argument("--cast", choices=("json", "jsonb"), default="json")
+    parser.add_argument("--before-014", action="store_true", help="the statement as before migration 014")
     args = parser.parse_args()
     table_id, answers = played_answers(args.appends)
     compact = json.JSONEncoder(separators=(",", ":")).encode
@@ -93,7 +96,7 @@ def main() -> None:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     for name, records in kinds.items():
-        (args.out / f"{name}.sql").write_text(statements(name, args.cast, records))
+        (args.out / f"{name}.sql").write_text(statements(name, args.before_014, records))
         if records:
             print(f"{name}: {sum(map(len, records)) / len(records):,.0f} bytes per record")
 

@@ -31,7 +31,7 @@ def append_sql(event_count: int, remember: bool) -> bytes:
     remembered = (
         """,
         remembered AS (
-            INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response)
+            INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, answer)
             SELECT $6::text, $7::text, $8::text, head.stream_id, $9::json FROM head)"""
         if remember
         else ""

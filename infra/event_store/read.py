@@ -103,7 +103,10 @@ def deal_holds_v1_private_in(conn: Conn, stream_id: str, deal_no: int) -> bool:
 
 def find_idempotency_in(conn: Conn, scope: str, key: str) -> IdempotencyRecord | None:
     row = conn.execute(
-        "SELECT request_hash, response FROM idempotency_keys WHERE scope = %s AND key = %s", (scope, key)
+        # A record written before migration 014 has its answer in `response` (jsonb).
+        "SELECT request_hash, coalesce(answer, response::json) AS response FROM idempotency_keys"
+        " WHERE scope = %s AND key = %s",
+        (scope, key),
     ).fetchone()
     if row is None:
         return None

@@ -701,7 +701,7 @@ def test_a_retried_action_replays_its_response_in_any_process(
     first = ledger.act(players[seat], table_id, action, key, if_match=state.version)
     assert finds == []  # a first attempt does not look the key up
     # The record keeps what the log does not: no event's hash (the receipt's is the last event's).
-    record = conn.execute("SELECT response::text AS text FROM idempotency_keys WHERE key = %s", (key,)).fetchone()
+    record = conn.execute("SELECT answer::text AS text FROM idempotency_keys WHERE key = %s", (key,)).fetchone()
     assert record is not None
     assert all(str(event["hash"]) not in record["text"] for event in first["events"])
 

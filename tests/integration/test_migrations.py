@@ -309,38 +309,50 @@ def test_hash_version_1_events_keep_their_hashes_and_the_stream_goes_on_in_versi
 
 
 def test_idempotency_records_written_before_migration_014_still_replay(fresh_database_url: str, tmp_path: Path) -> None:
-    """Migration 014 turns the records' answers from jsonb into json: a record written before it (the whole answer,
-    as the service stored it then) still answers its retry with the same values, and a record written after it
-    answers with the first answer's very text."""
+    """Migration 014 adds the json column `answer` for the records written from then on: a record written before
+    it (the whole answer in `response`, jsonb, as the service stored it then) still answers its retry with the
+    same values, and a record written after it answers with the first answer's very text."""
     from psycopg.types.json import Jsonb
 
     from services.app.answers import numbered
     from tests.integration.test_caches import ledger_on, next_move, register, seated_table, truth
 
     _migrate_up_to(fresh_database_url, tmp_path, 13)
+    old = {"version": 3, "events": [{"position": 3, "global_position": None, "data": {"b": 1, "a": [None]}}]}
+    with psycopg.connect(fresh_database_url) as conn:
+        conn.execute(
+            "INSERT INTO idempotency_keys (scope, key, request_hash, stream_id, response) VALUES (%s, %s, %s, %s, %s)",
+            ("p0", "before-014", "h", "t", Jsonb(old)),
+        )
+    assert migrate(fresh_database_url) == [name for name in ALL_NAMES if name >= "014"]
+
     pool = open_pool(fresh_database_url, max_size=4)
     try:
-        ledger = ledger_on(pool)
-        players = [register(ledger, f"p{n}")[0] for n in range(3)]
-        table_id = seated_table(ledger, players)
+        store = EventStore(pool)
+        kept = store.find_idempotency("p0", "before-014")
+        assert kept is not None and (kept.request_hash, kept.response) == ("h", old)
+
+        players = [register(ledger_on(pool), f"p{n}")[0] for n in range(3)]
+        table_id = seated_table(ledger_on(pool), players)
         rng = random.Random(3)
         with pool.connection() as conn:
             seat, action = next_move(truth(conn, table_id), rng)
-            first = ledger.act(players[seat], table_id, action, "old-key", None)
-            # What the service stored before: the whole answer, its events not yet numbered.
-            unnumbered = numbered(first, {})
-            conn.execute("UPDATE idempotency_keys SET response = %s WHERE key = 'old-key'", (Jsonb(unnumbered),))
-            kind = conn.execute("SELECT pg_typeof(response)::text AS kind FROM idempotency_keys").fetchone()
-            assert kind == {"kind": "jsonb"}
+            first = ledger_on(pool).act(players[seat], table_id, action, "old-key", None)
+            # The record as the previous release wrote it: the whole answer (not numbered) in `response`.
+            conn.execute(
+                "UPDATE idempotency_keys SET answer = NULL, response = %s WHERE key = 'old-key'",
+                (Jsonb(numbered(first, {})),),
+            )
+        assert ledger_on(pool).act(players[seat], table_id, action, "old-key", None) == first
 
-        assert migrate(fresh_database_url) == [name for name in ALL_NAMES if name >= "014"]
-        cold = ledger_on(pool)
-        assert cold.act(players[seat], table_id, action, "old-key", None) == first
         with pool.connection() as conn:
             seat, action = next_move(truth(conn, table_id), rng)
-            second = cold.act(players[seat], table_id, action, "new-key", None)
-            kinds = conn.execute("SELECT DISTINCT pg_typeof(response)::text AS kind FROM idempotency_keys").fetchall()
-        assert kinds == [{"kind": "json"}]
+            second = ledger_on(pool).act(players[seat], table_id, action, "new-key", None)
+            stored = conn.execute(
+                "SELECT answer IS NOT NULL AS answer, response IS NOT NULL AS response FROM idempotency_keys"
+                " WHERE key = 'new-key'"
+            ).fetchone()
+        assert stored == {"answer": True, "response": False}
         assert json.dumps(ledger_on(pool).act(players[seat], table_id, action, "new-key", None)) == json.dumps(second)
     finally:
         pool.close()

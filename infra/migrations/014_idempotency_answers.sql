@@ -1,0 +1,11 @@
+-- An action's idempotency record goes into a new json column, `answer`: PostgreSQL keeps the text the service
+-- sent, so a retry gets the first answer's keys in the first answer's order (jsonb sorts them), and an append
+-- no longer takes the record apart into jsonb. What the service stores there is smaller too: an action's
+-- record keeps what the log does not (the events' data as the caller saw them, the receipt's own fields), and
+-- a retry reads the rest back from the log (services/app/replays.py; docs/performance.md, "The write path in
+-- the database").
+--
+-- Records written before keep their `response` (jsonb, the whole answer) and `answer` NULL; a record written
+-- from now on has `answer` and no `response`. The store reads whichever the row has. Adding a column with no
+-- default and dropping a NOT NULL rewrite nothing: the migration takes a moment however many records there are.
+ALTER TABLE idempotency_keys ADD COLUMN answer json, ALTER COLUMN response DROP NOT NULL;
