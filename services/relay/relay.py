@@ -46,7 +46,7 @@ import psycopg
 import redis
 
 from infra import redis_bus
-from infra.db import Conn, connect
+from infra.db import Conn, application_name, connect
 from infra.event_store import START, LogPosition, RecordedEvent, committed_after_in, read_log_in
 from infra.metrics import count_error
 from infra.projections.checkpoint import (
@@ -70,6 +70,8 @@ from infra.sql.session import (
 from services.relay.metrics import RELAY_PUBLISHED
 
 log = logging.getLogger("cardledger.relay")
+
+COMPONENT = "relay"  # its connections' application_name: cardledger-relay
 
 MAX_BACKOFF_S = 5.0
 POLL_INTERVAL_S = 0.002  # while an append is in flight: its commit is near
@@ -135,7 +137,9 @@ class Relay:
         """Stand by until the advisory lock is ours, then relay; repeat if the lock connection is lost."""
         while not self.stop.is_set():
             try:
-                with psycopg.connect(self.database_url, autocommit=True) as lock_conn:
+                with psycopg.connect(
+                    self.database_url, autocommit=True, fallback_application_name=application_name(COMPONENT)
+                ) as lock_conn:
                     self.session_pid = lock_conn.info.backend_pid
                     try:
                         if not self._acquire(lock_conn):
@@ -173,7 +177,7 @@ class Relay:
     def _relay(self, lock_conn: psycopg.Connection[Any]) -> None:
         client = redis_client(self.redis_url)
         try:
-            with connect(self.database_url) as conn:
+            with connect(self.database_url, COMPONENT) as conn:
                 with conn.transaction():
                     ensure_position(conn, RELAY_POSITION)
                 position = read_position(conn, RELAY_POSITION)

@@ -287,6 +287,20 @@ def test_two_relays_only_one_active(
     assert len(set(positions)) == len(positions)
 
 
+def test_the_relay_s_connections_carry_its_name(db_url: str, redis_server: RedisServer) -> None:
+    """Both of the relay's sessions (the lock's and the one it reads and listens on) show as cardledger-relay in
+    pg_stat_activity, and nothing else of the database does."""
+    with RelayThread(db_url, redis_server.url) as running, psycopg.connect(db_url) as conn:
+        wait_until(running.relay.active.is_set, what="the relay active")
+        wait_until(lambda: _asleep(db_url), what="the relay asleep (its second session open)")
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+            ("cardledger-relay",),
+        ).fetchall()
+        assert running.relay.session_pid in {row[0] for row in rows}
+        assert len(rows) == 2
+
+
 def _lock_holders(db_url: str) -> list[int]:
     with psycopg.connect(db_url) as conn:
         rows = conn.execute(
