@@ -10,7 +10,8 @@ Rows:
 - a steady stream of appends (one writer, one event every 2, 5 and 20 ms) beside a relay: per append, the
   NOTIFYs sent (counted by a session of its own listening on the channel), the relay's wake-ups, the relay's
   CPU (its thread, /proc/self/task) and its backends' CPU (pg_stat_activity.application_name cardledger-relay,
-  /proc/<pid>/stat), the writer's backend's CPU, and the database's transactions;
+  /proc/<pid>/stat), the writer's backend's CPU, and the database's transactions; and the commit-to-published
+  p50 and p99 (the append's return to its arrival on the global Redis stream, read by XREAD BLOCK);
 - a catch-up of a played log in batches of 4 events (a live batch's size), every projection committed in one
   transaction or in two (the table views first, as before): client and database backend CPU microseconds
   per event (user + system, this process and /proc/<backend pid>/stat), the two orders alternated;
@@ -37,8 +38,8 @@ from typing import Any
 import psycopg
 import redis
 
-from bench.append import Appender, cardledger_writers, measure
-from bench.lag import _redis, cpu_seconds
+from bench.append import EVENT, Appender, cardledger_writers, measure
+from bench.lag import _percentile, _redis, cpu_seconds
 from infra import projections, redis_bus
 from infra.db import application_name, connect, open_pool
 from infra.event_store import EventStore
@@ -149,14 +150,28 @@ def _committed(conn: psycopg.Connection[Any]) -> int:
     return int(row[0]) if row is not None else 0
 
 
-def steady_appends(server_url: str, interval_ms: float, seconds: float) -> dict[str, float]:
-    """One writer appending one event every `interval_ms` for `seconds` beside a relay; totals over the run."""
+def steady_appends(server_url: str, interval_ms: float, seconds: float) -> dict[str, Any]:
+    """One writer appending one event every `interval_ms` for `seconds` beside a relay: totals over the run, and
+    each append's commit-to-published seconds (from its return to its arrival on the global Redis stream)."""
     with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
         migrate(url)
         stop, counting = threading.Event(), threading.Event()
         relay = Relay(url, redis_url, stop)
         relay_thread: list[int] = []
         notifies = [0]
+        committed: dict[int, float] = {}  # global position -> when its append returned
+        arrived: dict[int, float] = {}  # global position -> when it was read from the global stream
+
+        def read_published() -> None:
+            client, last = redis.Redis.from_url(redis_url), "0-0"
+            try:
+                while not stop.is_set():
+                    for entry_id, body in redis_bus.read_stream(
+                        client, redis_bus.GLOBAL_STREAM, last, count=1000, block_ms=50
+                    ):
+                        arrived[int(str(body["global_position"]))], last = time.monotonic(), entry_id
+            finally:
+                client.close()
 
         def run_relay() -> None:
             relay_thread.append(threading.get_native_id())
@@ -170,13 +185,25 @@ def steady_appends(server_url: str, interval_ms: float, seconds: float) -> dict[
                     for _ in conn.notifies(timeout=0.1, stop_after=1):
                         notifies[0] += 1
 
-        threads = [threading.Thread(target=run_relay, daemon=True), threading.Thread(target=count_notifies)]
+        threads = [
+            threading.Thread(target=run_relay, daemon=True),
+            threading.Thread(target=count_notifies),
+            threading.Thread(target=read_published),
+        ]
         for thread in threads:
             thread.start()
-        appenders, close = cardledger_writers(url, 1)
+        pool = open_pool(url, min_size=1, max_size=1)
+        store = EventStore(pool)
+        head: list[str | None] = [None]
+
+        def append(version: int) -> None:
+            recorded = store.append("steady", version, [EVENT], head_hash=head[0])
+            committed[recorded[-1].global_position] = time.monotonic()
+            head[0] = recorded[-1].hash
+
         try:
             counting.wait()
-            appenders[0]()  # the writer's connection opened, the relay's sessions too
+            append(0)  # the writer's connection opened, the relay's sessions too
             with psycopg.connect(url, autocommit=True) as conn:
                 while len(_relay_backends(conn)) < 2:
                     time.sleep(0.05)
@@ -192,8 +219,9 @@ def steady_appends(server_url: str, interval_ms: float, seconds: float) -> dict[
                     "wake-ups": relay.wake_ups,
                 }
                 appends, started = 0, time.monotonic()
+                first = max(committed)
                 while time.monotonic() - started < seconds:
-                    appenders[0]()
+                    append(appends + 1)
                     appends += 1
                     next_at = started + appends * interval_ms / 1000
                     time.sleep(max(0.0, next_at - time.monotonic()))
@@ -207,11 +235,12 @@ def steady_appends(server_url: str, interval_ms: float, seconds: float) -> dict[
                     "wake-ups": relay.wake_ups,
                 }
         finally:
-            close()
+            pool.close()
             stop.set()
             for thread in threads:
                 thread.join()
-    return {"appends": appends, **{name: after[name] - before[name] for name in before}}
+    lags = [arrived[p] - at for p, at in committed.items() if p > first and p in arrived]
+    return {"appends": appends, "lags": lags, **{name: after[name] - before[name] for name in before}}
 
 
 def _relay_backends(conn: psycopg.Connection[Any]) -> list[int]:
@@ -246,6 +275,9 @@ def steady_rows(
             _row(f"{label}: relay's backends' CPU", got["relay backends"] / n * 1e6, "us/append"),
             _row(f"{label}: writer's backend's CPU", got["writer backend"] / n * 1e6, "us/append"),
             _row(f"{label}: transactions on the database", got["transactions"] / n, "per append"),
+            _row(f"{label}: commit-to-published p50", _percentile(got["lags"], 0.5) * 1000, "ms"),
+            _row(f"{label}: commit-to-published p99", _percentile(got["lags"], 0.99) * 1000, "ms"),
+            _row(f"{label}: appends not seen published", n - len(got["lags"]), "appends"),
         ]
     return rows
 
