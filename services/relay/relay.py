@@ -19,18 +19,19 @@ positions, which Redis refuses twice); consumers may also dedupe by
 backoff (capped), never moving its position past unpublished events.
 
 When it finds nothing to publish it stays awake for `awake_grace` seconds
-after its last non-empty batch, looking again after `poll_interval`, twice as
-long after each look that found nothing, up to `MAX_POLL_INTERVAL_S`. Only then
-does it sleep until an append wakes it, for at most `idle_interval` seconds (the
-fallback, should a wake-up be lost): it takes the "asleep" advisory lock
-(`RELAY_ASLEEP_KEY`), looks once more, and waits for a notification on
-`LOG_CHANNEL`, which an append that finds the lock held sends at its commit
-(migration 012). So under steady writes the relay stays awake and appends send
-no NOTIFY (each serializes commits on a lock global to the server); a burst
-after a quiet spell sends one, from its first append. An append in flight holds
-the "asleep" lock in shared mode, so the relay cannot fall asleep then; it
-polls as above instead, as it does while committed events wait for an older
-transaction to end (the commit-safe horizon).
+after its last non-empty batch (or after finding commits held back, below),
+looking again after `poll_interval`, twice as long after each look that found
+nothing, up to `MAX_POLL_INTERVAL_S`. Only then does it sleep until an append
+wakes it, for at most `idle_interval` seconds (the fallback, should a wake-up
+be lost): it takes the "asleep" advisory lock (`RELAY_ASLEEP_KEY`), looks once
+more, and waits for a notification on `LOG_CHANNEL`, which an append that
+finds the lock held sends at its commit (migration 012). So under steady
+writes the relay stays awake and appends send no NOTIFY (each serializes
+commits on a lock global to the server); a burst after a quiet spell sends
+one, from its first append. An append in flight holds the "asleep" lock in
+shared mode, so the relay cannot fall asleep then; it polls as above instead,
+as it does while committed events wait for an older transaction to end (the
+commit-safe horizon).
 
 Several relays may run: only one is active. Each takes a PostgreSQL session
 advisory lock (pg_try_advisory_lock on a dedicated connection); the others
@@ -78,7 +79,7 @@ log = logging.getLogger("cardledger.relay")
 COMPONENT = "relay"  # its connections' application_name: cardledger-relay
 
 MAX_BACKOFF_S = 5.0
-POLL_INTERVAL_S = 0.002  # while an append is in flight: its commit is near
+POLL_INTERVAL_S = 0.002  # the first wait after a batch, or while an append is in flight (its commit is near)
 # The longest gap between two looks while awake: held back by a long transaction (a rebuild, a transaction in
 # another database of the server), the looks slow down to this, and stay prompt when it ends.
 MAX_POLL_INTERVAL_S = 0.01
@@ -89,7 +90,7 @@ PING_INTERVAL_S = 0.1  # how often the relay checks that the lock's session is s
 STORE_INTERVAL_S = 0.1
 IDLE_INTERVAL_S = 1.0  # the longest sleep waiting for a wake-up
 # How long the relay stays awake, polling, after a batch before it sleeps: commits a few ms apart would otherwise
-# find it asleep almost every time, each sending a NOTIFY and costing the relay a lock, a look and an unlock.
+# often find it asleep, each then sending a NOTIFY and costing the relay a lock, a look and an unlock.
 AWAKE_GRACE_S = 0.2
 MAX_JOB_REQUEST_IDS = 50
 
