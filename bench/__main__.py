@@ -5,8 +5,10 @@ Each module's `run()` returns rows {"benchmark", "value", "target", "unit"}
 at least the target, or at most it for rows whose unit ends in "(max)".
 
 `python -m bench api memory` runs only the modules whose names contain one of
-the words. BENCH_QUICK=1 shortens every benchmark (a check that the run works,
-not figures to quote).
+the words (a word that names none is an error). BENCH_QUICK=1 shortens every
+benchmark (a check that the run works, not figures to quote).
+
+usage: python -m bench [--help] [WORD ...]
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def _number(value: Any) -> str:
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        print("(no rows)")
+        return
     header: tuple[str, ...] = ("benchmark", "value", "unit", "target", "")
     comparisons = any(r.get("baseline") is not None or r.get("ratio") is not None for r in rows)
     if comparisons:
@@ -85,15 +90,38 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
 
 
-def main() -> int:
+def module_names() -> str:
+    return ", ".join(name.removeprefix("bench.") for name in MODULES)
+
+
+def usage() -> str:
+    return f"{__doc__}\nmodules: {module_names()}"
+
+
+def selected(words: list[str]) -> list[str]:
+    """The modules whose names contain one of `words` (all of them when none is given); ValueError naming the
+    words that match no module."""
+    unknown = [word for word in words if not any(word in name for name in MODULES)]
+    if unknown:
+        raise ValueError(f"no benchmark module matches {', '.join(map(repr, unknown))}")
+    return [name for name in MODULES if not words or any(word in name for word in words)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if any(word in ("-h", "--help") for word in words):
+        print(usage())
+        return 0
+    try:
+        chosen = selected(words)
+    except ValueError as error:
+        print(f"python -m bench: error: {error}; modules: {module_names()} (see --help)", file=sys.stderr)
+        return 2
     rows: list[dict[str, Any]] = []
-    only = sys.argv[1:]
     if quick():
         for name, value in QUICK_ENVIRONMENT.items():
             os.environ.setdefault(name, value)
-    for name in MODULES:
-        if only and not any(part in name for part in only):
-            continue
+    for name in chosen:
         print(f"running {name} ...", file=sys.stderr)
         started = time.monotonic()
         try:

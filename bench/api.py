@@ -22,11 +22,12 @@ Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
 
 CPU per action, by component: around each row's window (and the baseline's), the CPU seconds (utime + stime of
 /proc/<pid>/stat) of every process of the stack (the gunicorn workers, the relay, the projection workers, the
-supervisor), of the PostgreSQL backends of the bench's database, of PostgreSQL's background processes and of
-Redis (those two serve the whole server: other users' work lands there too), and of this process (the bots and
-their HTTP client), divided by the actions (or the baseline's requests). A row's window ends once the relay and
-the projection workers have gone quiet (the projections caught up with the row's actions). Counts of CPU, not
-wall-clock rates, so they hold up on a machine shared with other work.
+supervisor), of the PostgreSQL backends of the bench's database (in total, and by whose they are: the API's,
+the relay's, the projection workers', the others', by their `application_name`), of PostgreSQL's background
+processes and of Redis (those two serve the whole server: other users' work lands there too), and of this
+process (the bots and their HTTP client), divided by the actions (or the baseline's requests). A row's window
+ends once the relay and the projection workers have gone quiet (the projections caught up with the row's
+actions). Counts of CPU, not wall-clock rates, so they hold up on a machine shared with other work.
 
 Targets: cardledger's action rate at least RATIO_TARGET of the baseline's request rate; action p99 at most
 P99_TARGET_MS. The event-to-projection lag is measured by bench/lag.py (not repeated here).
@@ -49,6 +50,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from infra.config import Settings  # noqa: E402
+from infra.db import application_name  # noqa: E402
 from services.simulate import SimulationConfig, simulate  # noqa: E402
 from services.simulate.client import HttpClient  # noqa: E402
 from services.simulate.report import percentile  # noqa: E402
@@ -113,7 +115,7 @@ def create_baseline_app() -> Any:
     )
 
     app = Flask("bench_baseline")
-    pool = open_pool(os.environ["DATABASE_URL"])
+    pool = open_pool(os.environ["DATABASE_URL"], component="api")  # its backends count as the API's
 
     @app.post("/insert")
     def insert() -> tuple[dict[str, Any], int]:
@@ -223,11 +225,22 @@ API = "API (gunicorn)"
 RELAY = "relay"
 PROJECTORS = "projection workers"
 SUPERVISOR = "supervisor"
-PG_BACKENDS = "PostgreSQL backends (bench database)"
+PG_BACKENDS = "PostgreSQL backends (bench database)"  # the total of the four below
+PG_API = "PostgreSQL backends of the API"
+PG_RELAY = "PostgreSQL backends of the relay"
+PG_PROJECTORS = "PostgreSQL backends of the projection workers"
+PG_OTHERS = "PostgreSQL backends of the others (clock, metrics, probes, unnamed)"
+PG_PARTS = (PG_API, PG_RELAY, PG_PROJECTORS, PG_OTHERS)
+# Whose backend it is, by pg_stat_activity.application_name (`infra.db.application_name`).
+PG_BACKEND_OF = {
+    application_name("api"): PG_API,
+    application_name("relay"): PG_RELAY,
+    application_name("projector"): PG_PROJECTORS,
+}
 PG_BACKGROUND = "PostgreSQL background (whole server)"
 REDIS = "Redis (whole server)"
 BOTS = "bots + HTTP client (bench process)"
-COMPONENTS = (API, RELAY, PROJECTORS, SUPERVISOR, PG_BACKENDS, PG_BACKGROUND, REDIS, BOTS)
+COMPONENTS = (API, RELAY, PROJECTORS, SUPERVISOR, *PG_PARTS, PG_BACKGROUND, REDIS, BOTS)
 
 
 def cpu_ticks(pid: int) -> int | None:
@@ -294,12 +307,12 @@ class CpuAccount:
 
         found = {pid: stack_component(pid) for pid in descendants(self.stack_pid)} if self.stack_pid else {}
         rows = self.conn.execute(
-            "SELECT pid, datname = current_database(), backend_type <> 'client backend' AND datname IS NULL"
-            " FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+            "SELECT pid, datname = current_database(), backend_type <> 'client backend' AND datname IS NULL,"
+            " application_name FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
         ).fetchall()
-        for pid, ours, background in rows:
+        for pid, ours, background, name in rows:
             if ours:
-                found[int(pid)] = PG_BACKENDS
+                found[int(pid)] = PG_BACKEND_OF.get(name, PG_OTHERS)
             elif background:
                 found[int(pid)] = PG_BACKGROUND
         client = redis.Redis.from_url(redis_url())
@@ -357,18 +370,27 @@ def accounted(account: CpuAccount, into: dict[str, float]) -> Iterator[None]:
     into.update(cpu_used(before, account.snapshot()))
 
 
+def shown(used: Mapping[str, float]) -> list[tuple[str, float]]:
+    """The components that used CPU, in COMPONENTS' order, with the PostgreSQL backends' total before its parts."""
+    found = [(component, used[component]) for component in COMPONENTS if used.get(component)]
+    backends = sum(used.get(part, 0.0) for part in PG_PARTS)
+    if backends:
+        at = next(n for n, (component, _) in enumerate(found) if component in PG_PARTS)
+        found.insert(at, (PG_BACKENDS, backends))
+    return found
+
+
 def cpu_rows(label: str, used: Mapping[str, float], count: int, per: str) -> list[dict[str, Any]]:
     if not count:
         return []
     rows = [
         {
             "benchmark": f"{label}: CPU per {per}, {component}",
-            "value": used[component] / count * 1e6,
+            "value": seconds / count * 1e6,
             "target": None,
             "unit": f"us/{per}",
         }
-        for component in COMPONENTS
-        if used.get(component)
+        for component, seconds in shown(used)
     ]
     total = sum(used.values())
     rows.append(
@@ -452,12 +474,11 @@ def run() -> list[dict[str, Any]]:
         *[
             {
                 "benchmark": f"idle stack: CPU per second, {component}",
-                "value": idle[component] / IDLE_SECONDS * 1e6,
+                "value": seconds / IDLE_SECONDS * 1e6,
                 "target": None,
                 "unit": "us/s",
             }
-            for component in COMPONENTS
-            if idle.get(component)
+            for component, seconds in shown(idle)
         ],
     ]
     for game, client in measured:

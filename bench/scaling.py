@@ -23,10 +23,11 @@ When the bots are done and every projection has caught up with the log, the proc
 
 Measured over the window from the first bot request to the projections caught up: CPU seconds (utime + stime
 from /proc/<pid>/stat) of each component's processes (API: both gunicorn masters and their workers; relays;
-workers; PostgreSQL: the backends connected to the run's database; Redis; bots), and from PostgreSQL the
-run's database's commits and rows written (pg_stat_database) and WAL bytes (pg_walinspect: the records that
-touch the run's database or belong to its transactions; the server is shared, so the cluster's LSN difference
-would count other databases too). Each is divided by the actions the bots made.
+workers; PostgreSQL: the backends connected to the run's database, also by whose they are, by their
+application_name; Redis; bots), and from PostgreSQL the run's database's commits and rows written
+(pg_stat_database) and WAL bytes (pg_walinspect: the records that touch the run's database or belong to its
+transactions; the server is shared, so the cluster's LSN difference would count other databases too). Each is
+divided by the actions the bots made.
 
 Settings: BENCH_SCALING_SECONDS (play, default 40), BENCH_SCALING_TABLES (tables at once, default 16),
 BENCH_SCALING_GAME (default cholek-tiga), BENCH_SCALING_SEATS (default 2), BENCH_SCALING_CLIENT (default holding).
@@ -56,7 +57,7 @@ from psycopg.rows import dict_row  # noqa: E402
 from bench.api import env_float, server_url  # noqa: E402
 from infra import projections  # noqa: E402
 from infra.config import Settings  # noqa: E402
-from infra.db import open_pool  # noqa: E402
+from infra.db import application_name, open_pool  # noqa: E402
 from infra.migrations import migrate  # noqa: E402
 from infra.projections.checkpoint import RELAY_POSITION, checkpoint_name  # noqa: E402
 from infra.signing import SIGNING_KEY_VARIABLE, new_signing_key  # noqa: E402
@@ -77,6 +78,14 @@ SAMPLE_S = 0.25  # how often the CPU meter reads /proc (a process that dies keep
 CATCH_UP_TIMEOUT_S = 120.0
 TAKEOVER_TIMEOUT_S = 30.0
 COMPONENTS = ("api", "relay", "worker", "postgres", "redis", "bots")
+# The postgres component's backends by whose they are (pg_stat_activity.application_name, `infra.db`): their
+# process names are postgres-api, postgres-relay, postgres-worker and postgres-others.
+POSTGRES_PARTS = ("api", "relay", "worker", "others")
+BACKEND_OF = {
+    application_name("api"): "api",
+    application_name("relay"): "relay",
+    application_name("projector"): "worker",
+}
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -234,19 +243,21 @@ class CpuMeter:
         with self.lock:
             self.roots[pid] = (component, name)
 
-    def backends(self) -> list[int]:
-        """The backends of the run's database, when they are processes of this machine (a server in a container
-        or elsewhere reports pids that are not ours: then PostgreSQL's CPU is not counted)."""
+    def backends(self) -> dict[int, str]:
+        """The backends of the run's database and whose they are (POSTGRES_PARTS), when they are processes of this
+        machine (a server in a container or elsewhere reports pids that are not ours: then PostgreSQL's CPU is
+        not counted)."""
         rows = self.conn.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            "SELECT pid, application_name FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         ).fetchall()
-        return [int(row[0]) for row in rows if _command(int(row[0])) == "postgres"]
+        return {int(pid): BACKEND_OF.get(name, "others") for pid, name in rows if _command(int(pid)) == "postgres"}
 
     def sample(self, baseline: bool = False) -> None:
         with self.lock:
             roots = dict(self.roots)
         tracked = {pid: labels for root, labels in roots.items() for pid in descendants(root)}
-        tracked.update({pid: ("postgres", "postgres") for pid in self.backends()})
+        tracked.update({pid: ("postgres", f"postgres-{part}") for pid, part in self.backends().items()})
         for pid, (component, name) in tracked.items():
             seconds = cpu_seconds(pid)
             if seconds is None:
@@ -365,7 +376,7 @@ class ScalingResult:
     seconds: float  # the measured window
     simulation: dict[str, Any]  # `cardledger simulate --json`: summary and ok
     cpu: dict[str, float]  # CPU seconds by component over the window
-    cpu_by_process: dict[str, float]  # the same by process (api-1, api-2, relay-1, ...; postgres: its backends)
+    cpu_by_process: dict[str, float]  # the same by process (api-1, api-2, relay-1, ...; postgres-api: its backends)
     idle_cpu: dict[str, float]  # CPU seconds per second by component with the stack up and no bots (IDLE_S)
     counters: dict[str, int]  # pg_stat_database differences
     wal: Wal
@@ -397,6 +408,8 @@ class ScalingResult:
         figures |= {
             f"{c}_busy_cpu_ms": 1000 * max(0.0, self.cpu[c] - self.idle_cpu[c] * self.seconds) / n for c in COMPONENTS
         }
+        backends = {p: self.cpu_by_process.get(f"postgres-{p}", 0.0) for p in POSTGRES_PARTS}
+        figures |= {f"postgres_{p}_cpu_ms": 1000 * seconds / n for p, seconds in backends.items()}
         figures["commits"] = self.counters["xact_commit"] / n
         figures["rows_inserted"] = self.counters["tup_inserted"] / n
         figures["rows_updated"] = self.counters["tup_updated"] / n
@@ -604,6 +617,15 @@ def rows(result: ScalingResult) -> list[dict[str, Any]]:
                 "unit": "ms",
             },
         ]
+    out += [
+        {
+            "benchmark": f"{label}: CPU per action, postgres backends of the {part}",
+            "value": per[f"postgres_{part}_cpu_ms"],
+            "target": None,
+            "unit": "ms",
+        }
+        for part in POSTGRES_PARTS
+    ]
     out += [
         {"benchmark": f"{label}: events per action", "value": per["events"], "target": None, "unit": "events"},
         {

@@ -7,6 +7,11 @@ Rows:
   awake (no NOTIFY: the usual case under load), and with it while a relay sleeps for good (every append
   NOTIFYs: the worst case), at 1, 4 and 16 writers, interleaved as in bench.append;
 - an idle relay's CPU milliseconds per second and the transactions per second it runs on its database;
+- a steady stream of appends (one writer, one event every 2, 5 and 20 ms) beside a relay: per append, the
+  NOTIFYs sent (counted by a session of its own listening on the channel), the relay's wake-ups, the relay's
+  CPU (its thread, /proc/self/task) and its backends' CPU (pg_stat_activity.application_name cardledger-relay,
+  /proc/<pid>/stat), the writer's backend's CPU, and the database's transactions; and the commit-to-published
+  p50 and p99 (the append's return to its arrival on the global Redis stream, read by XREAD BLOCK);
 - a catch-up of a played log in batches of 4 events (a live batch's size), every projection committed in one
   transaction or in two (the table views first, as before): client and database backend CPU microseconds
   per event (user + system, this process and /proc/<backend pid>/stat), the two orders alternated;
@@ -27,15 +32,16 @@ import resource
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import redis
 
-from bench.append import Appender, cardledger_writers, measure
-from bench.lag import _redis, cpu_seconds
+from bench.append import EVENT, Appender, cardledger_writers, measure
+from bench.lag import _percentile, _redis, cpu_seconds
 from infra import projections, redis_bus
-from infra.db import connect, open_pool
+from infra.db import application_name, connect, open_pool
 from infra.event_store import EventStore
 from infra.migrations import migrate
 from infra.projections import runner
@@ -127,6 +133,153 @@ def idle_relay_rows(server_url: str, seconds: float) -> list[dict[str, Any]]:
         _row("idle relay CPU", cpu / seconds * 1000, "ms per second"),
         _row("idle relay transactions on its database", (after - before) / seconds, "per second"),
     ]
+
+
+STEADY_INTERVALS_MS = (2.0, 5.0, 20.0)
+
+
+def thread_cpu_seconds(native_id: int) -> float:
+    """User and system CPU seconds of a thread of this process (Linux /proc)."""
+    fields = Path(f"/proc/self/task/{native_id}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _committed(conn: psycopg.Connection[Any]) -> int:
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    row = conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def steady_appends(server_url: str, interval_ms: float, seconds: float) -> dict[str, Any]:
+    """One writer appending one event every `interval_ms` for `seconds` beside a relay: totals over the run, and
+    each append's commit-to-published seconds (from its return to its arrival on the global Redis stream)."""
+    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
+        migrate(url)
+        stop, counting = threading.Event(), threading.Event()
+        relay = Relay(url, redis_url, stop)
+        relay_thread: list[int] = []
+        notifies = [0]
+        committed: dict[int, float] = {}  # global position -> when its append returned
+        arrived: dict[int, float] = {}  # global position -> when it was read from the global stream
+
+        def read_published() -> None:
+            client, last = redis.Redis.from_url(redis_url), "0-0"
+            try:
+                while not stop.is_set():
+                    for entry_id, body in redis_bus.read_stream(
+                        client, redis_bus.GLOBAL_STREAM, last, count=1000, block_ms=50
+                    ):
+                        arrived[int(str(body["global_position"]))], last = time.monotonic(), entry_id
+            finally:
+                client.close()
+
+        def run_relay() -> None:
+            relay_thread.append(threading.get_native_id())
+            relay.run()
+
+        def count_notifies() -> None:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f"LISTEN {LOG_CHANNEL}")
+                counting.set()
+                while not stop.is_set():
+                    for _ in conn.notifies(timeout=0.1, stop_after=1):
+                        notifies[0] += 1
+
+        threads = [
+            threading.Thread(target=run_relay, daemon=True),
+            threading.Thread(target=count_notifies),
+            threading.Thread(target=read_published),
+        ]
+        for thread in threads:
+            thread.start()
+        pool = open_pool(url, min_size=1, max_size=1)
+        store = EventStore(pool)
+        head: list[str | None] = [None]
+
+        def append(version: int) -> None:
+            recorded = store.append("steady", version, [EVENT], head_hash=head[0])
+            committed[recorded[-1].global_position] = time.monotonic()
+            head[0] = recorded[-1].hash
+
+        try:
+            counting.wait()
+            append(0)  # the writer's connection opened, the relay's sessions too
+            with psycopg.connect(url, autocommit=True) as conn:
+                while len(_relay_backends(conn)) < 2:
+                    time.sleep(0.05)
+                time.sleep(0.5)
+                relay_pids = _relay_backends(conn)
+                writer_pid = _writer_backend(conn)
+                before = {
+                    "relay": thread_cpu_seconds(relay_thread[0]),
+                    "relay backends": sum(cpu_seconds(pid) for pid in relay_pids),
+                    "writer backend": cpu_seconds(writer_pid),
+                    "transactions": _committed(conn),
+                    "notifies": notifies[0],
+                    "wake-ups": relay.wake_ups,
+                }
+                appends, started = 0, time.monotonic()
+                first = max(committed)
+                while time.monotonic() - started < seconds:
+                    append(appends + 1)
+                    appends += 1
+                    next_at = started + appends * interval_ms / 1000
+                    time.sleep(max(0.0, next_at - time.monotonic()))
+                time.sleep(0.6)  # the last appends published; statistics reach pg_stat_database
+                after = {
+                    "relay": thread_cpu_seconds(relay_thread[0]),
+                    "relay backends": sum(cpu_seconds(pid) for pid in relay_pids),
+                    "writer backend": cpu_seconds(writer_pid),
+                    "transactions": _committed(conn) - 2,  # this connection's two reads
+                    "notifies": notifies[0],
+                    "wake-ups": relay.wake_ups,
+                }
+        finally:
+            pool.close()
+            stop.set()
+            for thread in threads:
+                thread.join()
+    lags = [arrived[p] - at for p, at in committed.items() if p > first and p in arrived]
+    return {"appends": appends, "lags": lags, **{name: after[name] - before[name] for name in before}}
+
+
+def _relay_backends(conn: psycopg.Connection[Any]) -> list[int]:
+    rows = conn.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+        (application_name("relay"),),
+    ).fetchall()
+    return [int(row[0]) for row in rows]
+
+
+def _writer_backend(conn: psycopg.Connection[Any]) -> int:
+    row = conn.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+        (application_name(None),),
+    ).fetchone()
+    assert row is not None, "the writer's connection"
+    return int(row[0])
+
+
+def steady_rows(
+    server_url: str, seconds: float, intervals_ms: tuple[float, ...] = STEADY_INTERVALS_MS
+) -> list[dict[str, Any]]:
+    rows = []
+    for interval in intervals_ms:
+        got = steady_appends(server_url, interval, seconds)
+        n = got["appends"]
+        label = f"appends every {interval:g} ms beside a relay"
+        rows += [
+            _row(f"{label}: NOTIFYs", got["notifies"] / n, "per append"),
+            _row(f"{label}: relay wake-ups", got["wake-ups"] / n, "per append"),
+            _row(f"{label}: relay CPU", got["relay"] / n * 1e6, "us/append"),
+            _row(f"{label}: relay's backends' CPU", got["relay backends"] / n * 1e6, "us/append"),
+            _row(f"{label}: writer's backend's CPU", got["writer backend"] / n * 1e6, "us/append"),
+            _row(f"{label}: transactions on the database", got["transactions"] / n, "per append"),
+            _row(f"{label}: commit-to-published p50", _percentile(got["lags"], 0.5) * 1000, "ms"),
+            _row(f"{label}: commit-to-published p99", _percentile(got["lags"], 0.99) * 1000, "ms"),
+            _row(f"{label}: appends not seen published", n - len(got["lags"]), "appends"),
+        ]
+    return rows
 
 
 def batch_transaction_rows(server_url: str, rounds: int, batch: int = 4) -> list[dict[str, Any]]:
@@ -221,6 +374,7 @@ def run(seconds: float = 3.0, rounds: int = 4) -> list[dict[str, Any]]:
     return (
         append_rows(server_url, seconds)
         + idle_relay_rows(server_url, 10.0)
+        + steady_rows(server_url, seconds)
         + batch_transaction_rows(server_url, rounds)
         + publish_rows(server_url, rounds)
     )
@@ -231,9 +385,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per append point")
     parser.add_argument("--rounds", type=int, default=4, help="catch-ups of each kind")
     parser.add_argument("--publish-only", action="store_true", help="only the relay's Redis work per batch")
+    parser.add_argument(
+        "--relay-only", action="store_true", help="only the idle relay and the steady appends beside a relay"
+    )
     args = parser.parse_args()
     server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
-    rows = publish_rows(server_url, args.rounds) if args.publish_only else run(args.seconds, args.rounds)
+    if args.publish_only:
+        rows = publish_rows(server_url, args.rounds)
+    elif args.relay_only:
+        rows = idle_relay_rows(server_url, 10.0) + steady_rows(server_url, args.seconds)
+    else:
+        rows = run(args.seconds, args.rounds)
     for row in rows:
         print(f"{row['benchmark']:<70}  {row['value']:>10,.2f}  {row['unit']}")
 

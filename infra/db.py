@@ -3,6 +3,10 @@
 Autocommit: a statement outside `with conn.transaction():` commits by itself, so a
 single-statement read or write is one round trip (no BEGIN, no COMMIT); writes of
 several statements that must commit together open `conn.transaction()`.
+
+Every connection carries its component's name, `cardledger-<component>` (`application_name`), so that
+pg_stat_activity tells the API's backends from the relay's, the projection workers' and the others'. It is
+libpq's `fallback_application_name`: an `application_name` in the URL, or PGAPPNAME, wins.
 """
 
 from __future__ import annotations
@@ -138,13 +142,22 @@ class FastPool(ConnectionPool[Conn]):
         super().putconn(conn)
 
 
+APPLICATION_NAME = "cardledger"
+
+
+def application_name(component: str | None) -> str:
+    """What `component`'s connections show in pg_stat_activity.application_name (`cardledger-<component>`)."""
+    return f"{APPLICATION_NAME}-{component}" if component else APPLICATION_NAME
+
+
 def configure(conn: psycopg.Connection[Any]) -> None:
     """Read json and jsonb columns on `conn` with `infra.json_loading.loads` (json.loads' values, faster)."""
     set_json_loads(json_loading.loads, conn)
 
 
-def connect(url: str, **kwargs: Any) -> Conn:
-    """A connection of its own (autocommit, dict rows), configured as the pool's are."""
+def connect(url: str, component: str | None = None, **kwargs: Any) -> Conn:
+    """A connection of its own (autocommit, dict rows), configured as the pool's are, named for `component`."""
+    kwargs.setdefault("fallback_application_name", application_name(component))
     conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, **kwargs)
     configure(conn)
     return conn
@@ -159,12 +172,17 @@ def one_snapshot(conn: AnyConn) -> Iterator[None]:
         yield
 
 
-def open_pool(url: str, min_size: int = 1, max_size: int = 10) -> FastPool:
+def open_pool(url: str, min_size: int = 1, max_size: int = 10, component: str | None = None) -> FastPool:
+    """A pool of connections named for `component`, opened and ready."""
     pool = FastPool(
         url,
         min_size=min_size,
         max_size=max_size,
-        kwargs={"row_factory": dict_row, "autocommit": True},
+        kwargs={
+            "row_factory": dict_row,
+            "autocommit": True,
+            "fallback_application_name": application_name(component),
+        },
         configure=configure,
         open=True,
     )

@@ -21,6 +21,7 @@ from psycopg import sql
 from psycopg.rows import tuple_row
 
 from infra.db import AnyConn
+from infra.migrations import MIGRATING
 
 SERVICE_GROUP = "cardledger_service"  # NOLOGIN; migration 008 grants the service's privileges to it
 EMBEDDED_SERVICE_ROLE = "cardledger_app"  # the login role of the embedded default (and of the compose file)
@@ -147,7 +148,7 @@ def ensure_service_role(owner_url: str, role: str, password: str | None = None) 
     is unfit (a superuser, the owner), when the owner may not create or change it, or when the check fails.
 
     The password goes to the server already hashed (libpq's PQencryptPasswordConn), never in clear text."""
-    with psycopg.connect(owner_url, autocommit=True) as conn:
+    with psycopg.connect(owner_url, autocommit=True, fallback_application_name=MIGRATING) as conn:
         refusal = _refusal(conn, role)
         if refusal is not None:
             raise ServiceRoleError(
@@ -191,7 +192,7 @@ def check_service_url(owner_url: str, service_url: str) -> tuple[str, list[str]]
     """The role `service_url` logs in as, and its problems (checked through `owner_url`); ServiceRoleError
     when it cannot connect."""
     try:
-        with psycopg.connect(service_url, connect_timeout=10) as conn:
+        with psycopg.connect(service_url, connect_timeout=10, fallback_application_name=MIGRATING) as conn:
             role = str(_one(conn, "SELECT session_user"))
     except psycopg.OperationalError as error:
         # libpq's message names the server and the user, never the password.
@@ -199,7 +200,7 @@ def check_service_url(owner_url: str, service_url: str) -> tuple[str, list[str]]
             f"cannot connect with DATABASE_URL ({str(error).strip()}); create its role with "
             "`cardledger migrate --service-role NAME`"
         ) from None
-    with psycopg.connect(owner_url) as conn:
+    with psycopg.connect(owner_url, fallback_application_name=MIGRATING) as conn:
         return role, service_role_problems(conn, role)
 
 
@@ -208,7 +209,7 @@ def ensure_embedded_roles(owner_url: str, role: str = EMBEDDED_SERVICE_ROLE) -> 
     embedded server listens on a unix socket only, with trust authentication). Safe from several processes."""
     for attempt in range(3):
         try:
-            with psycopg.connect(owner_url, autocommit=True) as conn:
+            with psycopg.connect(owner_url, autocommit=True, fallback_application_name=MIGRATING) as conn:
                 for name, options in ((SERVICE_GROUP, "NOLOGIN"), (role, "LOGIN")):
                     if not _role_exists(conn, name):
                         conn.execute(sql.SQL("CREATE ROLE {} {}").format(sql.Identifier(name), sql.SQL(options)))

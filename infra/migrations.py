@@ -14,6 +14,9 @@ from typing import Any
 import psycopg
 from psycopg.rows import tuple_row
 
+from infra.db import application_name
+
+MIGRATING = application_name("migrate")  # the migrators' connections in pg_stat_activity
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _LOCK_KEY = 7_410_221_001  # any constant shared by every cardledger migrator
 _FILE_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
@@ -42,7 +45,7 @@ def available_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
 def migrate(url: str, directory: Path = MIGRATIONS_DIR) -> list[str]:
     """Apply the missing migrations; returns the names applied by this call."""
     applied_now: list[str] = []
-    with psycopg.connect(url) as conn, conn.transaction():
+    with psycopg.connect(url, fallback_application_name=MIGRATING) as conn, conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         conn.execute(
             """CREATE TABLE IF NOT EXISTS schema_migrations (

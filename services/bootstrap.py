@@ -72,9 +72,11 @@ def bootstrap(
     pool_max_size: int = 10,
     start_embedded: bool = True,
     signer: ReceiptSigner | None = None,
+    component: str = "api",
 ) -> Container:
     """Wire every service for `settings`; starts embedded servers for unset URLs when `start_embedded`.
-    `signer` (tests) wins over the key the settings give; `settings.caches` bounds the application's caches."""
+    `signer` (tests) wins over the key the settings give; `settings.caches` bounds the application's caches;
+    the pool's connections are named for `component` (`infra.db.application_name`)."""
     signer = signer if signer is not None else ReceiptSigner.from_seed(signing_seed(settings))
     closers: list[Callable[[], None]] = []
     database_url, redis_url = settings.database_url, settings.redis_url
@@ -85,7 +87,7 @@ def bootstrap(
         closers.append(stop)
     if database_url is None or redis_url is None:
         raise ValueError("DATABASE_URL and REDIS_URL are required when embedded servers are not started")
-    pool = open_pool(database_url, min_size=pool_min_size, max_size=pool_max_size)
+    pool = open_pool(database_url, min_size=pool_min_size, max_size=pool_max_size, component=component)
     closers.append(pool.close)
     client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
     closers.append(client.close)

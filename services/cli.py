@@ -215,7 +215,7 @@ def _database(settings: Settings) -> Iterator[ConnectionPool[Any]]:
     database_url, _, stop_servers = _servers(settings)
     try:
         reach_database(database_url)
-        pool = open_pool(database_url)
+        pool = open_pool(database_url, component="cli")
         try:
             yield pool
         finally:
@@ -230,13 +230,17 @@ def reach_database(url: str, variable: str = "DATABASE_URL") -> None:
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 
+    from infra.db import application_name
+
     try:
         parts = conninfo_to_dict(url)
     except psycopg.Error:
         raise CliError(f"{variable} is not a PostgreSQL URL (postgresql://user@host:port/database)") from None
     where = f"{parts.get('host') or 'localhost'}:{parts.get('port') or 5432}/{parts.get('dbname') or ''}"
     try:
-        psycopg.connect(url, connect_timeout=DATABASE_CONNECT_SECONDS).close()
+        psycopg.connect(
+            url, connect_timeout=DATABASE_CONNECT_SECONDS, fallback_application_name=application_name("cli")
+        ).close()
     except psycopg.Error as error:
         raise CliError(f"cannot reach the database at {where} ({variable}): {error}") from None
 

@@ -60,13 +60,15 @@ from typing import Any
 import psycopg
 import psycopg_pool
 
-from infra.db import open_pool
+from infra.db import application_name, open_pool
 from infra.sql.session import ping, try_advisory_lock
 from infra.storage.postgres import PostgresStorage
 from services.app.commands import ClockWrite
 from services.app.ledger import CardLedger
 
 log = logging.getLogger("cardledger.clock")
+
+COMPONENT = "clock"  # its connections' application_name: cardledger-clock
 
 CLOCK_LOCK_KEY = 7_410_221_003  # the advisory lock of the sweeping clock (the relay's is ...002)
 INTERVAL_S = 1.0
@@ -181,7 +183,9 @@ def run_clock(
                 if clock is None:
                     ledger, close = (make_ledger or (lambda: _ledger(database_url)))()
                     clock = Clock(ledger, after if after is not None else abandon_after(), _pause_from_environment())
-                with psycopg.connect(database_url, autocommit=True) as lock_conn:
+                with psycopg.connect(
+                    database_url, autocommit=True, fallback_application_name=application_name(COMPONENT)
+                ) as lock_conn:
                     if not _acquire(lock_conn, stop, interval):
                         continue
                     log.info("turn clock active (advisory lock %s taken)", CLOCK_LOCK_KEY)
@@ -215,7 +219,7 @@ def _acquire(lock_conn: psycopg.Connection[Any], stop: threading.Event, interval
 
 def _ledger(database_url: str) -> tuple[CardLedger, Callable[[], None]]:
     """A CardLedger of its own (a small pool; no signing key: the clock's writes answer nobody)."""
-    pool = open_pool(database_url, min_size=1, max_size=2)
+    pool = open_pool(database_url, min_size=1, max_size=2, component=COMPONENT)
     return CardLedger(PostgresStorage(pool), auditor_token=None), pool.close
 
 

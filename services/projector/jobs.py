@@ -34,6 +34,8 @@ from infra.queueing import enqueue_catch_up_all
 from services.logs import request_id_bound
 from services.projector.metrics import PROJECTION_APPLIED
 
+COMPONENT = "projector"  # its connections' application_name: cardledger-projector
+
 log = logging.getLogger("cardledger.projector.jobs")
 
 # How long one job goes on catching up while events keep coming, and how long its "looking" key outlives a
@@ -91,7 +93,7 @@ def connection() -> Conn:
         conn.close()
         conn = None
     if conn is None:
-        conn = connect(url)
+        conn = connect(url, COMPONENT)
         _local.conn, _local.url = conn, url
     return conn
 

@@ -106,7 +106,7 @@ class Progress:
 
 
 def connect(database_url: str) -> Conn:
-    return db.connect(database_url)
+    return db.connect(database_url, "rebuild")
 
 
 def catch_up(conn_or_url: Conn | str, name: str) -> int:

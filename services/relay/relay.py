@@ -18,15 +18,20 @@ positions, which Redis refuses twice); consumers may also dedupe by
 `global_position`. While Redis is down the relay retries with exponential
 backoff (capped), never moving its position past unpublished events.
 
-When it finds nothing to publish it sleeps until an append wakes it, for at
-most `idle_interval` seconds (the fallback, should a wake-up be lost): it
-takes the "asleep" advisory lock (`RELAY_ASLEEP_KEY`), looks once more, and
-waits for a notification on `LOG_CHANNEL`, which an append that finds the lock
-held sends at its commit (migration 012). An append in flight holds that lock
-in shared mode, so the relay cannot fall asleep then; it looks again after
-`poll_interval` instead, as it does while committed events wait for an older
-transaction to end (the commit-safe horizon), twice as long after each look
-that found nothing, up to `MAX_POLL_INTERVAL_S`.
+When it finds nothing to publish it stays awake for `awake_grace` seconds
+after its last non-empty batch (or after finding commits held back, below),
+looking again after `poll_interval`, twice as long after each look that found
+nothing, up to `MAX_POLL_INTERVAL_S`. Only then does it sleep until an append
+wakes it, for at most `idle_interval` seconds (the fallback, should a wake-up
+be lost): it takes the "asleep" advisory lock (`RELAY_ASLEEP_KEY`), looks once
+more, and waits for a notification on `LOG_CHANNEL`, which an append that
+finds the lock held sends at its commit (migration 012). So under steady
+writes the relay stays awake and appends send no NOTIFY (each serializes
+commits on a lock global to the server); a burst after a quiet spell sends
+one, from its first append. An append in flight holds the "asleep" lock in
+shared mode, so the relay cannot fall asleep then; it polls as above instead,
+as it does while committed events wait for an older transaction to end (the
+commit-safe horizon).
 
 Several relays may run: only one is active. Each takes a PostgreSQL session
 advisory lock (pg_try_advisory_lock on a dedicated connection); the others
@@ -46,7 +51,7 @@ import psycopg
 import redis
 
 from infra import redis_bus
-from infra.db import Conn, connect
+from infra.db import Conn, application_name, connect
 from infra.event_store import START, LogPosition, RecordedEvent, committed_after_in, read_log_in
 from infra.metrics import count_error
 from infra.projections.checkpoint import (
@@ -71,8 +76,10 @@ from services.relay.metrics import RELAY_PUBLISHED
 
 log = logging.getLogger("cardledger.relay")
 
+COMPONENT = "relay"  # its connections' application_name: cardledger-relay
+
 MAX_BACKOFF_S = 5.0
-POLL_INTERVAL_S = 0.002  # while an append is in flight: its commit is near
+POLL_INTERVAL_S = 0.002  # the first wait after a batch, or while an append is in flight (its commit is near)
 # The longest gap between two looks while awake: held back by a long transaction (a rebuild, a transaction in
 # another database of the server), the looks slow down to this, and stay prompt when it ends.
 MAX_POLL_INTERVAL_S = 0.01
@@ -82,6 +89,9 @@ PING_INTERVAL_S = 0.1  # how often the relay checks that the lock's session is s
 # published again, which adds nothing to the streams.
 STORE_INTERVAL_S = 0.1
 IDLE_INTERVAL_S = 1.0  # the longest sleep waiting for a wake-up
+# How long the relay stays awake, polling, after a batch before it sleeps: commits a few ms apart would otherwise
+# often find it asleep, each then sending a NOTIFY and costing the relay a lock, a look and an unlock.
+AWAKE_GRACE_S = 0.2
 MAX_JOB_REQUEST_IDS = 50
 
 
@@ -113,12 +123,14 @@ class Relay:
         batch_size: int = 500,
         max_backoff: float = MAX_BACKOFF_S,
         idle_interval: float = IDLE_INTERVAL_S,
+        awake_grace: float = AWAKE_GRACE_S,
     ) -> None:
         self.database_url = database_url
         self.redis_url = redis_url
         self.stop = stop
         self.poll_interval = poll_interval
         self.idle_interval = idle_interval
+        self.awake_grace = awake_grace
         self.batch_size = batch_size
         self.max_backoff = max_backoff
         self.active = threading.Event()  # set while this relay holds the lock
@@ -126,6 +138,7 @@ class Relay:
         self.published = 0  # events published by this relay (for tests and logs)
         self.wake_ups = 0  # sleeps ended by an append's notification (for tests)
         self._next_poll = poll_interval
+        self._found_at = 0.0  # when a look last found events to publish
         self._stored = START  # the position stored last, and when
         self._stored_at = 0.0
 
@@ -135,7 +148,9 @@ class Relay:
         """Stand by until the advisory lock is ours, then relay; repeat if the lock connection is lost."""
         while not self.stop.is_set():
             try:
-                with psycopg.connect(self.database_url, autocommit=True) as lock_conn:
+                with psycopg.connect(
+                    self.database_url, autocommit=True, fallback_application_name=application_name(COMPONENT)
+                ) as lock_conn:
                     self.session_pid = lock_conn.info.backend_pid
                     try:
                         if not self._acquire(lock_conn):
@@ -173,7 +188,7 @@ class Relay:
     def _relay(self, lock_conn: psycopg.Connection[Any]) -> None:
         client = redis_client(self.redis_url)
         try:
-            with connect(self.database_url) as conn:
+            with connect(self.database_url, COMPONENT) as conn:
                 with conn.transaction():
                     ensure_position(conn, RELAY_POSITION)
                 position = read_position(conn, RELAY_POSITION)
@@ -188,6 +203,7 @@ class Relay:
                     events = read_log_in(conn, position, self.batch_size)
                     if events:
                         self._next_poll = self.poll_interval
+                        self._found_at = time.monotonic()
                         if not self._publish(client, events):
                             break  # stopping: the position stays before the unpublished events
                         position = events[-1].log_position
@@ -205,8 +221,12 @@ class Relay:
             client.close()
 
     def _wait_for_commits(self, conn: Conn, position: LogPosition) -> None:
-        """Sleep until an append wakes the relay (at most `idle_interval`), unless an append is in flight or
-        committed events wait behind an older transaction: then look again after `poll_interval`."""
+        """Within `awake_grace` of the last batch, look again after the next poll interval; later, sleep until
+        an append wakes the relay (at most `idle_interval`), unless an append is in flight or committed events
+        wait behind an older transaction: then poll too."""
+        if time.monotonic() - self._found_at < self.awake_grace:
+            self._poll()
+            return
         drop_notifications(conn)  # sent while the relay was awake: it has looked since
         if try_advisory_lock(conn, RELAY_ASLEEP_KEY):
             try:
@@ -219,8 +239,15 @@ class Relay:
                         self.wake_ups += 1
                     self._next_poll = self.poll_interval
                     return
+                # Committed events wait behind an older transaction: stay awake as after a batch, rather than
+                # take the lock at every look (an append finding it held would NOTIFY).
+                self._found_at = time.monotonic()
             finally:
                 advisory_unlock(conn, RELAY_ASLEEP_KEY)
+        self._poll()
+
+    def _poll(self) -> None:
+        """Wait the next poll interval, and double it for the next time (up to `MAX_POLL_INTERVAL_S`)."""
         self.stop.wait(self._next_poll)
         self._next_poll = min(self._next_poll * 2, max(MAX_POLL_INTERVAL_S, self.poll_interval))
 
@@ -268,6 +295,7 @@ def run_relay(
     batch_size: int = 500,
     max_backoff: float = MAX_BACKOFF_S,
     idle_interval: float = IDLE_INTERVAL_S,
+    awake_grace: float = AWAKE_GRACE_S,
 ) -> None:
     """Run a relay until `stop` is set (blocking). See the module docstring for its guarantees."""
-    Relay(database_url, redis_url, stop, poll_interval, batch_size, max_backoff, idle_interval).run()
+    Relay(database_url, redis_url, stop, poll_interval, batch_size, max_backoff, idle_interval, awake_grace).run()

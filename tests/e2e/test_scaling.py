@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.scaling import COMPONENTS, run_scaled
+from bench.scaling import COMPONENTS, rows, run_scaled
 from infra import projections
 
 pytestmark = pytest.mark.slow
@@ -43,6 +43,12 @@ def test_a_multi_process_run_verifies_and_its_projections_equal_their_rebuild(
     # only where pg_walinspect may be used (a superuser on PostgreSQL 15 or later).
     started_here = [c for c in COMPONENTS if c != "postgres"]
     assert all(result.cpu[component] > 0 for component in started_here), result.cpu
+    # The backends' CPU is also split by whose they are (application_name): the parts add up to the total.
+    parts = {name: seconds for name, seconds in result.cpu_by_process.items() if name.startswith("postgres-")}
+    assert sum(parts.values()) == pytest.approx(result.cpu["postgres"])
+    if result.cpu["postgres"] > 0:
+        assert parts.get("postgres-api", 0) > 0 and parts.get("postgres-relay", 0) > 0, parts
+    assert any(row["benchmark"].endswith("postgres backends of the relay") for row in rows(result))
     assert result.counters["xact_commit"] >= result.actions  # each action is at least its committed append
     if result.wal.bytes is not None:
         assert result.wal.commits is not None and result.wal.commits >= result.actions

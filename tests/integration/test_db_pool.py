@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -203,3 +204,25 @@ def test_when_the_server_drops_every_connection_only_the_first_caller_fails(db_u
         assert outcomes == ["failed"] + ["ok"] * 5
     finally:
         pool.close()
+
+
+def _application_name(conn: psycopg.Connection[Any]) -> str:
+    row = conn.execute("SELECT current_setting('application_name') AS name").fetchone()
+    assert row is not None
+    return str(row["name"] if isinstance(row, dict) else row[0])
+
+
+def test_connections_carry_their_component_s_name_unless_the_url_gives_one(db_url: str) -> None:
+    named = open_pool(db_url, min_size=1, max_size=1, component="relay")
+    try:
+        with named.connection() as conn:
+            assert _application_name(conn) == "cardledger-relay"
+    finally:
+        named.close()
+    with infra.db.connect(db_url, "projector") as conn:
+        assert _application_name(conn) == "cardledger-projector"
+    with infra.db.connect(db_url) as conn:
+        assert _application_name(conn) == "cardledger"
+    separator = "&" if "?" in db_url else "?"
+    with infra.db.connect(f"{db_url}{separator}application_name=operator-chosen", "relay") as conn:
+        assert _application_name(conn) == "operator-chosen"

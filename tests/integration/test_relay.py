@@ -16,8 +16,9 @@ from rq import Queue
 
 from infra import queueing, redis_bus
 from infra.event_store import EventStore, NewEvent
-from infra.projections.checkpoint import RELAY_ASLEEP_KEY, read_position
+from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY, read_position
 from services.relay import RELAY_LOCK_KEY, RELAY_POSITION, Relay
+from services.relay.relay import POLL_INTERVAL_S
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
 
 
@@ -42,7 +43,8 @@ def rclient(redis_server: RedisServer) -> Iterator[redis.Redis]:
 class RelayThread:
     def __init__(self, database_url: str, redis_url: str, **kwargs: Any) -> None:
         self.stop = threading.Event()
-        self.relay = Relay(database_url, redis_url, self.stop, poll_interval=0.05, **kwargs)
+        kwargs.setdefault("poll_interval", 0.05)
+        self.relay = Relay(database_url, redis_url, self.stop, **kwargs)
         self.thread = threading.Thread(target=self.relay.run, daemon=True)
 
     def __enter__(self) -> RelayThread:
@@ -287,6 +289,20 @@ def test_two_relays_only_one_active(
     assert len(set(positions)) == len(positions)
 
 
+def test_the_relay_s_connections_carry_its_name(db_url: str, redis_server: RedisServer) -> None:
+    """Both of the relay's sessions (the lock's and the one it reads and listens on) show as cardledger-relay in
+    pg_stat_activity, and nothing else of the database does."""
+    with RelayThread(db_url, redis_server.url) as running, psycopg.connect(db_url) as conn:
+        wait_until(running.relay.active.is_set, what="the relay active")
+        wait_until(lambda: _asleep(db_url), what="the relay asleep (its second session open)")
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+            ("cardledger-relay",),
+        ).fetchall()
+        assert running.relay.session_pid in {row[0] for row in rows}
+        assert len(rows) == 2
+
+
 def _lock_holders(db_url: str) -> list[int]:
     with psycopg.connect(db_url) as conn:
         rows = conn.execute(
@@ -387,3 +403,49 @@ def test_a_lost_wake_up_delays_the_events_by_the_fallback_at_most(
     finally:
         with psycopg.connect(db_url, autocommit=True) as owner:
             owner.execute("ALTER TABLE events ENABLE TRIGGER events_wake_relay")
+
+
+class NotifyCounter:
+    """A session of its own listening on the relay's channel: it counts the transactions that sent a NOTIFY."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self.count = 0
+        self.stop, self.listening = threading.Event(), threading.Event()
+        self.thread = threading.Thread(target=self._listen, daemon=True)
+
+    def _listen(self) -> None:
+        with psycopg.connect(self.database_url, autocommit=True) as conn:
+            conn.execute(f"LISTEN {LOG_CHANNEL}")
+            self.listening.set()
+            while not self.stop.is_set():
+                for _ in conn.notifies(timeout=0.1, stop_after=1):
+                    self.count += 1
+
+    def __enter__(self) -> NotifyCounter:
+        self.thread.start()
+        self.listening.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=10)
+
+
+def test_appends_a_few_ms_apart_find_the_relay_awake_and_send_almost_no_notify(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    """Under a steady stream of appends the relay stays awake between them (its grace period after a batch), so
+    they do not wake it: a NOTIFY serializes commits on a lock global to the server, and a relay put to sleep
+    between every pair of commits pays a lock, a look and an unlock for each."""
+    appends = 300
+    with RelayThread(db_url, redis_server.url, poll_interval=POLL_INTERVAL_S) as running:
+        wait_until(lambda: _asleep(db_url), what="the relay asleep")
+        with NotifyCounter(db_url) as notifies:
+            for n in range(appends):
+                store.append("steady", n, [NewEvent("plain", {"n": n})])
+                threading.Event().wait(0.005)
+            wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == appends, timeout=10, what="published")
+        # The first append woke it; a pause of the test's process beyond the grace period may cost a few more.
+        assert notifies.count <= appends // 20, f"{notifies.count} NOTIFYs for {appends} appends"
+        assert running.relay.wake_ups <= appends // 20
