@@ -221,6 +221,7 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
     deadline = last_found + LOOP_SECONDS
     holding = handed_on = False
     renewed = float("-inf")
+    checkpoints = projections.Checkpoints()  # this job's: another worker's job starts from a fresh read
     try:
         while True:
             started = time.monotonic()
@@ -228,7 +229,7 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
                 if not _hold(client, job.id):
                     break  # another job holds the key: it looks again after this moment
                 holding, renewed = True, started
-            counts = projections.catch_up_all(connection(), on_batch=on_batch, caches=caches())
+            counts = projections.catch_up_all(connection(), on_batch=on_batch, caches=caches(), checkpoints=checkpoints)
             _add(applied, counts)
             now = time.monotonic()
             if any(counts.values()):
