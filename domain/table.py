@@ -580,10 +580,17 @@ def seat_view(state: TableState, seat: int, public: Mapping[str, JSON] | None = 
     """What `seat` sees: the public view with its hand and legal actions. `public` is the state's
     `public_view` when the caller has made it already (copied, not changed), as for every seat of a table."""
     view = public_view(state) if public is None else dict(public)
-    view["seat"] = seat
-    view["hand"] = game_named(state.game).hand(state.deal, seat) if state.deal is not None else []
-    view["legal_actions"] = legal_actions(state, seat)
+    view.update(seat_private(state, seat))
     return view
+
+
+def seat_private(state: TableState, seat: int) -> dict[str, JSON]:
+    """What `seat_view` adds to the public view (its keys replace any of the same name)."""
+    return {
+        "seat": seat,
+        "hand": game_named(state.game).hand(state.deal, seat) if state.deal is not None else [],
+        "legal_actions": legal_actions(state, seat),
+    }
 
 
 def deal_transfers(event: Event) -> list[Transfer]:

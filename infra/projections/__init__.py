@@ -9,12 +9,22 @@ hashes a model's canonical dump, so a rebuild can be compared with the live one.
 from infra.projections.base import ModelTable, Projection
 from infra.projections.checkpoint import checkpoint_name
 from infra.projections.heads import ProjectionCaches
-from infra.projections.runner import BATCH_SIZE, NAMES, PROJECTIONS, catch_up, catch_up_all, digest, projection_named
+from infra.projections.runner import (
+    BATCH_SIZE,
+    NAMES,
+    PROJECTIONS,
+    Checkpoints,
+    catch_up,
+    catch_up_all,
+    digest,
+    projection_named,
+)
 
 __all__ = [
     "BATCH_SIZE",
     "NAMES",
     "PROJECTIONS",
+    "Checkpoints",
     "ModelTable",
     "Projection",
     "ProjectionCaches",

@@ -59,7 +59,8 @@ class ProjectionCaches:
     players of deals, and folded states (the state before a batch, for the next projection folding it, and
     after, and the folds of each table's slice of a batch, which the table projections share).
 
-    Made by the process that runs the projections and handed down; two projectors never share one."""
+    Made by the process that runs the projections and handed down; two projectors never share one (nor two
+    databases: what they hold is keyed by table and version)."""
 
     def __init__(
         self, heads: int = 20_000, deal_players: int = 50_000, states: int = 5_000, slices: int = 5_000
@@ -67,11 +68,15 @@ class ProjectionCaches:
         self.heads: Lru[str, TableHead] = Lru(heads)
         self.deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(deal_players)
         self.states = FoldedStates(size=states, states_per_table=2, slices=slices)
+        # A table's public view at a version, as JSON text: the table view and every seat view of a batch
+        # share one encoding of it.
+        self.public_documents: Lru[tuple[str, int], str] = Lru(slices)
 
     def clear(self) -> None:
         self.heads.clear()
         self.deal_players.clear()
         self.states.clear()
+        self.public_documents.clear()
 
 
 def table_heads(
@@ -150,6 +155,24 @@ def _table_heads(conn: Conn, cache: Lru[str, TableHead], table_ids: Iterable[str
         head = found.get(table_id)
         if head is not None and head.complete:
             cache.put(table_id, head)
+    return found
+
+
+def states_before(conn: Conn, caches: ProjectionCaches, events: list[RecordedEvent]) -> dict[str, TableState]:
+    """For each table stream in `events` (a contiguous slice of the global log) that had events before it, its
+    state just before the slice (kept by `fold_tables` as the state before the batch, so rarely read)."""
+    first: dict[str, int] = {}
+    for event in events:
+        first.setdefault(event.stream_id, event.version)
+    found: dict[str, TableState] = {}
+    for table_id, version in first.items():
+        if version > 1:
+            try:
+                state = caches.states.at(TableEventRows(conn), table_id, version - 1)
+            except ValueError:
+                continue  # not a table stream
+            if state is not None:
+                found[table_id] = state
     return found
 
 

@@ -102,11 +102,22 @@ def catch_up(
             return applied
 
 
+class Checkpoints:
+    """Where the checkpoints were left by the last round of `catch_up_all` that moved or read them (None when
+    unknown): handed from one call to the next by a caller that loops, so that a round reads the log from
+    there instead of reading the checkpoints first. A checkpoint moved meanwhile by another worker is found
+    out under its row lock (as a stale read is), and the next round reads the checkpoints again."""
+
+    def __init__(self) -> None:
+        self.positions: dict[str, LogPosition] | None = None
+
+
 def catch_up_all(
     conn: Conn,
     batch_size: int = BATCH_SIZE,
     on_batch: Callable[[dict[str, int]], None] | None = None,
     caches: ProjectionCaches | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> dict[str, int]:
     """Catch every projection up; returns the events applied per projection.
 
@@ -116,11 +127,13 @@ def catch_up_all(
     batch only to those still where the batch was read from, so each event changes each model exactly once. A checkpoint
     locked elsewhere (another worker's job, a rebuild) is skipped, not waited
     for: whoever holds it is catching it up. `on_batch` gets the events
-    applied per projection after each round. `caches` as for `catch_up`.
+    applied per projection after each round. `caches` as for `catch_up`; `checkpoints` carries where the
+    checkpoints were left from one call to the next (see `Checkpoints`).
     """
     if not conn.autocommit or conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         raise RuntimeError("catch_up_all needs an autocommit connection outside a transaction")
     caches = ProjectionCaches() if caches is None else caches
+    checkpoints = Checkpoints() if checkpoints is None else checkpoints
     names = {checkpoint_name(name): name for name in NAMES}
     delay = _batch_delay()
     applied = dict.fromkeys(NAMES, 0)
@@ -128,10 +141,15 @@ def catch_up_all(
         counts: dict[str, int] = {}
         full = False
         groups: dict[LogPosition, list[str]] = {}
-        positions = read_positions(conn, list(names))
-        if len(positions) < len(names):  # the first catch-up on this database
-            ensure_positions(conn, list(names))
+        positions = checkpoints.positions
+        checkpoints.positions = None  # unknown until this round has ended as read
+        if positions is None:
             positions = read_positions(conn, list(names))
+            if len(positions) < len(names):  # the first catch-up on this database
+                ensure_positions(conn, list(names))
+                positions = read_positions(conn, list(names))
+        left = dict(positions)
+        moved_elsewhere = False
         for checkpoint, position in positions.items():
             groups.setdefault(position, []).append(checkpoint)
         for position, group in sorted(groups.items()):
@@ -139,12 +157,13 @@ def catch_up_all(
             if not events:
                 continue
             for together in COMMITTED_TOGETHER:
-                checkpoints = [checkpoint_name(name) for name in together if checkpoint_name(name) in group]
-                if not checkpoints:
+                checkpoints_here = [checkpoint_name(name) for name in together if checkpoint_name(name) in group]
+                if not checkpoints_here:
                     continue
                 with conn.transaction():
-                    locked = lock_positions_if_free(conn, checkpoints)
-                    ours = [checkpoint for checkpoint in checkpoints if locked.get(checkpoint) == position]
+                    locked = lock_positions_if_free(conn, checkpoints_here)
+                    ours = [checkpoint for checkpoint in checkpoints_here if locked.get(checkpoint) == position]
+                    moved_elsewhere = moved_elsewhere or len(ours) < len(checkpoints_here)
                     if not ours:
                         continue  # other workers hold them or have moved them on
                     for checkpoint in ours:
@@ -154,7 +173,10 @@ def catch_up_all(
                     store_positions(conn, ours, events[-1].log_position)
                 for checkpoint in ours:
                     counts[names[checkpoint]] = len(events)
+                    left[checkpoint] = events[-1].log_position
                 full = full or len(events) == batch_size
+        if not moved_elsewhere:
+            checkpoints.positions = left
         for name, count in counts.items():
             applied[name] += count
         if on_batch is not None and counts:

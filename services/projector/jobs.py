@@ -42,6 +42,9 @@ log = logging.getLogger("cardledger.projector.jobs")
 # job that died without letting it go (the relay enqueues again after that; the polling fallback meanwhile).
 LOOP_SECONDS = 5.0
 LOOKING_TTL_MS = 2000
+# How often a job that goes on renews its "looking" key: a Redis round trip every round would cost more than
+# most rounds' catch-up (docs/performance.md, "Projection jobs"); a quarter of its life leaves it ample margin.
+RENEW_SECONDS = LOOKING_TTL_MS / 4000
 # The least time between two catch-ups of a job that goes on: back to back they would take the CPU of the
 # processes writing the events (docs/performance.md, "Projection jobs").
 ROUND_SECONDS = 0.01
@@ -201,8 +204,9 @@ def catch_up_all() -> dict[str, int]:
 
 
 def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], None]) -> dict[str, int]:
-    """Catch every projection up again and again, holding the "looking" key, until catch-ups have found
-    nothing new for `IDLE_SECONDS`; then let the key go and catch up once more (see `catch_up_all`).
+    """Catch every projection up again and again, holding the "looking" key (renewed every `RENEW_SECONDS`),
+    until catch-ups have found nothing new for `IDLE_SECONDS`; then let the key go and catch up once more
+    (see `catch_up_all`).
 
     The key names the job that holds it. A job that finds it held by another does nothing: the holder has
     still to look again, and one loop at a time is enough (two would let the key go under each other).
@@ -218,13 +222,16 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
     last_found = time.monotonic()
     deadline = last_found + LOOP_SECONDS
     holding = handed_on = False
+    renewed = float("-inf")
+    checkpoints = projections.Checkpoints()  # this job's: another worker's job starts from a fresh read
     try:
         while True:
             started = time.monotonic()
-            if not _hold(client, job.id):
-                break  # another job holds the key: it looks again after this moment
-            holding = True
-            counts = projections.catch_up_all(connection(), on_batch=on_batch, caches=caches())
+            if started - renewed >= RENEW_SECONDS:
+                if not _hold(client, job.id):
+                    break  # another job holds the key: it looks again after this moment
+                holding, renewed = True, started
+            counts = projections.catch_up_all(connection(), on_batch=on_batch, caches=caches(), checkpoints=checkpoints)
             _add(applied, counts)
             now = time.monotonic()
             if any(counts.values()):

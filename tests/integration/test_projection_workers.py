@@ -143,10 +143,25 @@ def commands_while_a_job_runs(
     return enqueued
 
 
+def counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[float]:
+    """Record when `owner.name` is called (replaced for the test); the list of the calls' times."""
+    calls: list[float] = []
+    real = getattr(owner, name)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        calls.append(time.monotonic())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return calls
+
+
 def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.1")  # each catch-up round takes 0.2 s or more
+    monkeypatch.setattr(jobs, "RENEW_SECONDS", 0.5)
+    rounds, renewals = counted(monkeypatch, jobs.projections, "catch_up_all"), counted(monkeypatch, jobs, "_hold")
     jobs.configure(db_url)
     client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=45)
@@ -155,6 +170,7 @@ def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     # A command every 0.05 s, while the job runs: each of its rounds finds some.
     refused = commands_while_a_job_runs(store, client, redis_server, "while-looking")
     assert set(refused) == {0}
+    assert 1 <= len(renewals) < len(rounds) - 1  # the key is renewed every 0.5 s, not at each round
     assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
     assert Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).count == 0  # no job but the first ran
     assert caught_up(conn) and table_views_current(conn)  # its last look took in every event
