@@ -10,7 +10,7 @@ import flask_smorest
 from marshmallow import RAISE
 
 from services.api.auth import SECURITY, authenticated
-from services.api.strict_json import StrictParser
+from services.api.plain_load import PlainParser
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -18,9 +18,10 @@ Decorator = Callable[[F], F]
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """flask-smorest's Blueprint with typed decorators (the package ships no type information), reading JSON
-    bodies strictly (`services.api.strict_json`)."""
+    bodies strictly (`services.api.strict_json`), and the schemas that opt in by their plans
+    (`services.api.plain_load`)."""
 
-    ARGUMENTS_PARSER = StrictParser()
+    ARGUMENTS_PARSER = PlainParser()
 
     def route(self, rule: str, **options: Any) -> Callable[[F], F]:
         decorator: Callable[[F], F] = super().route(rule, **options)

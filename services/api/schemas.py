@@ -383,6 +383,8 @@ class PreferHeadersSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): every action POST reads these
+
     class Meta:
         unknown = EXCLUDE
 
