@@ -28,7 +28,7 @@ NOT_PLAIN: Any = object()  # the plan cannot vouch for this input: load it throu
 Load = Callable[[Any], Any]
 Check = Callable[[Any], bool]
 LOAD_HOOKS = (PRE_LOAD, POST_LOAD, VALIDATES, VALIDATES_SCHEMA)
-PLAIN_LOCATIONS = frozenset({"json", "headers"})
+MAX_DIGITS = 18
 
 
 def _length(validator: validate.Length) -> Check:
@@ -36,6 +36,12 @@ def _length(validator: validate.Length) -> Check:
     if equal is not None:
         return lambda value: len(value) == equal
     return lambda value: (low is None or len(value) >= low) and (high is None or len(value) <= high)
+
+
+def _range(validator: validate.Range) -> Check:
+    low, high = validator.min, validator.max
+    low_in, high_in = validator.min_inclusive, validator.max_inclusive
+    return lambda value: (value >= low if low_in else value > low) and (value <= high if high_in else value < high)
 
 
 def _check(validator: Any) -> Check | None:
@@ -49,6 +55,8 @@ def _check(validator: Any) -> Check | None:
     if kind is validate.Regexp:
         match = validator.regex.match
         return lambda value: match(value) is not None
+    if kind is validate.Range and type(validator.min) is int and type(validator.max) is int:
+        return _range(validator)
     if kind is validate.OneOf and all(type(choice) is str for choice in validator.choices):
         choices = validator.choices
         return lambda value: value in choices
@@ -57,6 +65,20 @@ def _check(validator: Any) -> Check | None:
 
 def _string(value: Any) -> Any:
     return value if type(value) is str else NOT_PLAIN
+
+
+def _integer(value: Any) -> Any:
+    if type(value) is int:
+        return value
+    # A query string's digits, as marshmallow's int(value) reads them (it also takes signs, spaces, underscores
+    # and other scripts' digits, which are left to it).
+    if type(value) is str and 0 < len(value) <= MAX_DIGITS and value.isascii() and value.isdigit():
+        return int(value)
+    return NOT_PLAIN
+
+
+def _strict_integer(value: Any) -> Any:
+    return value if type(value) is int else NOT_PLAIN
 
 
 def _list_of(item: Load) -> Load:
@@ -81,6 +103,8 @@ def _field_load(field: fields.Field[Any]) -> Load | None:
         return None
     if kind is fields.String:
         convert: Load = _string
+    elif kind is fields.Integer and not field.as_string:  # type: ignore[attr-defined]
+        convert = _strict_integer if field.strict else _integer  # type: ignore[attr-defined]
     elif kind is fields.List:
         item = _field_load(field.inner)  # type: ignore[attr-defined]
         if item is None:
@@ -108,9 +132,20 @@ def _field_load(field: fields.Field[Any]) -> Load | None:
     return load
 
 
-def schema_load(schema: Schema, unknown: str | None = None) -> Load | None:
+def _same_key(name: str) -> str:
+    return name
+
+
+def environ_key(header: str) -> str:
+    """Where WSGI's environ holds a request header (as werkzeug's EnvironHeaders reads it)."""
+    key = header.upper().replace("-", "_")
+    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{key}"
+
+
+def schema_load(schema: Schema, unknown: str | None = None, key_of: Callable[[str], str] = _same_key) -> Load | None:
     """A function loading a mapping as `schema.load(data, unknown=unknown)` does when it succeeds (NOT_PLAIN
-    where it might not), or None when the schema has what the compiler does not know."""
+    where it might not), or None when the schema has what the compiler does not know. The plan reads each
+    field's key as `key_of` names it (the WSGI environ's key of a header, say)."""
     if isinstance(schema, TaggedUnionSchema):
         return _union_load(type(schema))
     if schema.many or schema.partial or any(schema._hooks[hook] for hook in LOAD_HOOKS):
@@ -123,7 +158,7 @@ def schema_load(schema: Schema, unknown: str | None = None) -> Load | None:
         field_load = _field_load(field)
         if field_load is None or field.attribute is not None or "." in name or field.load_default is not missing:
             return None
-        key = field.data_key if field.data_key is not None else name
+        key = key_of(field.data_key if field.data_key is not None else name)
         plan.append((key, name, field.required, field_load))
     known = frozenset(key for key, _, _, _ in plan)
     refuse_unknown = unknown == RAISE
@@ -168,19 +203,32 @@ def _union_load(union: type[TaggedUnionSchema]) -> Load | None:
     return load
 
 
-def _single_strings(schema: Schema) -> bool:
-    return all(type(field) is fields.String for field in schema.load_fields.values())
+def _single_values(schema: Schema) -> bool:
+    """No field that webargs reads as a list from a multidict (headers, query): it would call getlist."""
+    return all(type(field) in (fields.String, fields.Integer) for field in schema.load_fields.values())
 
 
-def plain_load(schema: Any, unknown: str | None) -> Load | None:
-    """The plan of an opted-in schema instance for this `unknown` (compiled on first use), else None."""
+def _compile(schema: Schema, unknown: str | None, location: str) -> Load | None:
+    if location == "json":
+        return schema_load(schema, unknown)
+    if location == "headers" and _single_values(schema):
+        return schema_load(schema, unknown, environ_key)
+    if location == "query" and _single_values(schema):
+        return schema_load(schema, unknown)
+    return None
+
+
+def plain_load(schema: Any, unknown: str | None, location: str = "json") -> Load | None:
+    """The plan of an opted-in schema instance for this `unknown` and location (compiled on first use): it
+    takes the JSON body's value, the WSGI environ for the headers, the query's multidict for the query. None for
+    any other schema or location."""
     if not isinstance(schema, Schema) or not getattr(schema, "PLAIN_LOAD", False):
         return None
-    plans: dict[str | None, Load | None] = schema.__dict__.setdefault("_plain_loads", {})
+    plans: dict[tuple[str, str | None], Load | None] = schema.__dict__.setdefault("_plain_loads", {})
     try:
-        return plans[unknown]
+        return plans[location, unknown]
     except KeyError:
-        plan = plans[unknown] = schema_load(schema, unknown)
+        plan = plans[location, unknown] = _compile(schema, unknown, location)
         return plan
 
 
@@ -190,7 +238,7 @@ class PlainParser(StrictParser):
 
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any) -> Any:
         where = location or self.location
-        plan = self._plan(argmap, where, kwargs) if where in PLAIN_LOCATIONS else None
+        plan = self._plan(argmap, where, kwargs)
         if plan is not None:
             request = req if req is not None else self.get_default_request()
             if where == "json":
@@ -198,8 +246,10 @@ class PlainParser(StrictParser):
                 if data is missing:  # as webargs: no body is an empty object, for the schema to judge
                     data = {}
                 loaded = plan(data) if type(data) is dict else NOT_PLAIN
+            elif where == "headers":
+                loaded = plan(request.environ)
             else:
-                loaded = plan(request.headers)
+                loaded = plan(request.args)
             if loaded is not NOT_PLAIN:
                 return loaded
         return super().parse(argmap, req, location=location, **kwargs)
@@ -211,7 +261,4 @@ class PlainParser(StrictParser):
         unknown = kwargs.get("unknown", default)
         if unknown == default:  # as webargs' _process_location_data picks it
             unknown = self.unknown if self.unknown != default else self.DEFAULT_UNKNOWN_BY_LOCATION.get(location)
-        plan = plain_load(schema, unknown or None)
-        if plan is not None and location == "headers" and not _single_strings(schema):
-            return None  # webargs reads a list field's header with getlist
-        return plan
+        return plain_load(schema, unknown or None, location)

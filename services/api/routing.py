@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import http
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -38,13 +40,29 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         return decorator
 
     def alt_response(self, status_code: int, response: Any = None, **kwargs: Any) -> Callable[[F], F]:
-        decorator: Callable[[F], F] = super().alt_response(status_code, response, **kwargs)
-        return decorator
+        return _unlayered(super().alt_response(status_code, response, **kwargs))
 
     @staticmethod
     def doc(**kwargs: Any) -> Callable[[F], F]:
-        decorator: Callable[[F], F] = flask_smorest.Blueprint.doc(**kwargs)
-        return decorator
+        return _unlayered(flask_smorest.Blueprint.doc(**kwargs))
+
+
+def _unlayered(document: Callable[[F], F]) -> Callable[[F], F]:
+    """flask-smorest's decorator `document`, which only documents: it wraps the view in a layer that calls it
+    through `current_app.ensure_sync` (the identity in `SyncFlask`) and carries the documentation. Here a copy
+    of the view carries the documentation instead, so that no request pays for the layer."""
+
+    def decorator(view: F) -> F:
+        layer = document(view)
+        if type(view) is not types.FunctionType:
+            return layer
+        copy = types.FunctionType(view.__code__, view.__globals__, view.__name__, view.__defaults__, view.__closure__)
+        copy.__kwdefaults__ = view.__kwdefaults__
+        functools.update_wrapper(copy, view)
+        copy.__dict__.update(layer.__dict__)
+        return copy  # type: ignore[return-value]
+
+    return decorator
 
 
 def response_name(status: int) -> str:

@@ -1,7 +1,7 @@
-"""The action POST's body and headers loaded by their plans (`services/api/plain_load.py`) give exactly what
-webargs and marshmallow give: the same dict (keys, order, values) for what they take, and the same error answer
-(status, headers, problem JSON bytes) for what they refuse, over the spec's examples, hand-written edge cases
-and hypothesis' bodies and headers."""
+"""The action POST's body and headers, and the view GET's query and headers, loaded by their plans
+(`services/api/plain_load.py`) give exactly what webargs and marshmallow give: the same dict (keys, order,
+values) for what they take, and the same error answer (status, headers, problem JSON bytes) for what they
+refuse, over the spec's examples, hand-written edge cases and hypothesis' bodies, queries and headers."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import functools
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from flask import Flask, request
@@ -19,7 +20,7 @@ from marshmallow import Schema, fields
 from domain.cards import CHERKI_TYPES, SAMPEN_TYPES
 from services.api import create_app
 from services.api.plain_load import NOT_PLAIN, PlainParser, plain_load, schema_load
-from services.api.schemas import ActionHeadersSchema
+from services.api.schemas import ActionHeadersSchema, ConditionalReadHeadersSchema, MinVersionQuerySchema
 from services.api.schemas_game import ActionSchema
 from services.api.spec_examples import ACTIONS
 from services.api.strict_json import StrictParser
@@ -27,8 +28,10 @@ from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG
 
 PATH = "/v1/tables/00000000-0000-0000-0000-000000000018/actions"
+VIEW_PATH = "/v1/tables/00000000-0000-0000-0000-000000000018/view"
 PLAIN, WEBARGS = PlainParser(), StrictParser()
 BODY, HEADERS = ActionSchema(), ActionHeadersSchema()
+QUERY, READ_HEADERS = MinVersionQuerySchema(), ConditionalReadHeadersSchema()
 CHECKS = settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 VALID_HEADERS = {"Idempotency-Key": "action-1", "If-Match": '"12"', "Prefer": "return=representation"}
 
@@ -64,9 +67,28 @@ def both(app: Flask, body: bytes | None, headers: dict[str, str], content_type: 
         return type(data) is dict and plan(data) is not NOT_PLAIN
 
 
+def same_view_outcome(app: Flask, query: str, headers: dict[str, str]) -> bool:
+    """Both parsers over one view GET: the same outcome for the query and for the headers. True when the plan
+    took the query itself."""
+    with app.test_request_context(f"{VIEW_PATH}?{query}", method="GET", headers=headers):
+        for schema, location, options in (
+            (QUERY, "query", {"unknown": "raise"}),
+            (READ_HEADERS, "headers", {"error_status_code": 400}),
+        ):
+            plain = outcome(app, functools.partial(PLAIN.parse, schema, location=location, **options))
+            webargs = outcome(app, functools.partial(WEBARGS.parse, schema, location=location, **options))
+            assert plain == webargs, f"{location} of {query!r} {headers!r}:\n{plain}\n{webargs}"
+        plan = plain_load(QUERY, "raise", "query")
+        assert plan is not None
+        return bool(plan(request.args) is not NOT_PLAIN)
+
+
 def test_the_action_schemas_have_plans() -> None:
     assert plain_load(BODY, None) is not None
-    assert plain_load(HEADERS, "exclude") is not None
+    assert plain_load(HEADERS, "exclude", "headers") is not None
+    assert plain_load(HEADERS, "exclude", "cookies") is None
+    assert plain_load(QUERY, "raise", "query") is not None
+    assert plain_load(READ_HEADERS, "exclude", "headers") is not None
 
 
 @pytest.mark.parametrize("name", sorted(ACTIONS))
@@ -239,7 +261,7 @@ def test_generated_bytes_give_the_same_outcome(app: Flask, body: bytes) -> None:
 
 def test_a_schema_with_a_field_the_plan_does_not_know_has_no_plan() -> None:
     class Counted(Schema):
-        count = fields.Integer()
+        count = fields.Float()
 
     class Defaulted(Schema):
         name = fields.String(load_default="x")
@@ -251,3 +273,56 @@ def test_a_schema_with_a_field_the_plan_does_not_know_has_no_plan() -> None:
     assert schema_load(Defaulted()) is None
     assert schema_load(Renamed()) is None
     assert plain_load(Counted(), None) is None  # nor does a schema that did not opt in
+
+
+@pytest.mark.parametrize("query", ["", "wait_for_version=12", "min_version=0&wait_for_version=2147483647"])
+def test_the_view_query_loads_the_same_by_the_plan_itself(app: Flask, query: str) -> None:
+    assert same_view_outcome(app, query, {"If-None-Match": '"3"', "Prefer": "wait=1"})
+
+
+EDGE_QUERIES = [
+    "wait_for_version=",
+    "wait_for_version=-1",
+    "wait_for_version=+1",
+    "wait_for_version=%2012",
+    "wait_for_version=1_000",
+    "wait_for_version=%D9%A1%D9%A2",
+    "wait_for_version=2147483648",
+    "wait_for_version=" + "9" * 19,
+    "wait_for_version=" + "9" * 5000,
+    "wait_for_version=0012",
+    "wait_for_version=1.0",
+    "wait_for_version=x",
+    "wait_for_version=1&wait_for_version=x",
+    "wait_for_version=x&wait_for_version=1",
+    "wait_for_version=1&other=2",
+    "other",
+    "min_version=3&min_version=4",
+    "&&=",
+]
+
+
+@pytest.mark.parametrize("query", EDGE_QUERIES)
+def test_edge_queries_give_the_same_outcome(app: Flask, query: str) -> None:
+    same_view_outcome(app, query, {})
+
+
+@pytest.mark.parametrize("headers", [*EDGE_HEADERS, {"If-None-Match": "x" * 257}, {"If-None-Match": "*"}])
+def test_edge_read_headers_give_the_same_outcome(app: Flask, headers: dict[str, str]) -> None:
+    same_view_outcome(app, "", headers)
+
+
+QUERY_VALUE = st.integers(-5, 2**31 + 5).map(str) | st.text(max_size=8) | st.text("0123456789_+- ", max_size=12)
+QUERY_NAME = st.sampled_from(["wait_for_version", "min_version", "other"]) | st.text(max_size=4)
+
+
+@CHECKS
+@given(pairs=st.lists(st.tuples(QUERY_NAME, QUERY_VALUE), max_size=4))
+def test_generated_queries_give_the_same_outcome(app: Flask, pairs: list[tuple[str, str]]) -> None:
+    same_view_outcome(app, urlencode(pairs), {})
+
+
+@CHECKS
+@given(headers=st.fixed_dictionaries({}, optional={"If-None-Match": HEADER_TEXT, "Prefer": HEADER_TEXT}))
+def test_generated_read_headers_give_the_same_outcome(app: Flask, headers: dict[str, str]) -> None:
+    same_view_outcome(app, "", _sendable(headers))
