@@ -8,7 +8,7 @@ before, which refuse it with the same error as ever. A schema opts in with `PLAI
 field kind, validator or hook the compiler does not know gets no plan and always loads through marshmallow.
 
 tests/api/test_plain_load.py compares both loads, result or error answer byte for byte, over a corpus of
-valid and invalid bodies and headers.
+valid and invalid bodies, headers and queries.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, fields, missing, validate
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, missing, validate
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 from webargs import core
 
@@ -233,7 +233,7 @@ def plain_load(schema: Any, unknown: str | None, location: str = "json") -> Load
 
 
 class PlainParser(StrictParser):
-    """The blueprints' parser: a JSON body or the headers of an opted-in schema by its plan; anything else, and
+    """The blueprints' parser: the JSON body, headers or query of an opted-in schema by its plan; anything else, and
     anything the plan cannot vouch for, by webargs as before (its errors and all)."""
 
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any) -> Any:
@@ -242,7 +242,10 @@ class PlainParser(StrictParser):
         if plan is not None:
             request = req if req is not None else self.get_default_request()
             if where == "json":
-                data = self.load_json(request, argmap)
+                try:
+                    data = self.load_json(request, argmap)
+                except ValidationError:  # webargs turns it into its error answer: let it
+                    data = NOT_PLAIN
                 if data is missing:  # as webargs: no body is an empty object, for the schema to judge
                     data = {}
                 loaded = plan(data) if type(data) is dict else NOT_PLAIN
