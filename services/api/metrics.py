@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask, Response, g, request
 from prometheus_client import (
@@ -85,6 +86,9 @@ def install_metrics(app: Flask) -> ApiMetrics:
     metrics = ApiMetrics()
     app.extensions[REGISTRY_KEY] = metrics
     pool_gauge_due = [0.0]  # when this process next refreshes the pool gauge
+    # Each series' child, looked up once (labels are bounded: known methods, the app's routes, statuses).
+    counters: dict[tuple[str, str, str], Any] = {}
+    timers: dict[tuple[str, str, str], Any] = {}
 
     @app.before_request
     def _start_timer() -> None:
@@ -96,9 +100,15 @@ def install_metrics(app: Flask) -> ApiMetrics:
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"
         method = request.method if request.method in KNOWN_METHODS else "other"
         labels = (method, route, str(response.status_code))
-        metrics.requests.labels(*labels).inc()
+        counted = counters.get(labels)
+        if counted is None:
+            counted = counters[labels] = metrics.requests.labels(*labels)
+        counted.inc()
         if started is not None:
-            metrics.latency.labels(*labels).observe(time.perf_counter() - started)
+            timed = timers.get(labels)
+            if timed is None:
+                timed = timers[labels] = metrics.latency.labels(*labels)
+            timed.observe(time.perf_counter() - started)
         now = time.monotonic()
         if now >= pool_gauge_due[0]:
             pool_gauge_due[0] = now + POOL_GAUGE_SECONDS

@@ -32,6 +32,8 @@ def install_request_ids(app: Flask) -> None:
         request_id = g.get("request_id")
         if request_id is not None:
             response.headers[REQUEST_ID_HEADER] = request_id
+            if not log.isEnabledFor(logging.DEBUG):
+                return response  # nothing to log: the line's fields are not worth reading off the request
             started = g.get("request_id_started")
             log.debug(
                 "request answered",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import http
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -10,7 +12,7 @@ import flask_smorest
 from marshmallow import RAISE
 
 from services.api.auth import SECURITY, authenticated
-from services.api.strict_json import StrictParser
+from services.api.plain_load import PlainParser
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -18,9 +20,10 @@ Decorator = Callable[[F], F]
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """flask-smorest's Blueprint with typed decorators (the package ships no type information), reading JSON
-    bodies strictly (`services.api.strict_json`)."""
+    bodies strictly (`services.api.strict_json`), and the schemas that opt in by their plans
+    (`services.api.plain_load`)."""
 
-    ARGUMENTS_PARSER = StrictParser()
+    ARGUMENTS_PARSER = PlainParser()
 
     def route(self, rule: str, **options: Any) -> Callable[[F], F]:
         decorator: Callable[[F], F] = super().route(rule, **options)
@@ -37,13 +40,29 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         return decorator
 
     def alt_response(self, status_code: int, response: Any = None, **kwargs: Any) -> Callable[[F], F]:
-        decorator: Callable[[F], F] = super().alt_response(status_code, response, **kwargs)
-        return decorator
+        return _unlayered(super().alt_response(status_code, response, **kwargs))
 
     @staticmethod
     def doc(**kwargs: Any) -> Callable[[F], F]:
-        decorator: Callable[[F], F] = flask_smorest.Blueprint.doc(**kwargs)
-        return decorator
+        return _unlayered(flask_smorest.Blueprint.doc(**kwargs))
+
+
+def _unlayered(document: Callable[[F], F]) -> Callable[[F], F]:
+    """flask-smorest's decorator `document`, which only documents: it wraps the view in a layer that calls it
+    through `current_app.ensure_sync` (the identity in `SyncFlask`) and carries the documentation. Here a copy
+    of the view carries the documentation instead, so that no request pays for the layer."""
+
+    def decorator(view: F) -> F:
+        layer = document(view)
+        if type(view) is not types.FunctionType:
+            return layer
+        copy = types.FunctionType(view.__code__, view.__globals__, view.__name__, view.__defaults__, view.__closure__)
+        copy.__kwdefaults__ = view.__kwdefaults__
+        functools.update_wrapper(copy, view)
+        copy.__dict__.update(layer.__dict__)
+        return copy  # type: ignore[return-value]
+
+    return decorator
 
 
 def response_name(status: int) -> str:

@@ -310,6 +310,8 @@ class LobbySchema(Schema):
 
 
 class MinVersionQuerySchema(Schema):
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): every view GET reads it
+
     class Meta:
         unknown = RAISE
 
@@ -364,6 +366,8 @@ def prefer_field() -> fields.String:
 
 
 class ConditionalReadHeadersSchema(Schema):
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): every view GET reads these
+
     class Meta:
         unknown = EXCLUDE
 
@@ -383,6 +387,8 @@ class PreferHeadersSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): every action POST reads these
+
     class Meta:
         unknown = EXCLUDE
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from prometheus_client import Counter
 
@@ -18,7 +19,13 @@ APPEND_CONFLICTS = Counter(
 )
 
 
+_APPENDED_BY_TYPE: dict[str, Any] = {}  # the counter's child of each event type, looked up once
+
+
 def count_appended(types: Iterable[str]) -> None:
     """Count committed events (call after the transaction committed)."""
     for event_type in types:
-        EVENTS_APPENDED.labels(event_type).inc()
+        child = _APPENDED_BY_TYPE.get(event_type)
+        if child is None:
+            child = _APPENDED_BY_TYPE[event_type] = EVENTS_APPENDED.labels(event_type)
+        child.inc()
