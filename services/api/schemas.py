@@ -11,7 +11,6 @@ from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields
 
 from domain.games import GAME_NAMES, GAMES
 from services.api.plain_dump import PlainDump
-from services.api.plain_load import PlainLoad
 from services.api.prefer import PREFER_DESCRIPTION
 from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
 from services.api.schemas_game import (
@@ -310,7 +309,7 @@ class LobbySchema(Schema):
     )
 
 
-class MinVersionQuerySchema(PlainLoad):
+class MinVersionQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
@@ -366,7 +365,7 @@ def prefer_field() -> fields.String:
     )
 
 
-class ConditionalReadHeadersSchema(PlainLoad):
+class ConditionalReadHeadersSchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
