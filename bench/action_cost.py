@@ -10,8 +10,13 @@ with two pooled PostgreSQL connections, traced by libpq: every round trip (a Rea
 counted, per action and by statement. Two players open a two-seat table and sit through the API, then post
 `--actions` actions as the `holding` client does (`If-Match`, `Prefer: return=representation`). With
 `--views`, after each action the other seat reads its view as the holding client's long-poll does
-(`GET /view?wait_for_version=<the action's version>`; here the version is already reached, so the read is the
-long-poll's last one, without its wait). `--calls` counts Python calls (cProfile) per POST and per view GET.
+(`GET /view?wait_for_version=<the action's version>`; here the version is already reached, and this process
+wrote it: what a long-poll costs on the API worker that served the action). `--woken` (with or without
+`--views`): each view GET is a long-poll served by a second app on the same database (another API worker,
+which keeps the table's state at the version before), started before the action with
+`wait_for_version=<the version before the action + 1>`, and woken when the script publishes the action's
+events to the table's Redis stream as the relay does: the path of most woken long-polls. Its round trips
+are counted on the second app's pool. `--calls` counts Python calls (cProfile) per POST and per view GET.
 `--storage memory` plays the same script through the application service alone (`CardLedger.act` with its
 view, `CardLedger.seat_view`) on the in-memory storage: no HTTP, no SQL, no server; what the game and the
 application cost, for comparison with the requests.
@@ -22,7 +27,8 @@ actions are posted or not. `--callgrind` runs this script three times under `val
 choosing the actions every time, posting them in the second and third, and reading the views in the third:
 the differences of the instruction totals, divided by the actions, are what posting one action and reading
 one view cost this process (the HTTP client's and the server's side of the request, without PostgreSQL's
-work, which another process does).
+work, which another process does). With `--woken`, the second run publishes each action's events too, so the
+difference is the woken view GET's (with its thread's start and join).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -176,9 +182,56 @@ class Calls:
         return answer
 
 
+class NotingRedis:
+    """Wraps a Redis client to note when a blocking stream read starts: a long-poll is waiting."""
+
+    def __init__(self, client: Any) -> None:
+        import threading
+
+        self.client = client
+        self.waiting = threading.Event()
+
+    def xread(self, *args: Any, **kwargs: Any) -> Any:
+        self.waiting.set()
+        return self.client.xread(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+
+class WokenView:
+    """A seat's long-poll on another app (another API worker), started before the action that wakes it."""
+
+    def __init__(self, client: Client, trace: Any, noting: NotingRedis, calls: Calls) -> None:
+        self.client, self.trace, self.noting, self.calls = client, trace, noting, calls
+        self.answer: Any = None
+        self.trips = 0
+
+    def start(self, path: str, headers: dict[str, str]) -> None:
+        import threading
+
+        self.noting.waiting.clear()
+        self.thread = threading.Thread(target=self._get, args=(path, headers))
+        self.thread.start()
+        assert self.noting.waiting.wait(60), "the long-poll did not wait on the table's stream"
+
+    def _get(self, path: str, headers: dict[str, str]) -> None:
+        from tests.round_trips import round_trips
+
+        start = self.trace.mark()
+        self.answer = self.calls.around("view", lambda: self.client.get(path, headers=headers))
+        self.trips = round_trips(self.trace.between(start, self.trace.mark()))
+
+    def result(self) -> tuple[Any, int]:
+        self.thread.join(60)
+        assert not self.thread.is_alive(), "the long-poll was not woken by the action"
+        return self.answer, self.trips
+
+
 @contextmanager
-def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
-    """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container)."""
+def served_app(database_url: str, noting: bool = False) -> Iterator[tuple[Any, Any]]:
+    """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container).
+    `noting`: the container's Redis client is a `NotingRedis`."""
     from infra.config import Settings
     from infra.signing import ReceiptSigner
     from services.api import create_app, served_admission
@@ -192,6 +245,8 @@ def served_app(database_url: str) -> Iterator[tuple[Any, Any]]:
         start_embedded=False,
         signer=ReceiptSigner.ephemeral(),
     )
+    if noting:
+        container.redis = NotingRedis(container.redis)
 
     try:
         app = create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=[served_admission()])
@@ -260,12 +315,17 @@ def run_once(
     count_calls: bool = False,
     storage: str = "postgres",
     database: bool = False,
+    woken: bool = False,
+    publish: bool = False,
 ) -> Outcome:
     """Open a table, sit, script `count` actions, and post them when `post`. The table id and every server seed
-    are fixed, so every run deals the same cards and plays the same actions."""
+    are fixed, so every run deals the same cards and plays the same actions. `woken`: the views are long-polls
+    another app serves, woken by the action (see `--woken`); `publish`: each action's events are published as
+    the relay does (what `woken` does too)."""
     if storage == "memory":
         return run_in_memory(game, count, post, seed, views, count_calls)
     import services.app.commands
+    from infra import redis_bus
     from infra.migrations import migrate
     from tests.conftest import fresh_database
     from tests.round_trips import round_trips, statements, traced_pool
@@ -275,10 +335,17 @@ def run_once(
     with fresh_database(server_url(), prefix="cardledger_cost") as url:
         migrate(url)
         store_fixed_seeds(url, str(uuid.UUID(int=seed)), count + 2)  # a deal takes at least one action
-        with served_app(url) as (app, container):
+        with served_app(url) as (app, container), ExitStack() as others:
             # Traced from the start, so that the statements psycopg prepares (after a few runs) are known by name.
             trace = traced_pool(container.pool, POOL_SIZE)
             client = Client(app.test_client())
+            relay = others.enter_context(served_app(url))[1] if woken or publish else None
+            if woken:
+                viewer_app, viewer = others.enter_context(served_app(url, noting=True))
+                view_trace = traced_pool(viewer.pool, POOL_SIZE)
+                view_client = Client(viewer_app.test_client())
+            if relay is not None:
+                relay.redis.delete(redis_bus.table_stream(str(uuid.UUID(int=seed))))  # a previous run's entries
             tokens = []
             for name in ("north", "south"):
                 answer = client.post("/v1/players", json={"name": name})
@@ -308,6 +375,10 @@ def run_once(
             cpu = time.process_time()
             if post:
                 for n, step in enumerate(steps):
+                    if woken:
+                        waiting = WokenView(view_client, view_trace, viewer.redis, calls)
+                        path = f"/v1/tables/{table_id}/view?wait_for_version={step.version + 1}"
+                        waiting.start(path, auth[1 - step.seat])
                     before = trace.mark()
                     answer = calls.around(
                         "post",
@@ -326,7 +397,14 @@ def run_once(
                     assert "view" in answer.get_json()
                     posted = trace.mark()
                     per_action[round_trips(trace.between(before, posted))] += 1
-                    if views:
+                    if relay is not None:
+                        redis_bus.publish(relay.redis, relay.store.read_stream(table_id, from_version=step.version + 1))
+                    if woken:
+                        viewed, trips = waiting.result()
+                        assert viewed.status_code == 200, viewed.get_json()
+                        assert viewed.get_json()["version"] >= step.version + 1
+                        view_trips += trips
+                    elif views:
                         version = answer.get_json()["view"]["version"]
                         other = 1 - step.seat
                         viewed = calls.around(
@@ -341,6 +419,8 @@ def run_once(
             cpu = time.process_time() - cpu
             database_cost = None if window is None else window.stop()
             lines = trace.between(start, trace.mark())
+            if woken:
+                view_trace.close()
             names: dict[str, str] = {}
             statements(trace.between([0] * POOL_SIZE, start), names)
             done = statements(lines, names)
@@ -348,7 +428,7 @@ def run_once(
             outcome = Outcome(
                 game,
                 actions,
-                round_trips(lines) - view_trips,
+                round_trips(lines) - (0 if woken else view_trips),
                 per_action,
                 done,
                 cpu,
@@ -402,9 +482,12 @@ def database_window(database_url: str, pool: Any) -> Window:
 # Callgrind -----------------------------------------------------------------------------------------------------------
 
 
-def callgrind_instructions(game: str, count: int, post: bool, views: bool = False, storage: str = "postgres") -> int:
+def callgrind_instructions(
+    game: str, count: int, post: bool, views: bool = False, storage: str = "postgres", woken: bool = False
+) -> int:
     """The instructions this script executes (callgrind's total) to script `count` actions and post them or not,
-    and read the other seat's view after each or not."""
+    and read the other seat's view after each or not; `woken`: publish each action's events, and (with
+    `views`) read the views as woken long-polls."""
     with tempfile.TemporaryDirectory(prefix="cardledger-callgrind-") as scratch:
         out = Path(scratch) / "callgrind.out"
         command = [
@@ -421,6 +504,7 @@ def callgrind_instructions(game: str, count: int, post: bool, views: bool = Fals
             "--quiet",
             *([] if post else ["--no-post"]),
             *(["--views"] if views else []),
+            *((["--views", "--woken"] if views else ["--publish"]) if woken else []),
             "--storage",
             storage,
         ]
@@ -446,20 +530,30 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--views", action="store_true", help="after each action, the other seat reads its view")
     parser.add_argument("--calls", action="store_true", help="count Python calls per request (cProfile)")
     parser.add_argument(
+        "--woken",
+        action="store_true",
+        help="with --views: each view is a long-poll on another app, started before the action that wakes it",
+    )
+    parser.add_argument(
         "--storage", choices=("postgres", "memory"), default="postgres", help="memory: the application alone"
     )
     parser.add_argument(
         "--database", action="store_true", help="PostgreSQL's CPU, WAL and rows written for the posted actions"
     )
     parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--publish", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.woken and args.storage != "postgres":
+        parser.error("--woken reads the views of the API on PostgreSQL")
     games = args.game or list(GAMES)
     for game in games:
         if args.callgrind:
             idle = callgrind_instructions(game, args.actions, post=False, storage=args.storage)
-            busy = callgrind_instructions(game, args.actions, post=True, storage=args.storage)
-            viewed = callgrind_instructions(game, args.actions, post=True, views=True, storage=args.storage)
+            busy = callgrind_instructions(game, args.actions, post=True, storage=args.storage, woken=args.woken)
+            viewed = callgrind_instructions(
+                game, args.actions, post=True, views=True, storage=args.storage, woken=args.woken
+            )
             print(
                 f"{game} ({args.storage}): {args.actions} actions: {idle:,} instructions scripting them, "
                 f"{busy:,} posting them, "
@@ -472,10 +566,12 @@ def main(argv: list[str] | None = None) -> None:
             game,
             args.actions,
             not args.no_post,
-            views=args.views,
+            views=args.views or args.woken,
             count_calls=args.calls,
             storage=args.storage,
             database=args.database,
+            woken=args.woken,
+            publish=args.publish,
         )
         if not args.quiet:
             print(report(outcome))

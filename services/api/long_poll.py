@@ -1,14 +1,20 @@
 """Long-poll reads: `wait_for_version` on GET /v1/tables/{id} and /view holds the answer until the table has
-reached that version or the wait has passed, then answers the view as it is then.
+reached that version or the wait has passed, then answers a view at that version or above.
 
 The wait holds no database connection: it blocks on the table's Redis stream, where the relay publishes every
 committed event (`infra.redis_bus.wait_for_table_version`). The served app admits a long-poll as a stream
 (`services.api.admission`): on a stream thread, within the caller's stream slots.
+
+A long-poll reads the store once at most. When this process already keeps a state of the table at the version
+asked for (it wrote it, or read it), that state's view is the answer, with no read: the client asked for
+that version, and gets it or a newer one. When the state kept is below it and the stream's newest entry is
+too, the table has not reached it (or its relay has not published it yet): the read waits for the stream
+first, then reads the store once. Otherwise (no state kept, the caller not seated in it, an empty stream, or
+Redis failing) it reads the store first, as a read without `wait_for_version` does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -18,6 +24,7 @@ from infra import redis_bus
 from services.api.deps import container
 from services.api.prefer import preferred_wait
 from services.api.problems import ApiError
+from services.app.view_reads import ViewReads
 
 RETRY_AFTER_SECONDS = 5
 
@@ -29,16 +36,42 @@ def wait_seconds(prefer: str | None) -> float:
     return longest if preferred is None else min(longest, float(preferred))
 
 
-def awaited(
-    read: Callable[[], dict[str, Any]], table_id: str, wait_for: int | None, prefer: str | None
-) -> dict[str, Any]:
-    """`read()`'s view once the table is at `wait_for` or above (at once when it already is, or without
-    `wait_for`); after the wait, the view as it is then."""
-    view = read()
-    if wait_for is None or int(view["version"]) >= wait_for:
-        return view
+def awaited(reads: ViewReads, table_id: str, wait_for: int | None, prefer: str | None) -> dict[str, Any]:
+    """The view now without `wait_for`; else a view at `wait_for` or above once the table is there, or after
+    the wait the view as it is then."""
+    if wait_for is None:
+        return reads.now()
+    kept = reads.kept()
+    if kept is not None and kept.version >= wait_for:
+        view = reads.of(kept)
+        if view is not None:
+            return view
+    after_id = None
+    if kept is not None and reads.admits(kept):
+        after_id = _published_below(table_id, wait_for)
+    if after_id is None:
+        view = reads.now()
+        if int(view["version"]) >= wait_for:
+            return view
+    _wait(table_id, wait_for, prefer, after_id)
+    return reads.now()
+
+
+def _published_below(table_id: str, version: int) -> str | None:
+    """The id of the table stream's newest entry when that is below `version` (the relay has published no
+    event at `version` yet, so waiting first cannot miss it); None when it is not, or cannot be told."""
     try:
-        redis_bus.wait_for_table_version(container().redis, table_id, wait_for, wait_seconds(prefer))
+        head = redis_bus.table_head(container().redis, table_id)
+    except redis.RedisError:
+        return None  # the read answers when the table is there; else the wait says the stream is down
+    if head is None or head[1] is None or head[1] >= version:
+        return None
+    return head[0]
+
+
+def _wait(table_id: str, wait_for: int, prefer: str | None, after_id: str | None) -> None:
+    try:
+        redis_bus.wait_for_table_version(container().redis, table_id, wait_for, wait_seconds(prefer), after_id)
     except redis.RedisError as error:
         raise ApiError(
             503,
@@ -47,4 +80,3 @@ def awaited(
             f"read without wait_for_version, or retry in {RETRY_AFTER_SECONDS} s",
             headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         ) from error
-    return read()

@@ -88,7 +88,7 @@ def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -
     """The public state of a table; its `version` is also the ETag. With `wait_for_version`, a long-poll."""
     table = str(table_id)
     ledger = container().ledger
-    view = awaited(lambda: ledger.table_view(table), table, query.get("wait_for_version"), headers.get("prefer"))
+    view = awaited(ledger.table_view_reads(table), table, query.get("wait_for_version"), headers.get("prefer"))
     return with_etag(view)
 
 
@@ -129,5 +129,5 @@ def seat_view(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUI
     With `wait_for_version`, a long-poll: a seat waiting for its turn learns of it here without polling."""
     table, who = str(table_id), caller()
     ledger = container().ledger
-    view = awaited(lambda: ledger.seat_view(who, table), table, query.get("wait_for_version"), headers.get("prefer"))
+    view = awaited(ledger.seat_view_reads(who, table), table, query.get("wait_for_version"), headers.get("prefer"))
     return with_etag(view)

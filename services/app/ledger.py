@@ -23,6 +23,7 @@ from services.app.callers import Caller
 from services.app.commands import ClockWrite, TableCommands
 from services.app.identity import Identity
 from services.app.queries import TableQueries
+from services.app.view_reads import SeatViewReads, TableViewReads
 
 
 class CardLedger:
@@ -110,6 +111,14 @@ class CardLedger:
 
     def seat_view(self, caller: Caller, table_id: str) -> dict[str, JSON]:
         return self.queries.seat_view(caller, table_id)
+
+    def seat_view_reads(self, caller: Caller, table_id: str) -> SeatViewReads:
+        """The caller's seat view, now or of the state kept (a long-poll's reads)."""
+        return SeatViewReads(self.queries, caller, table_id)
+
+    def table_view_reads(self, table_id: str) -> TableViewReads:
+        """The public table state, now or of the state kept (a long-poll's reads)."""
+        return TableViewReads(self.queries, table_id)
 
     def lobby(self, status: str | None, game: str | None, after: int, limit: int) -> dict[str, JSON]:
         return self.queries.lobby(status, game, after, limit)

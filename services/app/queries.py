@@ -45,10 +45,19 @@ class TableQueries:
             raise NotFound(f"table {table_id} does not exist", "table_not_found")
         return known.state
 
+    def kept_state(self, table_id: str) -> TableState | None:
+        """The newest state of the table this process keeps (no read): committed, maybe older than the store's."""
+        known = self.states.newest(table_id)
+        return None if known is None else known.state
+
     def table_view(self, table_id: str) -> dict[str, JSON]:
         """The public table state."""
         view = self._projected_view(table_id, lambda conn: conn.projected_table_view(table_id))
         return self._with_names(view if view is not None else tables.public_view(self.load_state(table_id)))
+
+    def table_view_of(self, state: TableState) -> dict[str, JSON]:
+        """The public view of `state`, as `table_view` answers it at that version."""
+        return self._with_names(tables.public_view(state))
 
     def seat_view(self, caller: Caller, table_id: str) -> dict[str, JSON]:
         player_id = caller.player_id
