@@ -1,16 +1,17 @@
 """Long-poll reads: `wait_for_version` on GET /v1/tables/{id} and /view holds the answer until the table has
-reached that version or the wait has passed, then answers a view at that version or above.
+reached that version or the wait has passed, then answers the view as it is then.
 
 The wait holds no database connection: it blocks on the table's Redis stream, where the relay publishes every
 committed event (`infra.redis_bus.wait_for_table_version`). The served app admits a long-poll as a stream
 (`services.api.admission`): on a stream thread, within the caller's stream slots.
 
-A long-poll reads the store once at most. When this process already keeps a state of the table at the version
-asked for (it wrote it, or read it), that state's view is the answer, with no read: the client asked for
-that version, and gets it or a newer one. When the state kept is below it and the stream's newest entry is
-too, the table has not reached it (or its relay has not published it yet): the read waits for the stream
-first, then reads the store once. Otherwise (no state kept, the caller not seated in it, an empty stream, or
-Redis failing) it reads the store first, as a read without `wait_for_version` does.
+A long-poll reads the store once, not before and after its wait: when the state this process keeps of the
+table is below the version asked for and the table stream's newest entry is too, the table has not reached it
+(or its relay has not published it yet), so the read waits for the stream first and reads the store after.
+Otherwise (a state kept at that version or above, none kept, the caller not seated in it, an empty stream, or
+Redis failing) it reads the store first, as a read without `wait_for_version` does. A state kept at the
+version asked for is not answered without a read: a newer write may have been committed by another process,
+and the answer is the view as it is.
 """
 
 from __future__ import annotations
@@ -37,17 +38,12 @@ def wait_seconds(prefer: str | None) -> float:
 
 
 def awaited(reads: ViewReads, table_id: str, wait_for: int | None, prefer: str | None) -> dict[str, Any]:
-    """The view now without `wait_for`; else a view at `wait_for` or above once the table is there, or after
-    the wait the view as it is then."""
+    """The view now, once the table has reached `wait_for` (at once without it), or after the wait."""
     if wait_for is None:
         return reads.now()
     kept = reads.kept()
-    if kept is not None and kept.version >= wait_for:
-        view = reads.of(kept)
-        if view is not None:
-            return view
     after_id = None
-    if kept is not None and reads.admits(kept):
+    if kept is not None and kept.version < wait_for and reads.admits(kept):
         after_id = _published_below(table_id, wait_for)
     if after_id is None:
         view = reads.now()

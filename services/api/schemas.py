@@ -328,10 +328,9 @@ class MinVersionQuerySchema(Schema):
             "description": "long-poll: hold the answer until the table's version is at least this, or until the "
             f"server's wait (CARDLEDGER_LONG_POLL_SECONDS, default {DEFAULT_LONG_POLL_SECONDS}, at most "
             f"{LONG_POLL_MAX_SECONDS}; shorter with `Prefer: wait=<seconds>`) has passed; then answer the view "
-            "as it is (304 if If-None-Match still names its version). Once the table is there, the answer is at "
-            "this version or later, not necessarily the latest (read without wait_for_version for that); a "
-            "version not yet published on the event bus is answered once it is. A wait takes one of the "
-            "caller's stream slots (429 `too_many_streams`, 503 `stream_busy`, as GET /stream)"
+            "as it is (304 if If-None-Match still names its version); a version committed but not yet published on "
+            "the event bus is answered once it is. A wait takes one of the caller's stream slots (429 "
+            "`too_many_streams`, 503 `stream_busy`, as GET /stream)"
         },
     )
 

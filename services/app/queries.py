@@ -55,10 +55,6 @@ class TableQueries:
         view = self._projected_view(table_id, lambda conn: conn.projected_table_view(table_id))
         return self._with_names(view if view is not None else tables.public_view(self.load_state(table_id)))
 
-    def table_view_of(self, state: TableState) -> dict[str, JSON]:
-        """The public view of `state`, as `table_view` answers it at that version."""
-        return self._with_names(tables.public_view(state))
-
     def seat_view(self, caller: Caller, table_id: str) -> dict[str, JSON]:
         player_id = caller.player_id
         if player_id is None:

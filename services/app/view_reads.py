@@ -1,5 +1,5 @@
 """What a long-poll (services.api.long_poll) reads of one view: the view now (the table's committed state, read
-from the store), or the view of the state this process keeps of the table (no read)."""
+from the store), and whether the state this process keeps of the table is below the version asked for."""
 
 from __future__ import annotations
 
@@ -24,10 +24,6 @@ class ViewReads(Protocol):
         """Whether the caller may read the view of `state` (a seat view needs the caller's seat there)."""
         ...
 
-    def of(self, state: TableState) -> dict[str, JSON] | None:
-        """The view of `state`, the same bytes `now` answers at its version; None when not `admits(state)`."""
-        ...
-
 
 class SeatViewReads:
     def __init__(self, queries: TableQueries, caller: Caller, table_id: str) -> None:
@@ -43,9 +39,6 @@ class SeatViewReads:
         player_id = self.caller.player_id
         return player_id is not None and state.seat_of(player_id) is not None
 
-    def of(self, state: TableState) -> dict[str, JSON] | None:
-        return self.queries.seat_view_at(self.caller, self.table_id, state)
-
 
 class TableViewReads:
     def __init__(self, queries: TableQueries, table_id: str) -> None:
@@ -59,6 +52,3 @@ class TableViewReads:
 
     def admits(self, state: TableState) -> bool:
         return True
-
-    def of(self, state: TableState) -> dict[str, JSON] | None:
-        return self.queries.table_view_of(state)
