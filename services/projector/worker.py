@@ -82,6 +82,19 @@ def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -
     jobs.close_connection()
 
 
+def stop_command_listener(worker: ThreadWorker) -> None:
+    """Stop the thread RQ listens for commands on. RQ stops it only when `work` returns; after an error (Redis
+    lost) it would go on retrying every 2 s for the life of the process, one more thread per outage."""
+    thread = worker.pubsub_thread
+    if thread is None:
+        return
+    thread.stop()
+    thread.join(timeout=5)
+    worker.pubsub_thread = None
+    if worker.pubsub is not None:
+        worker.pubsub.close()
+
+
 def _run_rq(redis_url: str, stop: threading.Event) -> None:
     current: list[ThreadWorker] = []
     watcher = threading.Thread(target=_stop_when_set, args=(current, stop), daemon=True)
@@ -89,6 +102,7 @@ def _run_rq(redis_url: str, stop: threading.Event) -> None:
     delay = 0.5
     while not stop.is_set():
         client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=2)
+        worker: ThreadWorker | None = None
         try:
             worker = ThreadWorker([QUEUE], connection=client)
             current[:] = [worker]
@@ -109,6 +123,8 @@ def _run_rq(redis_url: str, stop: threading.Event) -> None:
             count_error("worker", "unexpected")
             log.exception("projection worker failed; restarting in %.1f s", delay)
         finally:
+            if worker is not None:
+                stop_command_listener(worker)
             client.close()
         if not stop.is_set():
             stop.wait(delay)

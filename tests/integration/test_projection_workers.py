@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 import redis
+from redis.client import PubSubWorkerThread
 from rq import Queue
 
 from infra import projections, redis_bus
@@ -230,10 +231,16 @@ def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
     client.close()
 
 
+def command_listeners() -> list[threading.Thread]:
+    """The threads RQ workers listen for commands on (redis-py's pubsub threads), alive now."""
+    return [t for t in threading.enumerate() if isinstance(t, PubSubWorkerThread) and t.is_alive()]
+
+
 @pytest.mark.slow
 def test_polling_fallback_catches_up_through_a_redis_outage(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, running: Running
 ) -> None:
+    listening_before = set(command_listeners())
     running.start(lambda d, r, s: Relay(d, r, s, poll_interval=0.05, max_backoff=0.5).run(), db_url, redis_server.url)
     running.start(run_worker, db_url, redis_server.url)
     play_tables(store, count=3, deals=1, seed=51)
@@ -248,6 +255,8 @@ def test_polling_fallback_catches_up_through_a_redis_outage(
     wait_until(lambda: client.xlen("cardledger:events") > 0, timeout=30, what="relay publishing again")
     client.close()
     running.close()
+    left = set(command_listeners()) - listening_before
+    assert not left, "RQ's command listener of a worker that lost Redis is still running"
     assert all(report.equal for report in rebuild(db_url, None, progress=False))
 
 
