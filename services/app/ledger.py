@@ -113,11 +113,11 @@ class CardLedger:
         return self.queries.seat_view(caller, table_id)
 
     def seat_view_reads(self, caller: Caller, table_id: str) -> SeatViewReads:
-        """The caller's seat view, now or of the state kept (a long-poll's reads)."""
+        """The caller's seat view now, and the state this process keeps of the table (a long-poll's reads)."""
         return SeatViewReads(self.queries, caller, table_id)
 
     def table_view_reads(self, table_id: str) -> TableViewReads:
-        """The public table state, now or of the state kept (a long-poll's reads)."""
+        """The public table state now, and the state this process keeps of the table (a long-poll's reads)."""
         return TableViewReads(self.queries, table_id)
 
     def lobby(self, status: str | None, game: str | None, after: int, limit: int) -> dict[str, JSON]:
