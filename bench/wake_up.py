@@ -1,6 +1,7 @@
 """The relay's wake-up and the projections' transactions per batch: what they cost (docs/performance.md).
 
-Run: python -m bench.wake_up [--seconds S] [--rounds N]
+Run: python -m bench.wake_up [--seconds S] [--rounds N] [--relay-only | --publish-only | --steady [--rate R]
+[--tables N]]
 
 Rows:
 - EventStore.append events/s without the wake-up trigger (migration 012 dropped), with it while the relay is
@@ -19,6 +20,16 @@ Rows:
   (packets the client sends), commands the server runs (INFO commandstats, a script's inner commands
   included) and client CPU microseconds, the job checked by a pipeline before the publishing script (as
   before) and by the script itself (`infra.queueing.publish_and_enqueue`), the two alternated.
+
+- `--steady` only: a steady write load (`--rate` appends a second in all, default 250, from two writer threads,
+  one event each, over `--tables` tables, default 8: the API bench's pace) beside a relay thread and a reader of
+  the global stream, for `--seconds`, `--rounds` times: per append, the relay thread's CPU, its backends' CPU
+  (pg_stat_activity.application_name cardledger-relay, /proc) and the private Redis server's (/proc), the relay
+  thread's looks at the log (those that found nothing apart), SQL statements (psycopg cursor executes) and Redis
+  round trips (commands sent; a script call is one), the Redis server's commands (INFO commandstats of the
+  private server: a script's inner commands count, the reader's XREAD given apart), NOTIFYs and wake-ups; the
+  commit-to-published p50 and p99; and the share of the run during which another database's transaction older
+  than 20 ms held back the server's commit-safe horizon (the lag then is not the relay's).
 
 Servers: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); throw-away databases; a private
 redis-server (REDIS_URL when no redis-server binary is found).
@@ -42,11 +53,12 @@ from bench.append import EVENT, Appender, cardledger_writers, measure
 from bench.lag import _percentile, _redis, cpu_seconds
 from infra import projections, redis_bus
 from infra.db import application_name, connect, open_pool
-from infra.event_store import EventStore
+from infra.event_store import EventStore, read_log_in
 from infra.migrations import migrate
 from infra.projections import runner
-from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY
+from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY, ensure_position, store_position
 from infra.queueing import enqueue_projections, publish_and_enqueue
+from infra.sql.session import ping
 from services.relay import Relay
 from tests.conftest import fresh_database
 from tests.faults.workload import play_tables
@@ -319,7 +331,7 @@ class _RelayCounts:
                 counts.redis_calls += 1
             send(connection, command, check_health)
 
-        psycopg.Cursor.execute = counted_execute  # type: ignore[method-assign]
+        psycopg.Cursor.execute = counted_execute  # type: ignore[method-assign, assignment]
         redis.connection.Connection.send_packed_command = counted_send  # type: ignore[method-assign]
 
     def uninstall(self) -> None:
@@ -539,6 +551,68 @@ def steady_load_rows(
     return rows
 
 
+def _cpu_or_zero(pid: int | None) -> float:
+    return cpu_seconds(pid) if pid is not None else 0.0
+
+
+def step_cost_rows(server_url: str, repeat: int = 2000) -> list[dict[str, Any]]:
+    """The CPU of each step of the relay, done `repeat` times in this process over a played log of 8 tables
+    (client: `time.process_time`; its backend and the private Redis server: /proc): a look at the log that finds
+    nothing and one that finds an event, publishing a batch of 1, 2, 4 and 8 events (a job waiting), storing
+    the position, pinging the lock's session."""
+    rows: list[dict[str, Any]] = []
+    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
+        migrate(url)
+        pool = open_pool(url, min_size=1, max_size=1)
+        store = EventStore(pool)
+        for table in range(8):
+            head: str | None = None
+            for version in range(130):
+                head = store.append(f"table-{table}", version, [EVENT], head_hash=head)[-1].hash
+        events = store.read_log(limit=100_000)
+        pool.close()
+        with connect(url, "relay") as conn:
+            pid = conn.info.backend_pid
+            with conn.transaction():
+                ensure_position(conn, "bench")
+
+            def timed(label: str, step: Callable[[int], object]) -> None:
+                for n in range(10):  # prepared by psycopg after a few runs
+                    step(n)
+                client, backend = time.process_time(), cpu_seconds(pid)
+                for n in range(repeat):
+                    step(n)
+                rows.append(_row(f"{label}: client CPU", (time.process_time() - client) / repeat * 1e6, "us"))
+                rows.append(_row(f"{label}: backend CPU", (cpu_seconds(pid) - backend) / repeat * 1e6, "us"))
+
+            last, before_last = events[-1].log_position, events[-2].log_position
+            timed("a look that finds nothing", lambda n: read_log_in(conn, last, 500))
+            timed("a look that finds an event", lambda n: read_log_in(conn, before_last, 500))
+            timed("storing the position", lambda n: store_position(conn, "bench", events[n % len(events)].log_position))
+            timed("pinging the lock's session", lambda n: ping(conn))
+        client = redis.Redis.from_url(redis_url)
+        redis_pid = _redis_server_pid(redis_url)
+        try:
+            for size in (1, 2, 4, 8):
+                batches = [events[i : i + size] for i in range(0, len(events) - size + 1, size)]
+                cpu = server = 0.0
+                for _pass in range(repeat // 250):  # the log's ~1,000 events a pass, into emptied streams
+                    client.flushdb()
+                    enqueue_projections(client)  # a job waiting: no batch enqueues another
+                    started, server_started = time.process_time(), _cpu_or_zero(redis_pid)
+                    for each in batches:
+                        publish_and_enqueue(client, each)
+                    cpu += time.process_time() - started
+                    server += _cpu_or_zero(redis_pid) - server_started
+                count = len(batches) * (repeat // 250)
+                label = f"publishing a batch of {size}"
+                rows.append(_row(f"{label}: client CPU", cpu / count * 1e6, "us/batch"))
+                rows.append(_row(f"{label}: Redis server CPU", server / count * 1e6, "us/batch"))
+        finally:
+            client.close()
+    return rows
+
+
 def batch_transaction_rows(server_url: str, rounds: int, batch: int = 4) -> list[dict[str, Any]]:
     every = tuple(name for group in runner.COMMITTED_TOGETHER for name in group)
     variants = {"one": (every,), "two": ((every[0],), every[1:])}
@@ -650,11 +724,16 @@ def main() -> None:
         action="store_true",
         help="only a steady write load (--rate appends/s over --tables tables) beside a relay: its cost per event",
     )
+    parser.add_argument(
+        "--step-costs", action="store_true", help="only the CPU of each step of the relay (a look, a publish...)"
+    )
     parser.add_argument("--rate", type=float, default=STEADY_RATE, help="appends a second of --steady")
     parser.add_argument("--tables", type=int, default=STEADY_TABLES, help="tables written by --steady")
     args = parser.parse_args()
     server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
-    if args.steady:
+    if args.step_costs:
+        rows = step_cost_rows(server_url)
+    elif args.steady:
         rows = steady_load_rows(server_url, args.seconds, args.rate, args.tables, args.rounds)
     elif args.publish_only:
         rows = publish_rows(server_url, args.rounds)
