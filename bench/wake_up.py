@@ -1,6 +1,7 @@
 """The relay's wake-up and the projections' transactions per batch: what they cost (docs/performance.md).
 
-Run: python -m bench.wake_up [--seconds S] [--rounds N]
+Run: python -m bench.wake_up [--seconds S] [--rounds N] [--relay-only | --publish-only | --steady [--rate R]
+[--tables N]]
 
 Rows:
 - EventStore.append events/s without the wake-up trigger (migration 012 dropped), with it while the relay is
@@ -19,6 +20,16 @@ Rows:
   (packets the client sends), commands the server runs (INFO commandstats, a script's inner commands
   included) and client CPU microseconds, the job checked by a pipeline before the publishing script (as
   before) and by the script itself (`infra.queueing.publish_and_enqueue`), the two alternated.
+
+- `--steady` only: a steady write load (`--rate` appends a second in all, default 250, from two writer threads,
+  one event each, over `--tables` tables, default 8: the API bench's pace) beside a relay thread and a reader of
+  the global stream, for `--seconds`, `--rounds` times: per append, the relay thread's CPU, its backends' CPU
+  (pg_stat_activity.application_name cardledger-relay, /proc) and the private Redis server's (/proc), the relay
+  thread's looks at the log (those that found nothing apart), SQL statements (psycopg cursor executes) and Redis
+  round trips (commands sent; a script call is one), the Redis server's commands (INFO commandstats of the
+  private server: a script's inner commands count, the reader's XREAD given apart), NOTIFYs and wake-ups; the
+  commit-to-published p50 and p99; and the share of the run during which another database's transaction older
+  than 20 ms held back the server's commit-safe horizon (the lag then is not the relay's).
 
 Servers: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); throw-away databases; a private
 redis-server (REDIS_URL when no redis-server binary is found).
@@ -42,11 +53,12 @@ from bench.append import EVENT, Appender, cardledger_writers, measure
 from bench.lag import _percentile, _redis, cpu_seconds
 from infra import projections, redis_bus
 from infra.db import application_name, connect, open_pool
-from infra.event_store import EventStore
+from infra.event_store import EventStore, read_log_in
 from infra.migrations import migrate
 from infra.projections import runner
-from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY
+from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY, ensure_position, store_position
 from infra.queueing import enqueue_projections, publish_and_enqueue
+from infra.sql.session import ping
 from services.relay import Relay
 from tests.conftest import fresh_database
 from tests.faults.workload import play_tables
@@ -282,6 +294,325 @@ def steady_rows(
     return rows
 
 
+# The API bench's steady load: about 230 actions/s over 8 tables, one commit every ~4 ms.
+STEADY_RATE = 250.0
+STEADY_TABLES = 8
+STEADY_WRITERS = 2
+
+
+class _RelayCounts:
+    """What the relay thread sends while `installed`: SQL statements (psycopg cursor executes, the log reads
+    among them and those that found no event) and Redis commands (a pipeline's or a script's call counts one,
+    as a round trip). Only the relay thread's calls count; the other threads' (writers, readers) do not."""
+
+    def __init__(self) -> None:
+        self.thread: int | None = None
+        self.statements = 0
+        self.looks = 0
+        self.empty_looks = 0
+        self.redis_calls = 0
+        self._execute = psycopg.Cursor.execute
+        self._send = redis.connection.Connection.send_packed_command
+
+    def install(self) -> None:
+        counts, execute, send = self, self._execute, self._send
+
+        def counted_execute(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            result = execute(cursor, query, *args, **kwargs)
+            if threading.get_ident() == counts.thread:
+                counts.statements += 1
+                if "pg_snapshot_xmin" in str(query):  # a look at the log (the relay's read)
+                    counts.looks += 1
+                    counts.empty_looks += cursor.rowcount == 0
+            return result
+
+        def counted_send(connection: Any, command: Any, check_health: bool = True) -> None:
+            if threading.get_ident() == counts.thread:
+                counts.redis_calls += 1
+            send(connection, command, check_health)
+
+        psycopg.Cursor.execute = counted_execute  # type: ignore[method-assign, assignment]
+        redis.connection.Connection.send_packed_command = counted_send  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        psycopg.Cursor.execute = self._execute  # type: ignore[method-assign]
+        redis.connection.Connection.send_packed_command = self._send  # type: ignore[method-assign]
+
+    def snapshot(self) -> dict[str, float]:
+        return {
+            "SQL statements": self.statements,
+            "looks at the log": self.looks,
+            "looks that found nothing": self.empty_looks,
+            "Redis round trips": self.redis_calls,
+        }
+
+
+def _redis_server_pid(redis_url: str) -> int | None:
+    """The pid of the Redis server at `redis_url` when it runs on this machine (a private one)."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        pid = int(client.info("server")["process_id"])
+    finally:
+        client.close()
+    return pid if Path(f"/proc/{pid}/stat").exists() else None
+
+
+def _redis_commands(redis_url: str) -> dict[str, int]:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        stats = client.info("commandstats")
+    finally:
+        client.close()
+    return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
+
+
+def steady_load(
+    server_url: str,
+    rate: float = STEADY_RATE,
+    tables: int = STEADY_TABLES,
+    seconds: float = 5.0,
+    writers: int = STEADY_WRITERS,
+) -> dict[str, Any]:
+    """`writers` threads appending one event each to `tables` tables in turn, `rate` appends a second in all,
+    for `seconds`, beside a relay thread and a reader of the global stream (as a long-poll would be): totals
+    over the run (CPU of the relay thread, its backends and the Redis server; the relay's SQL statements,
+    looks and Redis round trips; the Redis server's commands; NOTIFYs) and each append's commit-to-published
+    seconds."""
+    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
+        migrate(url)
+        redis_pid = _redis_server_pid(redis_url)
+        stop, counting, writing = threading.Event(), threading.Event(), threading.Event()
+        relay = Relay(url, redis_url, stop)
+        counts = _RelayCounts()
+        notifies = [0]
+        committed: dict[int, float] = {}
+        arrived: dict[int, float] = {}
+
+        def read_published() -> None:
+            client, last = redis.Redis.from_url(redis_url), "0-0"
+            try:
+                while not stop.is_set():
+                    for entry_id, body in redis_bus.read_stream(
+                        client, redis_bus.GLOBAL_STREAM, last, count=1000, block_ms=50
+                    ):
+                        arrived[int(str(body["global_position"]))], last = time.monotonic(), entry_id
+            finally:
+                client.close()
+
+        def run_relay() -> None:
+            counts.thread = threading.get_ident()
+            relay.run()
+
+        def count_notifies() -> None:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f"LISTEN {LOG_CHANNEL}")
+                counting.set()
+                while not stop.is_set():
+                    for _ in conn.notifies(timeout=0.1, stop_after=1):
+                        notifies[0] += 1
+
+        held = [0, 0]  # samples taken while the run is measured, those that found the horizon held by another
+        # database's transaction older than 20 ms (the server's commit-safe horizon: the lag then is not the relay's)
+
+        def watch_horizon() -> None:
+            with psycopg.connect(url, autocommit=True) as conn:
+                while not stop.is_set():
+                    row = conn.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname IS DISTINCT FROM current_database()"
+                        " AND backend_xid IS NOT NULL AND now() - xact_start > interval '20 ms'"
+                    ).fetchone()
+                    if writing.is_set() and started_at[0] > 0:
+                        held[0] += 1
+                        held[1] += bool(row and row[0])
+                    stop.wait(0.05)
+
+        pool = open_pool(url, min_size=writers, max_size=writers)
+        store = EventStore(pool)
+        appended = [0] * writers
+        ends = [0.0] * writers
+        started_at = [0.0]
+
+        def write(w: int) -> None:
+            mine = [f"steady-{t}" for t in range(tables) if t % writers == w]
+            versions = dict.fromkeys(mine, 0)
+            heads: dict[str, str | None] = dict.fromkeys(mine)
+            for table in mine:  # each table's first event, before the measurement
+                recorded = store.append(table, 0, [EVENT])
+                committed[recorded[-1].global_position] = time.monotonic()
+                versions[table], heads[table] = 1, recorded[-1].hash
+            writing.wait()
+            interval, n = writers / rate, 0
+            while time.monotonic() - started_at[0] < seconds:
+                table = mine[n % len(mine)]
+                recorded = store.append(table, versions[table], [EVENT], head_hash=heads[table])
+                committed[recorded[-1].global_position] = time.monotonic()
+                versions[table], heads[table] = recorded[-1].version, recorded[-1].hash
+                n += 1
+                time.sleep(max(0.0, started_at[0] + w * interval / writers + n * interval - time.monotonic()))
+            appended[w], ends[w] = n, time.monotonic()
+
+        threads = [
+            threading.Thread(target=run_relay, daemon=True),
+            threading.Thread(target=count_notifies),
+            threading.Thread(target=read_published),
+            threading.Thread(target=watch_horizon),
+        ]
+        writer_threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+        counts.install()
+        try:
+            for thread in threads:
+                thread.start()
+            counting.wait()
+            for thread in writer_threads:
+                thread.start()
+            with psycopg.connect(url, autocommit=True) as conn:
+                while len(_relay_backends(conn)) < 2 or len(committed) < tables:
+                    time.sleep(0.05)
+                time.sleep(1.0)  # the tables' first events published; the relay asleep again
+                relay_pids = _relay_backends(conn)
+                first = max(committed)
+
+                def sample() -> dict[str, float]:
+                    commands = _redis_commands(redis_url)
+                    return {
+                        "relay CPU": thread_cpu_seconds(_native_id(threads[0])),
+                        "relay backends CPU": sum(cpu_seconds(pid) for pid in relay_pids),
+                        "Redis server CPU": cpu_seconds(redis_pid) if redis_pid is not None else 0.0,
+                        "Redis server commands": sum(commands.values()) - commands.get("info", 0),
+                        "Redis server commands (the reader's XREAD)": commands.get("xread", 0),
+                        "NOTIFYs": notifies[0],
+                        "wake-ups": relay.wake_ups,
+                        **counts.snapshot(),
+                    }
+
+                before = sample()
+                started_at[0] = time.monotonic()
+                writing.set()
+                for thread in writer_threads:
+                    thread.join()
+                time.sleep(0.3)  # the last appends published
+                after = sample()
+        finally:
+            writing.set()  # writers not started yet end at once (started_at 0)
+            for thread in writer_threads:
+                thread.join()
+            pool.close()
+            stop.set()
+            for thread in threads:
+                thread.join()
+            counts.uninstall()
+    appends = sum(appended)
+    lags = [arrived[p] - at for p, at in committed.items() if p > first and p in arrived]
+    return {
+        "appends": appends,
+        "rate": appends / (max(ends) - started_at[0]),
+        "lags": lags,
+        "unseen": appends - len(lags),
+        "horizon held": held[1] / max(1, held[0]),
+        **{name: after[name] - before[name] for name in before},
+    }
+
+
+def _native_id(thread: threading.Thread) -> int:
+    assert thread.native_id is not None
+    return thread.native_id
+
+
+def steady_load_rows(
+    server_url: str, seconds: float, rate: float = STEADY_RATE, tables: int = STEADY_TABLES, rounds: int = 1
+) -> list[dict[str, Any]]:
+    rows = []
+    for round_no in range(rounds):
+        got = steady_load(server_url, rate, tables, seconds)
+        n = got["appends"]
+        label = f"steady {rate:g}/s over {tables} tables" + (f" (round {round_no + 1})" if rounds > 1 else "")
+        rows.append(_row(f"{label}: appends/s reached", got["rate"], "per second"))
+        for name in ("relay CPU", "relay backends CPU", "Redis server CPU"):
+            rows.append(_row(f"{label}: {name}", got[name] / n * 1e6, "us/append"))
+        total = got["relay CPU"] + got["relay backends CPU"] + got["Redis server CPU"]
+        rows.append(_row(f"{label}: the three together", total / n * 1e6, "us/append"))
+        for name in (
+            "looks at the log",
+            "looks that found nothing",
+            "SQL statements",
+            "Redis round trips",
+            "Redis server commands",
+            "Redis server commands (the reader's XREAD)",
+            "NOTIFYs",
+            "wake-ups",
+        ):
+            rows.append(_row(f"{label}: {name}", got[name] / n, "per append"))
+        rows += [
+            _row(f"{label}: commit-to-published p50", _percentile(got["lags"], 0.5) * 1000, "ms"),
+            _row(f"{label}: commit-to-published p99", _percentile(got["lags"], 0.99) * 1000, "ms"),
+            _row(f"{label}: appends not seen published", got["unseen"], "appends"),
+            _row(f"{label}: horizon held by another database's transaction", got["horizon held"], "of the time"),
+        ]
+    return rows
+
+
+def _cpu_or_zero(pid: int | None) -> float:
+    return cpu_seconds(pid) if pid is not None else 0.0
+
+
+def step_cost_rows(server_url: str, repeat: int = 2000) -> list[dict[str, Any]]:
+    """The CPU of each step of the relay, done `repeat` times in this process over a played log of 8 tables
+    (client: `time.process_time`; its backend and the private Redis server: /proc): a look at the log that finds
+    nothing and one that finds an event, publishing a batch of 1, 2, 4 and 8 events (a job waiting), storing
+    the position, pinging the lock's session."""
+    rows: list[dict[str, Any]] = []
+    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
+        migrate(url)
+        pool = open_pool(url, min_size=1, max_size=1)
+        store = EventStore(pool)
+        for table in range(8):
+            head: str | None = None
+            for version in range(130):
+                head = store.append(f"table-{table}", version, [EVENT], head_hash=head)[-1].hash
+        events = store.read_log(limit=100_000)
+        pool.close()
+        with connect(url, "relay") as conn:
+            pid = conn.info.backend_pid
+            with conn.transaction():
+                ensure_position(conn, "bench")
+
+            def timed(label: str, step: Callable[[int], object]) -> None:
+                for n in range(10):  # prepared by psycopg after a few runs
+                    step(n)
+                client, backend = time.process_time(), cpu_seconds(pid)
+                for n in range(repeat):
+                    step(n)
+                rows.append(_row(f"{label}: client CPU", (time.process_time() - client) / repeat * 1e6, "us"))
+                rows.append(_row(f"{label}: backend CPU", (cpu_seconds(pid) - backend) / repeat * 1e6, "us"))
+
+            last, before_last = events[-1].log_position, events[-2].log_position
+            timed("a look that finds nothing", lambda n: read_log_in(conn, last, 500))
+            timed("a look that finds an event", lambda n: read_log_in(conn, before_last, 500))
+            timed("storing the position", lambda n: store_position(conn, "bench", events[n % len(events)].log_position))
+            timed("pinging the lock's session", lambda n: ping(conn))
+        client = redis.Redis.from_url(redis_url)
+        redis_pid = _redis_server_pid(redis_url)
+        try:
+            for size in (1, 2, 4, 8):
+                batches = [events[i : i + size] for i in range(0, len(events) - size + 1, size)]
+                cpu = server = 0.0
+                for _pass in range(repeat // 250):  # the log's ~1,000 events a pass, into emptied streams
+                    client.flushdb()
+                    enqueue_projections(client)  # a job waiting: no batch enqueues another
+                    started, server_started = time.process_time(), _cpu_or_zero(redis_pid)
+                    for each in batches:
+                        publish_and_enqueue(client, each)
+                    cpu += time.process_time() - started
+                    server += _cpu_or_zero(redis_pid) - server_started
+                count = len(batches) * (repeat // 250)
+                label = f"publishing a batch of {size}"
+                rows.append(_row(f"{label}: client CPU", cpu / count * 1e6, "us/batch"))
+                rows.append(_row(f"{label}: Redis server CPU", server / count * 1e6, "us/batch"))
+        finally:
+            client.close()
+    return rows
+
+
 def batch_transaction_rows(server_url: str, rounds: int, batch: int = 4) -> list[dict[str, Any]]:
     every = tuple(name for group in runner.COMMITTED_TOGETHER for name in group)
     variants = {"one": (every,), "two": ((every[0],), every[1:])}
@@ -388,9 +719,23 @@ def main() -> None:
     parser.add_argument(
         "--relay-only", action="store_true", help="only the idle relay and the steady appends beside a relay"
     )
+    parser.add_argument(
+        "--steady",
+        action="store_true",
+        help="only a steady write load (--rate appends/s over --tables tables) beside a relay: its cost per event",
+    )
+    parser.add_argument(
+        "--step-costs", action="store_true", help="only the CPU of each step of the relay (a look, a publish...)"
+    )
+    parser.add_argument("--rate", type=float, default=STEADY_RATE, help="appends a second of --steady")
+    parser.add_argument("--tables", type=int, default=STEADY_TABLES, help="tables written by --steady")
     args = parser.parse_args()
     server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
-    if args.publish_only:
+    if args.step_costs:
+        rows = step_cost_rows(server_url)
+    elif args.steady:
+        rows = steady_load_rows(server_url, args.seconds, args.rate, args.tables, args.rounds)
+    elif args.publish_only:
         rows = publish_rows(server_url, args.rounds)
     elif args.relay_only:
         rows = idle_relay_rows(server_url, 10.0) + steady_rows(server_url, args.seconds)

@@ -19,9 +19,12 @@ positions, which Redis refuses twice); consumers may also dedupe by
 backoff (capped), never moving its position past unpublished events.
 
 When it finds nothing to publish it stays awake for `awake_grace` seconds
-after its last non-empty batch (or after finding commits held back, below),
-looking again after `poll_interval`, twice as long after each look that found
-nothing, up to `MAX_POLL_INTERVAL_S`. Only then does it sleep until an append
+after its last non-empty batch (or after finding commits held back, below).
+After a batch it looks again once about `EVENTS_PER_LOOK` events should have
+committed at the recent commit rate (the events of the batches found in the
+last `RATE_WINDOW_S`), never sooner than `poll_interval` nor later than
+`MAX_POLL_INTERVAL_S`; twice as long after each look that found nothing, up
+to `MAX_POLL_INTERVAL_S`. Only then does it sleep until an append
 wakes it, for at most `idle_interval` seconds (the fallback, should a wake-up
 be lost): it takes the "asleep" advisory lock (`RELAY_ASLEEP_KEY`), looks once
 more, and waits for a notification on `LOG_CHANNEL`, which an append that
@@ -45,6 +48,7 @@ import logging
 import random
 import threading
 import time
+from collections import deque
 from typing import Any
 
 import psycopg
@@ -92,6 +96,11 @@ IDLE_INTERVAL_S = 1.0  # the longest sleep waiting for a wake-up
 # How long the relay stays awake, polling, after a batch before it sleeps: commits a few ms apart would otherwise
 # often find it asleep, each then sending a NOTIFY and costing the relay a lock, a look and an unlock.
 AWAKE_GRACE_S = 0.2
+# Under a steady trickle of commits, a look 2 ms after each batch mostly found nothing or one event, and each look
+# and each batch has a fixed cost (the relay's SQL and Python, its backend's, the Redis script's) larger than an
+# event's: the relay waits for about this many events at the recent rate (docs/performance.md).
+EVENTS_PER_LOOK = 2.0
+RATE_WINDOW_S = 0.2  # the recent commit rate: the events of the batches found in this long
 MAX_JOB_REQUEST_IDS = 50
 
 
@@ -137,8 +146,12 @@ class Relay:
         self.session_pid: int | None = None  # the backend of the lock's session while connected (/readyz)
         self.published = 0  # events published by this relay (for tests and logs)
         self.wake_ups = 0  # sleeps ended by an append's notification (for tests)
+        self.looks = 0  # reads of the log, those that found nothing included (for tests)
         self._next_poll = poll_interval
+        self._looked_at = 0.0  # when the last look at the log began
         self._found_at = 0.0  # when a look last found events to publish
+        self._recent: deque[tuple[float, int]] = deque()  # (when, how many) of the batches of the rate window
+        self._recent_events = 0  # their events, the oldest batch's left out
         self._stored = START  # the position stored last, and when
         self._stored_at = 0.0
 
@@ -200,10 +213,12 @@ class Relay:
                     if time.monotonic() - pinged >= PING_INTERVAL_S:
                         ping(lock_conn)  # raises if the lock's session is gone
                         pinged = time.monotonic()
+                    self._looked_at = time.monotonic()
+                    self.looks += 1
                     events = read_log_in(conn, position, self.batch_size)
                     if events:
-                        self._next_poll = self.poll_interval
                         self._found_at = time.monotonic()
+                        self._next_poll = self._interval_after(self._found_at, len(events))
                         if not self._publish(client, events):
                             break  # stopping: the position stays before the unpublished events
                         position = events[-1].log_position
@@ -246,9 +261,29 @@ class Relay:
                 advisory_unlock(conn, RELAY_ASLEEP_KEY)
         self._poll()
 
+    def _interval_after(self, now: float, found: int) -> float:
+        """The wait before the next look after a batch of `found` events at `now`: `EVENTS_PER_LOOK` events at
+        the commit rate of the batches of the last `RATE_WINDOW_S` (the events after the window's first batch over
+        the time since it), within `poll_interval` .. `MAX_POLL_INTERVAL_S`; `poll_interval` when there is no
+        earlier batch in the window (the first batch of a burst: more may follow at once)."""
+        recent = self._recent
+        if recent:
+            self._recent_events += found
+        recent.append((now, found))
+        while now - recent[0][0] > RATE_WINDOW_S:
+            recent.popleft()
+            self._recent_events -= recent[0][1]  # the new oldest (the batch just added is never popped)
+        elapsed = now - recent[0][0]
+        if elapsed <= 0:
+            return self.poll_interval
+        rate = self._recent_events / elapsed
+        longest = max(MAX_POLL_INTERVAL_S, self.poll_interval)
+        return min(max(EVENTS_PER_LOOK / rate, self.poll_interval), longest)
+
     def _poll(self) -> None:
-        """Wait the next poll interval, and double it for the next time (up to `MAX_POLL_INTERVAL_S`)."""
-        self.stop.wait(self._next_poll)
+        """Wait until the next poll interval after the last look began (the batch's publishing counts in it), and
+        double the interval for the next time (up to `MAX_POLL_INTERVAL_S`)."""
+        self.stop.wait(max(0.0, self._looked_at + self._next_poll - time.monotonic()))
         self._next_poll = min(self._next_poll * 2, max(MAX_POLL_INTERVAL_S, self.poll_interval))
 
     def _publish(self, client: redis.Redis, events: list[RecordedEvent]) -> bool:

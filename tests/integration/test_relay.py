@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from infra import queueing, redis_bus
 from infra.event_store import EventStore, NewEvent
 from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY, read_position
 from services.relay import RELAY_LOCK_KEY, RELAY_POSITION, Relay
-from services.relay.relay import POLL_INTERVAL_S
+from services.relay.relay import EVENTS_PER_LOOK, MAX_POLL_INTERVAL_S, POLL_INTERVAL_S
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
 
 
@@ -449,3 +450,29 @@ def test_appends_a_few_ms_apart_find_the_relay_awake_and_send_almost_no_notify(
         # The first append woke it; a pause of the test's process beyond the grace period may cost a few more.
         assert notifies.count <= appends // 20, f"{notifies.count} NOTIFYs for {appends} appends"
         assert running.relay.wake_ups <= appends // 20
+
+
+def test_a_steady_trickle_over_several_tables_is_read_in_fewer_looks_than_appends(
+    store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
+) -> None:
+    """Appends 4 ms apart over 8 tables (the API bench's rate, if this machine keeps up): the relay waits for
+    `EVENTS_PER_LOOK` events at the recent rate between looks (at most `MAX_POLL_INTERVAL_S`), so it reads the
+    log about once per two appends, or once per 10 ms if they come slower (a look 2 ms after each batch, as
+    before, made one look per append or more, a third of them finding nothing); every event is published once,
+    in order."""
+    appends, tables = 400, 8
+    with RelayThread(db_url, redis_server.url, poll_interval=POLL_INTERVAL_S) as running:
+        wait_until(lambda: _asleep(db_url), what="the relay asleep")
+        with NotifyCounter(db_url) as notifies:
+            looks_before, started = running.relay.looks, time.monotonic()
+            for n in range(appends):
+                store.append(f"trickle-{n % tables}", n // tables, [NewEvent("plain", {"n": n})])
+                time.sleep(max(0.0, started + (n + 1) * 0.004 - time.monotonic()))
+            elapsed = time.monotonic() - started
+            wait_until(lambda: rclient.xlen(redis_bus.GLOBAL_STREAM) == appends, timeout=10, what="published")
+            looks = running.relay.looks - looks_before
+        expected = max(appends / EVENTS_PER_LOOK, elapsed / MAX_POLL_INTERVAL_S)
+        assert looks <= expected * 1.3, f"{looks} looks for {appends} appends in {elapsed:.2f} s"
+        assert notifies.count <= appends // 20, f"{notifies.count} NOTIFYs for {appends} appends"
+    positions = [json.loads(f[b"event"])["global_position"] for _id, f in rclient.xrange(redis_bus.GLOBAL_STREAM)]
+    assert positions == sorted(positions) and len(set(positions)) == appends
