@@ -34,10 +34,10 @@ from infra.projections.checkpoint import (
 from infra.projections.deal_settlements import DEAL_SETTLEMENTS
 from infra.projections.heads import ProjectionCaches
 from infra.projections.ledger import LEDGER, SETTLEMENTS
-from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
+from infra.projections.tables import HAND_TRICKS, TABLE_VIEWS
 
 PROJECTIONS: dict[str, Projection] = {
-    p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS, DEAL_SETTLEMENTS)
+    p.name: p for p in (TABLE_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS, DEAL_SETTLEMENTS)
 }
 NAMES: tuple[str, ...] = tuple(PROJECTIONS)
 BATCH_SIZE = 500
@@ -45,7 +45,7 @@ BATCH_SIZE = 500
 # update and commit cost more than most projections' own work on the few events a live batch holds, and
 # players learn of their turn from the relay's streams, not from the table views (docs/performance.md).
 COMMITTED_TOGETHER: tuple[tuple[str, ...], ...] = (
-    (TABLE_VIEWS.name, SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
+    (TABLE_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
 )
 
 # Fault injection for tests: seconds to sleep after applying a batch, before its commit.

@@ -20,6 +20,7 @@ from infra.event_store import EventStore, NewEvent
 from infra.migrations import migrate
 from infra.projections import heads
 from infra.projections.checkpoint import checkpoint_name, read_position
+from infra.sql.table_views import projected_seat_view
 from infra.table_loader import load_table
 from services.projector.rebuild import connect, rebuild, rebuild_one
 from tests.conftest import fresh_database
@@ -59,9 +60,11 @@ def test_models_match_the_folded_tables(store: EventStore, conn: Conn) -> None:
         )
         opened = scalar(conn, "SELECT global_position FROM events WHERE stream_id = %s AND version = 1", table_id)
         assert row["created_seq"] == opened
-        seats = conn.execute("SELECT * FROM seat_views WHERE table_id = %s ORDER BY seat", (table_id,)).fetchall()
-        assert [(s["seat"], s["player_id"]) for s in seats] == list(enumerate(state.players))
-        assert all(s["view"] == seat_view(state, s["seat"]) for s in seats)
+        assert row["seat_parts_version"] == state.version
+        seated = [(seat, player) for seat, player in enumerate(state.players) if player is not None]
+        assert set(row["seat_parts"]) == {player for _, player in seated}
+        for seat, player in seated:
+            assert projected_seat_view(conn, table_id, player) == (state.version, state.version, seat_view(state, seat))
         for deal in conn.execute(
             "SELECT deal_no, data FROM events WHERE stream_id = %s AND type = 'deal_ended'", (table_id,)
         ).fetchall():
@@ -89,7 +92,7 @@ def test_the_table_projections_fold_each_event_once(
 
     monkeypatch.setattr(heads, "fold", counting_fold)
     projections.catch_up_all(conn, batch_size=29)
-    # table_views folds each batch; seat_views and hand_tricks take its states.
+    # table_views folds each batch; hand_tricks takes its states.
     assert len(folded) == scalar(conn, "SELECT count(*) FROM events")
     assert scalar(conn, "SELECT count(*) FROM hand_tricks") > 0
 
@@ -211,14 +214,14 @@ def test_digests_do_not_depend_on_session_settings_but_on_every_value(store: Eve
     conn.execute("RESET TimeZone")
     conn.execute("RESET DateStyle")
     conn.execute(
-        """UPDATE seat_views SET view = view || '{"seat_note": 1}'
-           WHERE (table_id, seat) = (SELECT table_id, seat FROM seat_views ORDER BY table_id, seat LIMIT 1)"""
+        """UPDATE table_views SET seat_parts = seat_parts || '{"seat_note": 1}'
+           WHERE table_id = (SELECT table_id FROM table_views ORDER BY table_id LIMIT 1)"""
     )
     conn.execute("UPDATE ledger_lines SET occurred_at = occurred_at + interval '1 microsecond'")
     after = digests(conn)
-    assert after["seat_views"] != before["seat_views"] and after["seat_views"][1] == before["seat_views"][1]
+    assert after["table_views"] != before["table_views"] and after["table_views"][1] == before["table_views"][1]
     assert after["ledger"] != before["ledger"]
-    assert after["table_views"] == before["table_views"]
+    assert after["hand_tricks"] == before["hand_tricks"]
 
 
 def test_rebuild_names_unknown_projection(db_url: str) -> None:
