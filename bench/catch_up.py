@@ -252,7 +252,7 @@ def main() -> None:
     parser.add_argument("--by-relation", action="store_true", help="also the WAL bytes per event of each relation")
     args = parser.parse_args()
     for row in run(args.rounds, args.batch, args.tables, args.profile, args.by_relation):
-        print(f"{row['benchmark']:<78}  {row['value']:>10,.1f}  {row['unit']}")
+        print(f"{row['benchmark']:<78}  {row['value']:>10,.2f}  {row['unit']}")
 
 
 if __name__ == "__main__":

@@ -16,10 +16,16 @@ from domain.events import Event
 from domain.table import TableState, public_view, seat_view
 from infra import projections
 from infra.db import open_pool
-from infra.event_store import EventStore, NewEvent
+from infra.event_store import EventStore, LogPosition, NewEvent
 from infra.migrations import migrate
 from infra.projections import heads
-from infra.projections.checkpoint import checkpoint_name, read_position
+from infra.projections.checkpoint import (
+    checkpoint_name,
+    ensure_positions,
+    move_positions_if_free,
+    read_position,
+    read_positions,
+)
 from infra.sql.table_views import projected_seat_view
 from infra.table_loader import load_table
 from services.projector.rebuild import connect, rebuild, rebuild_one
@@ -344,3 +350,33 @@ def test_two_projectors_in_one_process_keep_caches_of_their_own(pg_server_url: s
                 assert scalar(conn, "SELECT game FROM table_views WHERE table_id = 'same-id'") == game
         for url in (first_url, second_url):
             assert all(report.equal for report in rebuild(url, None, progress=False))
+
+
+def test_a_move_of_checkpoints_skips_those_held_elsewhere_and_those_not_at_the_batch_start(db_url: str) -> None:
+    names = ["projection:a", "projection:b", "projection:c", "projection:d"]
+    start, elsewhere, end = LogPosition(5, 10), LogPosition(6, 12), LogPosition(7, 14)
+    with (
+        psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn,
+        psycopg.connect(db_url, row_factory=dict_row) as holder,
+    ):
+        ensure_positions(conn, names)
+        for name, position in zip(names, [start, start, elsewhere, start], strict=True):
+            conn.execute(
+                "UPDATE log_positions SET tx_id = %s::text::xid8, global_position = %s WHERE name = %s",
+                (str(position.tx_id), position.global_position, name),
+            )
+        holder.execute("SELECT 1 FROM log_positions WHERE name = 'projection:d' FOR UPDATE")  # another worker's
+        with conn.transaction():
+            moved = move_positions_if_free(conn, names, start, end)
+        holder.rollback()
+        assert sorted(moved) == ["projection:a", "projection:b"]
+        assert read_positions(conn, names) == {
+            "projection:a": end,
+            "projection:b": end,
+            "projection:c": elsewhere,
+            "projection:d": start,
+        }
+        with conn.transaction():  # a batch that fails after the move takes the move back with it
+            assert sorted(move_positions_if_free(conn, names, end, LogPosition(8, 16))) == names[:2]
+            raise psycopg.Rollback()
+        assert read_positions(conn, names[:2]) == {"projection:a": end, "projection:b": end}
