@@ -84,6 +84,16 @@ def settled_rows_written(admin: psycopg.Connection[Any]) -> int:
     return last
 
 
+def wait_for_flush(admin: psycopg.Connection[Any], lsn: str) -> None:
+    """Until the server has flushed WAL up to `lsn` (pg_walinspect reads no further; other sessions' records
+    may lie unflushed before it)."""
+    for _ in range(100):
+        row = admin.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (lsn,)).fetchone()
+        if row is not None and row[0]:
+            return
+        time.sleep(0.05)
+
+
 _WAL_OF_DATABASE = """
 WITH records AS (
     SELECT xid, resource_manager, record_length, fpi_length, block_ref
@@ -172,6 +182,7 @@ def catch_up_once(url: str, batch: int, profile: cProfile.Profile | None = None)
         lsn_after = admin.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
         assert lsn_before is not None and lsn_after is not None
         rows = settled_rows_written(admin) - rows_before
+        wait_for_flush(admin, lsn_after[0])
         wal = admin.execute(_WAL_OF_DATABASE, (lsn_before[0], lsn_after[0], str(dboid[0]))).fetchone()
         assert wal is not None
         by_relation = admin.execute(_WAL_BY_RELATION, (str(dboid[0]), lsn_before[0], lsn_after[0])).fetchall()
