@@ -15,6 +15,9 @@ as a worker catches up live batches. Per event applied, it reports:
 - statements the client sent (psycopg cursor executes, a row of executemany each; BEGIN and COMMIT not
   counted).
 
+With --by-relation it also prints the WAL bytes per event of each relation (the first block a record
+touches names it; a TOAST table by its own name, pg_toast_<oid of its table>), full-page images apart.
+
 Servers: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres); needs a superuser, for
 pg_walinspect. Counts are steady from run to run; the CPU figures move with the machine's load.
 """
@@ -81,6 +84,16 @@ def settled_rows_written(admin: psycopg.Connection[Any]) -> int:
     return last
 
 
+def wait_for_flush(admin: psycopg.Connection[Any], lsn: str) -> None:
+    """Until the server has flushed WAL up to `lsn` (pg_walinspect reads no further; other sessions' records
+    may lie unflushed before it)."""
+    for _ in range(100):
+        row = admin.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (lsn,)).fetchone()
+        if row is not None and row[0]:
+            return
+        time.sleep(0.05)
+
+
 _WAL_OF_DATABASE = """
 WITH records AS (
     SELECT xid, resource_manager, record_length, fpi_length, block_ref
@@ -94,6 +107,17 @@ SELECT coalesce(sum(record_length), 0), coalesce(sum(fpi_length), 0) FROM (
     SELECT record_length, fpi_length FROM records
     WHERE resource_manager = 'Transaction' AND xid IN (SELECT xid FROM ours WHERE xid <> '0')
 ) AS counted
+"""
+
+
+_WAL_BY_RELATION = """
+WITH records AS (
+    SELECT record_length - fpi_length AS length,
+           substring(block_ref FROM 'rel \\d+/' || %s || '/(\\d+)') AS filenode
+    FROM pg_get_wal_records_info(%s::pg_lsn, %s::pg_lsn)
+)
+SELECT coalesce(pg_filenode_relation(0, filenode::oid)::text, 'filenode ' || filenode) AS relation, sum(length)
+FROM records WHERE filenode IS NOT NULL GROUP BY 1 ORDER BY 2 DESC
 """
 
 
@@ -158,10 +182,13 @@ def catch_up_once(url: str, batch: int, profile: cProfile.Profile | None = None)
         lsn_after = admin.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
         assert lsn_before is not None and lsn_after is not None
         rows = settled_rows_written(admin) - rows_before
+        wait_for_flush(admin, lsn_after[0])
         wal = admin.execute(_WAL_OF_DATABASE, (lsn_before[0], lsn_after[0], str(dboid[0]))).fetchone()
         assert wal is not None
+        by_relation = admin.execute(_WAL_BY_RELATION, (str(dboid[0]), lsn_before[0], lsn_after[0])).fetchall()
     events = max(applied.values())
     return {
+        **{f"wal_bytes {relation}": int(length) / events for relation, length in by_relation},
         "events": events,
         "client_us": client / events * 1e6,
         "backend_us": backend / events * 1e6,
@@ -192,7 +219,9 @@ def played_log(url: str, game: str, tables: int) -> None:
         pool.close()
 
 
-def run(rounds: int = 3, batch: int = 4, tables: int = 8, profile_path: str | None = None) -> list[dict[str, Any]]:
+def run(
+    rounds: int = 3, batch: int = 4, tables: int = 8, profile_path: str | None = None, by_relation: bool = False
+) -> list[dict[str, Any]]:
     server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
     rows: list[dict[str, Any]] = []
     profile = cProfile.Profile(time.process_time) if profile_path else None  # CPU, not waits
@@ -201,6 +230,7 @@ def run(rounds: int = 3, batch: int = 4, tables: int = 8, profile_path: str | No
             played_log(url, game, tables)
             results = [catch_up_once(url, batch, profile) for _ in range(rounds)]
         label = f"catch-up of {game}, {tables} tables, batches of {batch} ({results[0]['events']:.0f} events)"
+        relations = sorted({key for r in results for key in r if key.startswith("wal_bytes ")}) if by_relation else []
         for key, unit in (
             ("client_us", "us CPU/event"),
             ("backend_us", "us CPU/event"),
@@ -208,8 +238,9 @@ def run(rounds: int = 3, batch: int = 4, tables: int = 8, profile_path: str | No
             ("wal_bytes", "WAL bytes/event, full-page images aside"),
             ("fpi_bytes", "WAL bytes/event of full-page images (depend on checkpoints)"),
             ("statements", "statements/event"),
+            *((relation, "WAL bytes/event of the relation, full-page images aside") for relation in relations),
         ):
-            values = sorted(r[key] for r in results)
+            values = sorted(r.get(key, 0.0) for r in results)
             rows.append(
                 {
                     "benchmark": f"{label}: {key}",
@@ -229,9 +260,10 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=4, help="events per batch (a live batch's size)")
     parser.add_argument("--tables", type=int, default=8, help="tables played at once in the log")
     parser.add_argument("--profile", help="write the cProfile statistics of the catch-ups to this file")
+    parser.add_argument("--by-relation", action="store_true", help="also the WAL bytes per event of each relation")
     args = parser.parse_args()
-    for row in run(args.rounds, args.batch, args.tables, args.profile):
-        print(f"{row['benchmark']:<78}  {row['value']:>10,.1f}  {row['unit']}")
+    for row in run(args.rounds, args.batch, args.tables, args.profile, args.by_relation):
+        print(f"{row['benchmark']:<78}  {row['value']:>10,.2f}  {row['unit']}")
 
 
 if __name__ == "__main__":

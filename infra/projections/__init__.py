@@ -1,5 +1,5 @@
-"""Read models built from the global log: table views, seat views, tricks per hand, the ledger, settlements
-per player and table, and settlements per deal and account (the settlement report's).
+"""Read models built from the global log: table views (with each seat's own part of its view), tricks per hand,
+the ledger, settlements per player and table, and settlements per deal and account (the settlement report's).
 
 `catch_up(conn, name)` applies the log after the projection's checkpoint, in
 batches, exactly once (see `infra.projections.runner`); `digest(conn, name)`

@@ -57,15 +57,22 @@ def read_positions(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
     return {str(row["name"]): _position(row) for row in rows}
 
 
-def lock_positions_if_free(conn: Conn, names: list[str]) -> dict[str, LogPosition]:
-    """Lock the rows `names` (inside the caller's transaction) but those another transaction holds; the
-    positions of the rows locked."""
+def move_positions_if_free(conn: Conn, names: list[str], at: LogPosition, to: LogPosition) -> list[str]:
+    """Lock the rows `names` (inside the caller's transaction) but those another transaction holds, and move
+    those still at `at` to `to`; the names moved. The move commits (or rolls back) with the batch the caller
+    applies after it in the same transaction; one statement where a lock and a store were two.
+
+    A row another transaction moved since this statement's snapshot is locked as it is now and compared at
+    that version (READ COMMITTED rechecks an UPDATE's condition on the row's newest version)."""
     rows = conn.execute(
-        """SELECT name, tx_id::text::bigint AS tx_id, global_position FROM log_positions
-           WHERE name = ANY(%s) FOR UPDATE SKIP LOCKED""",
-        (names,),
+        """UPDATE log_positions
+           SET tx_id = %s::text::xid8, global_position = %s, updated_at = now()
+           WHERE name IN (SELECT name FROM log_positions WHERE name = ANY(%s) FOR UPDATE SKIP LOCKED)
+             AND tx_id = %s::text::xid8 AND global_position = %s
+           RETURNING name""",
+        (str(to.tx_id), to.global_position, names, str(at.tx_id), at.global_position),
     ).fetchall()
-    return {str(row["name"]): _position(row) for row in rows}
+    return [str(row["name"]) for row in rows]
 
 
 def _position(row: dict[str, Any]) -> LogPosition:
@@ -78,15 +85,6 @@ def store_position(conn: Conn, name: str, position: LogPosition) -> None:
            SET tx_id = %s::text::xid8, global_position = %s, updated_at = now()
            WHERE name = %s""",
         (str(position.tx_id), position.global_position, name),
-    )
-
-
-def store_positions(conn: Conn, names: list[str], position: LogPosition) -> None:
-    conn.execute(
-        """UPDATE log_positions
-           SET tx_id = %s::text::xid8, global_position = %s, updated_at = now()
-           WHERE name = ANY(%s)""",
-        (str(position.tx_id), position.global_position, names),
     )
 
 

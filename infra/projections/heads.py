@@ -68,15 +68,11 @@ class ProjectionCaches:
         self.heads: Lru[str, TableHead] = Lru(heads)
         self.deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(deal_players)
         self.states = FoldedStates(size=states, states_per_table=2, slices=slices)
-        # A table's public view at a version, as JSON text: the table view and every seat view of a batch
-        # share one encoding of it.
-        self.public_documents: Lru[tuple[str, int], str] = Lru(slices)
 
     def clear(self) -> None:
         self.heads.clear()
         self.deal_players.clear()
         self.states.clear()
-        self.public_documents.clear()
 
 
 def table_heads(

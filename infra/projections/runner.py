@@ -26,18 +26,17 @@ from infra.projections.checkpoint import (
     ensure_position,
     ensure_positions,
     lock_position,
-    lock_positions_if_free,
+    move_positions_if_free,
     read_positions,
     store_position,
-    store_positions,
 )
 from infra.projections.deal_settlements import DEAL_SETTLEMENTS
 from infra.projections.heads import ProjectionCaches
 from infra.projections.ledger import LEDGER, SETTLEMENTS
-from infra.projections.tables import HAND_TRICKS, SEAT_VIEWS, TABLE_VIEWS
+from infra.projections.tables import HAND_TRICKS, TABLE_VIEWS
 
 PROJECTIONS: dict[str, Projection] = {
-    p.name: p for p in (TABLE_VIEWS, SEAT_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS, DEAL_SETTLEMENTS)
+    p.name: p for p in (TABLE_VIEWS, HAND_TRICKS, LEDGER, SETTLEMENTS, DEAL_SETTLEMENTS)
 }
 NAMES: tuple[str, ...] = tuple(PROJECTIONS)
 BATCH_SIZE = 500
@@ -45,7 +44,7 @@ BATCH_SIZE = 500
 # update and commit cost more than most projections' own work on the few events a live batch holds, and
 # players learn of their turn from the relay's streams, not from the table views (docs/performance.md).
 COMMITTED_TOGETHER: tuple[tuple[str, ...], ...] = (
-    (TABLE_VIEWS.name, SEAT_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
+    (TABLE_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
 )
 
 # Fault injection for tests: seconds to sleep after applying a batch, before its commit.
@@ -161,8 +160,9 @@ def catch_up_all(
                 if not checkpoints_here:
                     continue
                 with conn.transaction():
-                    locked = lock_positions_if_free(conn, checkpoints_here)
-                    ours = [checkpoint for checkpoint in checkpoints_here if locked.get(checkpoint) == position]
+                    # Moved first, in the transaction that applies the batch: one statement locks and moves.
+                    moved = set(move_positions_if_free(conn, checkpoints_here, position, events[-1].log_position))
+                    ours = [checkpoint for checkpoint in checkpoints_here if checkpoint in moved]
                     moved_elsewhere = moved_elsewhere or len(ours) < len(checkpoints_here)
                     if not ours:
                         continue  # other workers hold them or have moved them on
@@ -170,7 +170,6 @@ def catch_up_all(
                         PROJECTIONS[names[checkpoint]].apply(conn, events, caches)
                     if delay:
                         time.sleep(delay)
-                    store_positions(conn, ours, events[-1].log_position)
                 for checkpoint in ours:
                     counts[names[checkpoint]] = len(events)
                     left[checkpoint] = events[-1].log_position

@@ -1,8 +1,12 @@
-"""Projections of table state: the public table view (lobby), private seat views, and tricks per hand.
+"""Projections of table state: the table view (the public view, the lobby's, and each seat's own part) and
+tricks per hand.
 
 A table view row also carries the times the turn clock sweeps for (`turn_deadline`, `vacant_since`: pure
-functions of the table's state, indexed; migration 010). Every seat of a table has a seat view row once the
-table has had an event in a batch; an empty seat's row has no player (its player may have left).
+functions of the table's state, indexed; migration 010), and each seated player's own keys of the seat view
+(`seat_parts`, by player id; `domain.table.seat_private`) with the version they were written at (migration
+015): a seat's view is the public view with those keys over it, put together by the read
+(`infra.sql.table_views.projected_seat_view`). So a batch writes one row per table it touches, not one more
+per seat repeating the public view.
 """
 
 from __future__ import annotations
@@ -18,36 +22,24 @@ from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import ProjectionCaches, TableHead, fold_tables, states_before, table_heads
 
 # Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement per batch, where
-# executemany sends a statement per row (docs/performance.md, "Projections"). The array is JSON text put
-# together from pieces encoded once: a table's public view is encoded once for its table view and its seats.
+# executemany sends a statement per row (docs/performance.md, "Projections").
 _UPSERT_TABLE_VIEWS = """
 INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since,
-                         updated_at)
-SELECT table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since, now()
+                         seat_parts, seat_parts_version, updated_at)
+SELECT table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since, seat_parts, version,
+       now()
 FROM jsonb_to_recordset(%s::jsonb)
      AS row (table_id text, game text, status text, seats integer, version integer, created_seq bigint, view jsonb,
-             turn_deadline timestamptz, vacant_since timestamptz)
+             turn_deadline timestamptz, vacant_since timestamptz, seat_parts jsonb)
 ON CONFLICT (table_id) DO UPDATE
 SET status = EXCLUDED.status,
     version = EXCLUDED.version,
     view = EXCLUDED.view,
     turn_deadline = EXCLUDED.turn_deadline,
     vacant_since = EXCLUDED.vacant_since,
+    seat_parts = EXCLUDED.seat_parts,
+    seat_parts_version = EXCLUDED.seat_parts_version,
     updated_at = now()
-"""
-
-# A seat's view is its table's public view with the seat's own keys over it (`domain.table.seat_view`), so the
-# public view travels once per table and PostgreSQL joins each seat's part to it (jsonb ||: the right side's
-# keys win, as dict.update does).
-_UPSERT_SEAT_VIEWS = """
-INSERT INTO seat_views (table_id, seat, player_id, version, view)
-SELECT t.table_id, s.seat, s.player_id, t.version, t.public || s.private
-FROM jsonb_to_recordset(%s::jsonb) AS t (table_id text, version integer, public jsonb, seats jsonb)
-CROSS JOIN LATERAL jsonb_to_recordset(t.seats) AS s (seat integer, player_id text, private jsonb)
-ON CONFLICT (table_id, seat) DO UPDATE
-SET player_id = EXCLUDED.player_id,
-    version = EXCLUDED.version,
-    view = EXCLUDED.view
 """
 
 _UPSERT_HAND_TRICKS = """
@@ -63,22 +55,17 @@ def _encode(value: JSON) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _with(document: str, key: str, encoded: str) -> str:
-    """The JSON object `document` with `key` set to the already encoded value (the key must be new)."""
-    return f'{document[:-1]},"{key}":{encoded}}}'
+def seat_parts(state: TableState) -> dict[str, JSON]:
+    """Each seated player's own keys of its seat view, by player id (an empty seat has none: nobody reads it).
+    A player seated twice reads the first seat, as `TableState.seat_of` finds it."""
+    parts: dict[str, JSON] = {}
+    for seat, player_id in enumerate(state.players):
+        if player_id is not None and player_id not in parts:
+            parts[player_id] = seat_private(state, seat)
+    return parts
 
 
-def public_document(caches: ProjectionCaches, state: TableState) -> str:
-    """The table's public view at `state` as JSON text, encoded once for the projections of a batch."""
-    key = (state.table_id, state.version)
-    document = caches.public_documents.get(key)
-    if document is None:
-        document = _encode(public_view(state))
-        caches.public_documents.put(key, document)
-    return document
-
-
-def _table_view_row(caches: ProjectionCaches, state: TableState, head: TableHead) -> str:
+def _table_view_row(state: TableState, head: TableHead) -> str:
     deadline, vacant = turn_deadline(state), vacant_since(state)
     fields = {
         "table_id": state.table_id,
@@ -89,8 +76,10 @@ def _table_view_row(caches: ProjectionCaches, state: TableState, head: TableHead
         "created_seq": head.created_seq,
         "turn_deadline": None if deadline is None else deadline.isoformat(),
         "vacant_since": None if vacant is None else vacant.isoformat(),
+        "view": public_view(state),
+        "seat_parts": seat_parts(state),
     }
-    return _with(_encode(fields), "view", public_document(caches, state))
+    return _encode(fields)
 
 
 def apply_table_views(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
@@ -98,26 +87,8 @@ def apply_table_views(conn: Conn, events: list[RecordedEvent], caches: Projectio
     if not folded:
         return
     heads = table_heads(conn, caches, folded)
-    rows = [_table_view_row(caches, states[-1], heads[table_id]) for table_id, states in sorted(folded.items())]
+    rows = [_table_view_row(states[-1], heads[table_id]) for table_id, states in sorted(folded.items())]
     conn.execute(_UPSERT_TABLE_VIEWS, ("[" + ",".join(rows) + "]",))
-
-
-def apply_seat_views(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
-    folded = fold_tables(conn, caches, events)
-    tables: list[str] = []
-    for table_id, states in sorted(folded.items()):
-        state = states[-1]
-        # An empty seat's row too (player NULL): its player may have left since the row was written, and a
-        # rebuild, which folds longer batches, must end with the same rows as the live model.
-        seats = [
-            {"seat": seat, "player_id": player_id, "private": seat_private(state, seat)}
-            for seat, player_id in enumerate(state.players)
-        ]
-        if seats:
-            fields = _encode({"table_id": table_id, "version": state.version, "seats": seats})
-            tables.append(_with(fields, "public", public_document(caches, state)))
-    if tables:
-        conn.execute(_UPSERT_SEAT_VIEWS, ("[" + ",".join(tables) + "]",))
 
 
 def _tricks(state: TableState | None) -> list[int] | None:
@@ -167,16 +138,12 @@ TABLE_VIEWS = Projection(
     (
         ModelTable(
             "table_views",
-            "table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since",
+            "table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since, seat_parts,"
+            " seat_parts_version",
             "table_id",
         ),
     ),
     apply_table_views,
-)
-SEAT_VIEWS = Projection(
-    "seat_views",
-    (ModelTable("seat_views", "table_id, seat, player_id, version, view", "table_id, seat"),),
-    apply_seat_views,
 )
 HAND_TRICKS = Projection(
     "hand_tricks",

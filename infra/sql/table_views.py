@@ -1,4 +1,5 @@
-"""Reads of the `table_views` and `seat_views` read models (built by `infra.projections.tables`)."""
+"""Reads of the `table_views` read model (built by `infra.projections.tables`): the lobby, a table's public view,
+a seat's view."""
 
 from __future__ import annotations
 
@@ -20,11 +21,16 @@ def projected_table_view(conn: Conn, table_id: str) -> tuple[int, int, dict[str,
 
 
 def projected_seat_view(conn: Conn, table_id: str, player_id: str) -> tuple[int, int, dict[str, JSON]] | None:
-    """(projected version, stream head version, seat view) of the player's seat, or None when not projected."""
+    """(projected version, stream head version, seat view) of the player's seat, or None when not projected.
+
+    The seat view is the public view with the seat's own keys over it (jsonb ||: the right side's keys win, as
+    `domain.table.seat_view` does). A row whose seat parts were not written at its version (moved by a worker
+    of a release before migration 015) or that has no part for the player (not seated) is not projected."""
     row = conn.execute(
-        """SELECT v.version, v.view, s.version AS head FROM seat_views v
-           JOIN streams s ON s.stream_id = v.table_id WHERE v.table_id = %s AND v.player_id = %s""",
-        (table_id, player_id),
+        """SELECT v.version, v.view || (v.seat_parts -> %s) AS view, s.version AS head FROM table_views v
+           JOIN streams s ON s.stream_id = v.table_id
+           WHERE v.table_id = %s AND v.seat_parts_version = v.version AND v.seat_parts ? %s""",
+        (player_id, table_id, player_id),
     ).fetchone()
     return None if row is None else (int(row["version"]), int(row["head"]), dict(row["view"]))
 

@@ -49,7 +49,7 @@ def test_sigkill_mid_batch_then_restart_equals_rebuild(
         wait_until(lambda: not open_batch(db_url), timeout=30, what="the killed batch rolled back")
         # Nothing of the killed batch remains: no checkpoint moved, every model is empty.
         assert all(read_position(conn, checkpoint_name(n)).global_position == 0 for n in projections.NAMES)
-        for table in ("table_views", "seat_views", "hand_tricks", "ledger_lines", "settlements", "deal_settlements"):
+        for table in ("table_views", "hand_tricks", "ledger_lines", "settlements", "deal_settlements"):
             row = conn.execute(f"SELECT count(*) AS n FROM {table}").fetchone()
             assert row is not None and row["n"] == 0, table
         second = spawn("services.projector", db_url, redis_server.url)

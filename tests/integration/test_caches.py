@@ -781,19 +781,15 @@ def project(conn: Conn, table_id: str, version: int, players: list[Caller]) -> N
     state = load_table(conn, table_id, up_to_version=version)
     assert state is not None
     public = {**tables.public_view(state), "projected": True}
+    parts = {player.player_id: tables.seat_private(state, seat) for seat, player in enumerate(players)}
     conn.execute(
-        """INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view)
-           VALUES (%s, %s, %s, %s, %s, 1, %s)
-           ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, view = EXCLUDED.view""",
-        (table_id, state.game, state.status, state.seats, version, Jsonb(public)),
+        """INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, seat_parts,
+                                    seat_parts_version)
+           VALUES (%s, %s, %s, %s, %s, 1, %s, %s, %s)
+           ON CONFLICT (table_id) DO UPDATE SET version = EXCLUDED.version, view = EXCLUDED.view,
+             seat_parts = EXCLUDED.seat_parts, seat_parts_version = EXCLUDED.seat_parts_version""",
+        (table_id, state.game, state.status, state.seats, version, Jsonb(public), Jsonb(parts), version),
     )
-    for seat, player in enumerate(players):
-        mine = {**tables.seat_view(state, seat), "projected": True}
-        conn.execute(
-            """INSERT INTO seat_views (table_id, seat, player_id, version, view) VALUES (%s, %s, %s, %s, %s)
-               ON CONFLICT (table_id, seat) DO UPDATE SET version = EXCLUDED.version, view = EXCLUDED.view""",
-            (table_id, seat, player.player_id, version, Jsonb(mine)),
-        )
 
 
 def test_reads_use_a_projection_only_when_current_and_the_table_is_not_cached(
@@ -825,6 +821,67 @@ def test_reads_use_a_projection_only_when_current_and_the_table_is_not_cached(
         assert (view["version"], view.get("projected")) == (new_head, None)
         mine = ledger.seat_view(players[0], table_id)
         assert (mine["version"], mine.get("projected")) == (new_head, None)
+
+
+def test_a_seat_view_is_not_served_from_seat_parts_older_than_the_table_view(
+    pool: Pool, other_pool: Pool, conn: Conn
+) -> None:
+    """A worker of a release before migration 015 moves a table view without its seat parts (during a
+    rolling upgrade): the public view is current, the seat parts are not, so a seat's view is folded."""
+    writer = ledger_on(pool)
+    players = [register(writer, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(writer, players)
+    rng = random.Random(37)
+    play_until(writer, conn, table_id, players, rng, version_at_least(12))
+    project(conn, table_id, stream_head(conn, table_id)[0], players)
+    play_until(writer, conn, table_id, players, rng, lambda state: state.version > 14)
+    head = stream_head(conn, table_id)[0]
+    state = load_table(conn, table_id, up_to_version=head)
+    assert state is not None
+    conn.execute(  # the previous release's upsert: it knows no seat parts
+        "UPDATE table_views SET version = %s, view = %s WHERE table_id = %s",
+        (head, Jsonb({**tables.public_view(state), "projected": True}), table_id),
+    )
+    reader = ledger_on(other_pool)
+    assert reader.table_view(table_id).get("projected") is True
+    for seat, player in enumerate(players):
+        mine = reader.seat_view(player, table_id)
+        assert (mine.get("projected"), without_names(mine)) == (None, without_names(tables.seat_view(state, seat)))
+    assert ledger_on(other_pool).seat_view(players[0], table_id).get("projected") is None
+    conn.execute(  # a row written before migration 015, at the stream's head: no seat parts at all
+        "UPDATE table_views SET seat_parts = NULL, seat_parts_version = NULL WHERE table_id = %s", (table_id,)
+    )
+    assert ledger_on(other_pool).table_view(table_id).get("projected") is True
+    mine = ledger_on(other_pool).seat_view(players[1], table_id)
+    assert (mine.get("projected"), without_names(mine)) == (None, without_names(tables.seat_view(state, 1)))
+
+
+def test_a_projected_seat_view_is_one_round_trip(pool: Pool, db_url: str, conn: Conn) -> None:
+    """The seat view is put together from the table view's row by the read's one statement, as it was read
+    from its own row before migration 015 (the players' names aside: this process knows them)."""
+    writer = ledger_on(pool)
+    players = [register(writer, f"p{n}")[0] for n in range(SEATS)]
+    table_id = seated_table(writer, players)
+    play_until(writer, conn, table_id, players, random.Random(41), version_at_least(10))
+    head = stream_head(conn, table_id)[0]
+    project(conn, table_id, head, players)
+    state = load_table(conn, table_id, up_to_version=head)
+    assert state is not None
+    reader_pool = open_pool(db_url, min_size=1, max_size=1)
+    trace = traced_pool(reader_pool, 1)
+    try:
+        reader = ledger_on(reader_pool)
+        for player in players:
+            reader.queries.players.remember(infra.players.Player(player.player_id, player.name))
+        for seat, player in enumerate(players):
+            start = trace.mark()
+            mine = reader.seat_view(player, table_id)
+            sent = statements(trace.since(start))
+            assert sum(sent.values()) == 1 and next(iter(sent)).startswith("SELECT v.version, v.view ||"), sent
+            assert without_names(mine) == {**without_names(tables.seat_view(state, seat)), "projected": True}
+    finally:
+        trace.close()
+        reader_pool.close()
 
 
 # --------------------------------------------------------------------------- writes decided on a kept state

@@ -144,5 +144,5 @@ def test_projections_rebuild_equals_the_live_models(
     play_table(ledger, "cha-kau-tsz", [register(ledger, f"r{n}") for n in range(4)], 1, random.Random(3))
     assert main(["projections", "rebuild"]) == 0
     out = capsys.readouterr().out
-    for name in ("table_views", "seat_views", "hand_tricks", "ledger", "settlements", "deal_settlements"):
+    for name in ("table_views", "hand_tricks", "ledger", "settlements", "deal_settlements"):
         assert name in out

@@ -14,10 +14,11 @@ import pytest
 
 from domain.events import Event
 from domain.games import game_named
-from domain.table import TableState, evolve, public_view, seat_view
+from domain.table import TableState, evolve, public_view, seat_private, seat_view
 from infra import projections
 from infra.event_store import EventStore, LogPosition
 from infra.projections.checkpoint import checkpoint_name, read_log_between, read_position
+from infra.sql.table_views import projected_seat_view
 from tests.faults.workload import TableGame
 
 Conn = psycopg.Connection[dict[str, Any]]
@@ -43,19 +44,24 @@ class Oracle:
 
     def check(self, conn: Conn) -> None:
         table_views = {
-            row["table_id"]: (row["version"], row["view"])
-            for row in conn.execute("SELECT table_id, version, view FROM table_views")
+            row["table_id"]: (row["version"], row["view"], row["seat_parts_version"], row["seat_parts"])
+            for row in conn.execute("SELECT table_id, version, view, seat_parts_version, seat_parts FROM table_views")
         }
-        assert table_views == {table_id: (state.version, public_view(state)) for table_id, state in self.states.items()}
-        seat_views = {
-            (row["table_id"], row["seat"]): (row["player_id"], row["version"], row["view"])
-            for row in conn.execute("SELECT table_id, seat, player_id, version, view FROM seat_views")
-        }
-        assert seat_views == {
-            (table_id, seat): (player_id, state.version, seat_view(state, seat))
+        assert table_views == {
+            table_id: (
+                state.version,
+                public_view(state),
+                state.version,
+                {player: seat_private(state, seat) for seat, player in enumerate(state.players) if player is not None},
+            )
             for table_id, state in self.states.items()
-            for seat, player_id in enumerate(state.players)
         }
+        # Each seated player's view as the API's read puts it together: the seat view of the state.
+        for table_id, state in self.states.items():
+            for seat, player in enumerate(state.players):
+                if player is not None:
+                    found = projected_seat_view(conn, table_id, player)
+                    assert found is not None and (found[0], found[2]) == (state.version, seat_view(state, seat))
         tricks = {
             (row["table_id"], row["deal_no"], row["seat"]): row["tricks"]
             for row in conn.execute("SELECT table_id, deal_no, seat, tricks FROM hand_tricks")

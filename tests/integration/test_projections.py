@@ -16,10 +16,17 @@ from domain.events import Event
 from domain.table import TableState, public_view, seat_view
 from infra import projections
 from infra.db import open_pool
-from infra.event_store import EventStore, NewEvent
+from infra.event_store import EventStore, LogPosition, NewEvent
 from infra.migrations import migrate
 from infra.projections import heads
-from infra.projections.checkpoint import checkpoint_name, read_position
+from infra.projections.checkpoint import (
+    checkpoint_name,
+    ensure_positions,
+    move_positions_if_free,
+    read_position,
+    read_positions,
+)
+from infra.sql.table_views import projected_seat_view
 from infra.table_loader import load_table
 from services.projector.rebuild import connect, rebuild, rebuild_one
 from tests.conftest import fresh_database
@@ -59,9 +66,11 @@ def test_models_match_the_folded_tables(store: EventStore, conn: Conn) -> None:
         )
         opened = scalar(conn, "SELECT global_position FROM events WHERE stream_id = %s AND version = 1", table_id)
         assert row["created_seq"] == opened
-        seats = conn.execute("SELECT * FROM seat_views WHERE table_id = %s ORDER BY seat", (table_id,)).fetchall()
-        assert [(s["seat"], s["player_id"]) for s in seats] == list(enumerate(state.players))
-        assert all(s["view"] == seat_view(state, s["seat"]) for s in seats)
+        assert row["seat_parts_version"] == state.version
+        seated = [(seat, player) for seat, player in enumerate(state.players) if player is not None]
+        assert set(row["seat_parts"]) == {player for _, player in seated}
+        for seat, player in seated:
+            assert projected_seat_view(conn, table_id, player) == (state.version, state.version, seat_view(state, seat))
         for deal in conn.execute(
             "SELECT deal_no, data FROM events WHERE stream_id = %s AND type = 'deal_ended'", (table_id,)
         ).fetchall():
@@ -89,7 +98,7 @@ def test_the_table_projections_fold_each_event_once(
 
     monkeypatch.setattr(heads, "fold", counting_fold)
     projections.catch_up_all(conn, batch_size=29)
-    # table_views folds each batch; seat_views and hand_tricks take its states.
+    # table_views folds each batch; hand_tricks takes its states.
     assert len(folded) == scalar(conn, "SELECT count(*) FROM events")
     assert scalar(conn, "SELECT count(*) FROM hand_tricks") > 0
 
@@ -211,14 +220,14 @@ def test_digests_do_not_depend_on_session_settings_but_on_every_value(store: Eve
     conn.execute("RESET TimeZone")
     conn.execute("RESET DateStyle")
     conn.execute(
-        """UPDATE seat_views SET view = view || '{"seat_note": 1}'
-           WHERE (table_id, seat) = (SELECT table_id, seat FROM seat_views ORDER BY table_id, seat LIMIT 1)"""
+        """UPDATE table_views SET seat_parts = seat_parts || '{"seat_note": 1}'
+           WHERE table_id = (SELECT table_id FROM table_views ORDER BY table_id LIMIT 1)"""
     )
     conn.execute("UPDATE ledger_lines SET occurred_at = occurred_at + interval '1 microsecond'")
     after = digests(conn)
-    assert after["seat_views"] != before["seat_views"] and after["seat_views"][1] == before["seat_views"][1]
+    assert after["table_views"] != before["table_views"] and after["table_views"][1] == before["table_views"][1]
     assert after["ledger"] != before["ledger"]
-    assert after["table_views"] == before["table_views"]
+    assert after["hand_tricks"] == before["hand_tricks"]
 
 
 def test_rebuild_names_unknown_projection(db_url: str) -> None:
@@ -341,3 +350,33 @@ def test_two_projectors_in_one_process_keep_caches_of_their_own(pg_server_url: s
                 assert scalar(conn, "SELECT game FROM table_views WHERE table_id = 'same-id'") == game
         for url in (first_url, second_url):
             assert all(report.equal for report in rebuild(url, None, progress=False))
+
+
+def test_a_move_of_checkpoints_skips_those_held_elsewhere_and_those_not_at_the_batch_start(db_url: str) -> None:
+    names = ["projection:a", "projection:b", "projection:c", "projection:d"]
+    start, elsewhere, end = LogPosition(5, 10), LogPosition(6, 12), LogPosition(7, 14)
+    with (
+        psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn,
+        psycopg.connect(db_url, row_factory=dict_row) as holder,
+    ):
+        ensure_positions(conn, names)
+        for name, position in zip(names, [start, start, elsewhere, start], strict=True):
+            conn.execute(
+                "UPDATE log_positions SET tx_id = %s::text::xid8, global_position = %s WHERE name = %s",
+                (str(position.tx_id), position.global_position, name),
+            )
+        holder.execute("SELECT 1 FROM log_positions WHERE name = 'projection:d' FOR UPDATE")  # another worker's
+        with conn.transaction():
+            moved = move_positions_if_free(conn, names, start, end)
+        holder.rollback()
+        assert sorted(moved) == ["projection:a", "projection:b"]
+        assert read_positions(conn, names) == {
+            "projection:a": end,
+            "projection:b": end,
+            "projection:c": elsewhere,
+            "projection:d": start,
+        }
+        with conn.transaction():  # a batch that fails after the move takes the move back with it
+            assert sorted(move_positions_if_free(conn, names, end, LogPosition(8, 16))) == names[:2]
+            raise psycopg.Rollback()
+        assert read_positions(conn, names[:2]) == {"projection:a": end, "projection:b": end}

@@ -363,9 +363,7 @@ def test_a_seat_changes_hands_between_deals_and_money_follows_the_player(
                ORDER BY global_position, line_no""",
             (table.table_id,),
         ).fetchall()
-        seats = conn.execute(
-            "SELECT seat, player_id FROM seat_views WHERE table_id = %s ORDER BY seat", (table.table_id,)
-        ).fetchall()
+        parts = conn.execute("SELECT seat_parts FROM table_views WHERE table_id = %s", (table.table_id,)).fetchone()
         settled = {
             str(row["player_id"]): int(row["deals"])
             for row in conn.execute("SELECT player_id, deals FROM settlements WHERE table_id = %s", (table.table_id,))
@@ -373,7 +371,8 @@ def test_a_seat_changes_hands_between_deals_and_money_follows_the_player(
     for line in lines:
         if line["account"] == "seat:0":
             assert line["player_id"] == (first.player_id if line["deal_no"] == 1 else newcomer.player_id)
-    assert [(row["seat"], row["player_id"]) for row in seats] == [
+    assert parts is not None
+    assert sorted((part["seat"], player) for player, part in parts["seat_parts"].items()) == [
         (0, newcomer.player_id),
         (1, table.caller_at(1).player_id),
     ]

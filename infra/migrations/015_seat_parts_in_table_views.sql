@@ -1,0 +1,19 @@
+-- A seat's view is its table's public view with the seat's own keys over it (`domain.table.seat_view`). The
+-- `seat_views` projection stored that whole view once per seat and rewrote every seat's row at each batch
+-- that touched the table, so each event wrote the public view once more per seat. From this migration on, the
+-- `table_views` projection keeps each seat's own keys (its seat number, hand and legal actions) beside the
+-- public view, in the same row, and a seat's view is read as `view || seat_parts -> player` (the same jsonb
+-- as the `seat_views` row held; infra/sql/table_views.py; docs/performance.md, "Seat views from the table
+-- view's row").
+--
+-- `seat_parts` is an object keyed by player id (the seated players of the table's state at `version`);
+-- `seat_parts_version` is the version they were written at. Only this release's workers write them, so a
+-- row also moved by a worker of the previous release (during a rolling upgrade) has `seat_parts_version`
+-- behind `version`, and the reads fold the state instead of serving it. Existing rows start with NULL in
+-- both: the projection fills them at the table's next event, or `cardledger projections rebuild
+-- table_views` does for every table at once (its first run reports a difference: the old rows had none).
+--
+-- `seat_views` is no longer written by this release (nor is its checkpoint moved); the previous release's
+-- API reads it and finds it behind the stream, so folds instead (correct, a little dearer), until it is
+-- replaced. A later migration may drop it. Adding nullable columns with no default rewrites nothing.
+ALTER TABLE table_views ADD COLUMN seat_parts jsonb, ADD COLUMN seat_parts_version integer;
