@@ -87,7 +87,9 @@ def test_the_state_before_a_deal_is_the_whole_fold_but_the_previous_deal(
     assert compared == 2 * (deals + 2)
     newcomer = callers[1].player_id
     with pool.connection() as conn:
-        before_last = load_table_before_deal(conn, played.table_id, deals + 2, _bounds_before(pool, played.table_id, deals + 2)[0])
+        before_last = load_table_before_deal(
+            conn, played.table_id, deals + 2, _bounds_before(pool, played.table_id, deals + 2)[0]
+        )
     assert before_last is not None and before_last.players[1] == newcomer
 
 
@@ -167,3 +169,19 @@ def test_a_forged_carry_fails_the_next_deals_deal(pool: Pool, store: EventStore)
     forged_deal = audit.deal_record(AUDITOR_CALLER, played.table_id, 1)["verification"]
     assert forged_deal["replay_matches"] is False
     assert any("carry" in p["reason"] for p in forged_deal["problems"])
+
+
+def test_a_dispute_report_shows_the_table_between_deals_as_it_was(pool: Pool, store: EventStore) -> None:
+    """The record's verification replays from the carried state; the report's steps show the events before the
+    deal's start (the `ready` that dealt it) with the table's public state then, the previous deal's included."""
+    ledger, audit = services(pool, store)
+    players = [register(ledger, f"p{i}") for i in range(2)]
+    played = play_table(ledger, "cholek-tiga", players, deals=2, rng=random.Random(61))
+    report = audit.dispute_report(AUDITOR_CALLER, played.table_id, 2)
+    assert report["verification"]["ok"] is True
+    ready = report["steps"][0]["events"][0]
+    assert ready["type"] == tables.PLAYER_READY
+    shown = ready["public_state_after"]
+    assert shown["status"] == tables.BETWEEN_DEALS and shown["deal_no"] == 1
+    assert shown["scores"] is not None and len(shown["piles"]) == 2  # deal 1's table, as it was left
+    assert report["steps"][0]["legal_alternatives"] is not None

@@ -52,7 +52,7 @@ from infra.players import players_by_id
 from infra.projections import catch_up
 from infra.receipts import parse_receipts
 from infra.sql.deal_events import first_version_of_write, timed_out_counts
-from infra.table_loader import load_table_before_deal
+from infra.table_loader import load_table
 from services.app.answers import event_json
 from services.app.audit.html import dispute_html
 from services.app.audit.receipts import check_table_receipts, receipts_section
@@ -134,7 +134,10 @@ class Audit:
             first = _first_version_of_write(conn, table_id, bounds.started_version)
             events = read_stream_in(conn, table_id, first, bounds.ended_version)
             try:
-                before: TableState | None = load_table_before_deal(conn, table_id, deal_no, first - 1)
+                # The whole fold, the previous deal's game events included: the public state after each event
+                # before deal_started (the write that dealt) shows the previous deal's table, as the table's view
+                # showed it then. The verification above needs no game state of that deal and reads none.
+                before: TableState | None = load_table(conn, table_id, first - 1)
                 start_error = None
             except Exception as error:  # a tampered earlier event can make the state unbuildable
                 before, start_error = None, repr(error)
