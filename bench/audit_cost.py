@@ -19,7 +19,8 @@ target is read once first (imports, caches, prepared statements), then each targ
 round; the CPU time of this process around each target's reads. With `--callgrind`, this script is run under
 `valgrind --tool=callgrind` once reading every target once only, and once per target reading it `--reads` times
 more: the difference of the instruction totals, divided by `--reads`, is one read's instructions in this process
-(Flask, the audit, psycopg's side of the SQL; not PostgreSQL's work, which another process does).
+(Flask, the audit, psycopg's side of the SQL; not PostgreSQL's work, which another process does). `--kind` and
+`--target` ("deal 200", "first deal", "second deal") choose the runs; `--idle N` reuses the first run's total.
 
 `--use` reads a database seeded before (by `--keep`, perhaps from another checkout): before/after runs of two
 checkouts on the same tables.
@@ -37,6 +38,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from math import nan
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,20 +196,24 @@ def measure(args: argparse.Namespace) -> None:
         print(f"{target.name}: table {target.table_id} deal {target.deal_no}, {target.events} events")
     base = chosen[1]
     if args.callgrind:
-        idle = callgrind_instructions(args, chosen, None)
+        idle = args.idle if args.idle is not None else callgrind_instructions(args, chosen, None)
         print(f"callgrind: every target read once: {idle:,} instructions")
         for kind in READS:
             if kind not in args.kind:
                 continue
             per: dict[str, float] = {}
             for target in chosen:
+                if args.target and target.name not in args.target:
+                    continue
                 total = callgrind_instructions(args, chosen, (kind, target.name))
                 per[target.name] = (total - idle) / args.reads
             for target in chosen:
+                if target.name not in per:
+                    continue
                 value = per[target.name]
                 print(
                     f"{kind}, {target.name} ({target.events} events): {value:,.0f} instructions per read, "
-                    f"{value / target.events:,.0f} per event; / first deal {value / per[base.name]:.3f}",
+                    f"{value / target.events:,.0f} per event; / first deal {value / per.get(base.name, nan):.3f}",
                     flush=True,
                 )
         return
@@ -229,6 +235,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reads", type=int, default=30)
     parser.add_argument("--callgrind", action="store_true", help="count instructions per read (valgrind)")
     parser.add_argument("--kind", action="append", choices=list(READS), help="with --callgrind; default: all")
+    parser.add_argument("--target", action="append", help='with --callgrind: only "first deal", "deal 200" ...')
+    parser.add_argument(
+        "--idle", type=int, help="with --callgrind: the instructions of a run reading every target once"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the seeded database")
     parser.add_argument("--use", nargs=5, metavar=("URL", "OLD", "OLD_TOKEN", "YOUNG", "YOUNG_TOKEN"))
     parser.add_argument("--child", help=argparse.SUPPRESS)
