@@ -13,8 +13,10 @@ the stack's relay and workers project it as usual. Then, over HTTP, one client t
 - reads: GET the deal record, the dispute report (JSON) and the dispute page (HTML) of the old table's latest
   finished deal, of a young table's first deal and of that young table's second deal (played for this),
   alternating, READS times each; their p50 and p90, and the number of events in each deal (random deals differ
-  in length), with the ratio per event too. A deal after the first costs one deal's events more than the first
-  (its record replays it from the state the previous deal left, which is loaded from that deal's end).
+  in length), with the ratio per event too. A deal's record replays it from the state the previous deal left,
+  built from that deal's start and end without its game events; the dispute report's steps fold the previous
+  deal once (their public state between deals shows its table). `bench.audit_cost` counts the same reads'
+  instructions in process.
 
 Wall-clock latencies on a shared machine are noisy, so the API workers' CPU seconds (psutil, the stack's gunicorn
 workers) are read around each block of BLOCK actions at one table, and around each block of reads of one kind and

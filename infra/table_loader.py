@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from domain.events import Event
-from domain.table import DEAL_ENDED, DEAL_STARTED, TableState, fold
+from domain.table import DEAL_ENDED, DEAL_STARTED, TABLE_EVENT_TYPES, TableState, fold
 from infra.db import Conn
 from infra.event_store import EVENT_COLUMNS, RecordedEvent, fetch_events
 
@@ -115,3 +115,67 @@ def evolve_recorded(state: TableState, events: list[RecordedEvent]) -> TableStat
 
 def load_table(conn: Conn, table_id: str, up_to_version: int | None = None) -> TableState | None:
     return fold_recorded(load_table_events(conn, table_id, up_to_version))
+
+
+def _before_deal_sql() -> str:
+    """The events whose fold gives the table-level state between deal `previous` and the next one, at `upto`:
+    the opening and seatings (before the first deal start), the table events from deal `previous`'s start to
+    its end (its deal_started, which names the deal's players, and, in an honest log, nothing else: seats are
+    taken and left only between deals), and every event from its deal_ended to `upto`.
+
+    Deal `previous`'s game events are not read: they change only the table's `deal` (the game's state of that
+    deal), which the next deal_started resets; everything else a deal leaves behind (result, carry, next
+    commitment, client seeds) its deal_ended carries. The start and end are found in events_deal_starts and
+    events_milestones; the table events within the deal by version, their types written into the text."""
+    types = ", ".join(f"'{kind}'" for kind in sorted(TABLE_EVENT_TYPES))
+    start = (
+        f"(SELECT min(version) FROM events WHERE stream_id = %(table)s AND type = '{DEAL_STARTED}'"
+        " AND deal_no = %(previous)s AND version <= %(upto)s)"
+    )
+    end = (
+        f"(SELECT min(version) FROM events WHERE stream_id = %(table)s AND type = '{DEAL_ENDED}'"
+        " AND deal_no = %(previous)s AND version <= %(upto)s)"
+    )
+    first_start = f"(SELECT min(version) FROM events WHERE stream_id = %(table)s AND type = '{DEAL_STARTED}')"
+    return f"""SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(table)s AND version <= %(upto)s
+          AND version < coalesce({first_start}, 2147483647)
+        UNION ALL
+        SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(table)s AND version >= {start}
+          AND version < {end} AND type IN ({types})
+        UNION ALL
+        SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %(table)s AND version >= {end}
+          AND version <= %(upto)s
+        ORDER BY version"""
+
+
+BEFORE_DEAL_SQL = _before_deal_sql()
+
+
+def load_table_before_deal(conn: Conn, table_id: str, deal_no: int, up_to_version: int) -> TableState | None:
+    """The table's state at `up_to_version`, a version between the end of deal `deal_no - 1` and the start of
+    deal `deal_no` (what the audit of deal `deal_no` replays from), without folding deal `deal_no - 1`'s game
+    events: its `deal` is None (the next deal_started resets it), every other field is `load_table`'s.
+
+    That is the same state only when the log shows deal `deal_no - 1` started, ended, then the events up to
+    `up_to_version`, and its deal_started names the players; for any other log (a first deal, a deal start or
+    end missing or out of place, a gap) this is `load_table`, which folds what the log holds."""
+    if deal_no < 2:
+        return load_table(conn, table_id, up_to_version)
+    events = fetch_events(conn, BEFORE_DEAL_SQL, {"table": table_id, "previous": deal_no - 1, "upto": up_to_version})
+    if not _is_between_deals(events, deal_no - 1, up_to_version):
+        return load_table(conn, table_id, up_to_version)
+    return fold_recorded(events)
+
+
+def _is_between_deals(events: list[RecordedEvent], previous: int, up_to_version: int) -> bool:
+    """Whether `events` (from `BEFORE_DEAL_SQL`) are the opening, deal `previous`'s start (naming its players),
+    its end, and every version from that end to `up_to_version`."""
+    starts = [i for i, e in enumerate(events) if e.type == DEAL_STARTED]
+    ends = [i for i, e in enumerate(events) if e.type == DEAL_ENDED]
+    if len(starts) != 1 or len(ends) != 1 or not events or events[0].version != 1:
+        return False
+    start, end = events[starts[0]], events[ends[0]]
+    if start.deal_no != previous or end.deal_no != previous or not isinstance(start.data.get("players"), list):
+        return False
+    tail = [e.version for e in events[ends[0] :]]
+    return starts[0] < ends[0] and tail == list(range(end.version, up_to_version + 1))

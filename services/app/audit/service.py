@@ -134,6 +134,9 @@ class Audit:
             first = _first_version_of_write(conn, table_id, bounds.started_version)
             events = read_stream_in(conn, table_id, first, bounds.ended_version)
             try:
+                # The whole fold, the previous deal's game events included: the public state after each event
+                # before deal_started (the write that dealt) shows the previous deal's table, as the table's view
+                # showed it then. The verification above needs no game state of that deal and reads none.
                 before: TableState | None = load_table(conn, table_id, first - 1)
                 start_error = None
             except Exception as error:  # a tampered earlier event can make the state unbuildable

@@ -19,8 +19,9 @@ the check it belongs to, and a reason naming the values that disagree):
   one and, if it differs, the stored one), the table id, the deal number and
   the client seeds; no deck index is used twice.
   The dealing events must also equal those the rules produce from that deck.
-- replay: from the table's state before the deal (`infra.table_loader`), every
-  event of the deal folds, the deal is over at `deal_ended`, and
+- replay: from the table's state before the deal (`infra.table_loader.load_table_before_deal`: the opening,
+  the previous deal's start and end and what follows that end, not the previous deal's game events, which
+  its own record replays), every event of the deal folds, the deal is over at `deal_ended`, and
   `game.outcome` gives the stored result, transfers, unit and carry.
 
 A deal still running is checked for its chain only: its seed is secret.
@@ -41,7 +42,7 @@ from infra.db import Conn
 from infra.event_store import RecordedEvent, read_stream_in
 from infra.sql.deal_events import deal_start_and_end_rows, one_deal_start_and_end_rows, stream_head
 from infra.sql.deal_seeds import stored_seeds
-from infra.table_loader import load_table
+from infra.table_loader import load_table_before_deal
 
 CHAIN, COMMITMENT, DECK, REPLAY = "hash_chain", "commitment", "deck", "replay"
 MAX_PROBLEMS_PER_CHECK = 20
@@ -482,7 +483,7 @@ def check_with_state(
 ) -> None:
     started = deal_events[0]
     try:
-        before = load_table(conn, verdict.table_id, started.version - 1)
+        before = load_table_before_deal(conn, verdict.table_id, verdict.deal_no, started.version - 1)
         unbuildable = None
     except Exception as error:  # earlier tampering can make the state unbuildable
         before, unbuildable = None, repr(error)
