@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
 from flask.json.provider import DefaultJSONProvider, _default
+from werkzeug.sansio.response import Response
 
 from infra.compact_json import compact_ascii_encoder
 

@@ -70,7 +70,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
                 return view(*args, parse(), **kw)
 
             parsed.__dict__.update(layered.__dict__)  # the documentation
-            parsed.__wrapped__ = view  # type: ignore[attr-defined]
+            parsed.__wrapped__ = view
             return parsed  # type: ignore[return-value]
 
         return decorator
@@ -100,7 +100,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
                 return answer
 
             answered.__dict__.update(layered.__dict__)  # the documentation
-            answered.__wrapped__ = view  # type: ignore[attr-defined]
+            answered.__wrapped__ = view
             return answered  # type: ignore[return-value]
 
         return decorator
