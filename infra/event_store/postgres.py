@@ -138,7 +138,7 @@ class EventStore:
         pgconn = conn.pgconn
         if pgconn.pipeline_status:
             raise RuntimeError("an append cannot run inside a psycopg pipeline")
-        values = [str(value).encode() for value in params]
+        values = list(map(str.encode, map(str, params)))  # str(value).encode() of each, in C
         if pgconn.transaction_status == TransactionStatus.IDLE:
             result = self._execute_prepared(conn, event_count, remember, values)
         else:

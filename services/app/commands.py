@@ -331,7 +331,11 @@ class TableCommands:
         self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
         self.seeds.remember(table_id, seeds)
         count_appended(event.type for event in recorded)
-        return Written(after, numbered(answer, {e.version: e.global_position for e in recorded}))
+        # Numbered in place (`numbered` copies; this answer is this request's own, its record already sent).
+        positions = {event.version: event.global_position for event in recorded}
+        for shown in answer["events"]:
+            shown["global_position"] = positions.get(shown["position"])
+        return Written(after, answer)
 
     def list_signing_key(self) -> None:
         """List the signer's public key in signing_keys now (idempotent); the API does it at start."""

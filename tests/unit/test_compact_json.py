@@ -24,8 +24,10 @@ from services.api.json_answers import CompactJSONProvider
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
 values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=8) | st.integers() | st.booleans() | st.none(), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=8) | st.integers() | st.booleans() | st.none(), inner, max_size=4)
+    ),
     max_leaves=16,
 )
 
