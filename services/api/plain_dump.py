@@ -21,8 +21,13 @@ KEEP_UNDECLARED = "_keep_undeclared"  # OpenSchema's post_dump: undeclared keys 
 # Raw, which passes every value on.
 FieldDump = tuple[Dump | None, frozenset[type]]
 NONE = type(None)
-# The steps of a dump for one order of keys: the keys written, and the fields among them to convert.
-Steps = tuple[tuple[str, ...], tuple[tuple[str, Dump, frozenset[type]], ...]]
+# The steps of a dump for one order of keys: the keys written; the fields to convert of a kind shared by several
+# (checked together: the strings, the integers), and the other fields to convert.
+Steps = tuple[
+    tuple[str, ...],
+    tuple[tuple[tuple[str, ...], Dump, frozenset[type]], ...],
+    tuple[tuple[str, Dump, frozenset[type]], ...],
+]
 MAX_SHAPES = 64  # key orders whose steps a plan keeps (a view has a few per game and phase); others are worked out
 
 
@@ -94,8 +99,13 @@ def schema_dump(schema: Schema) -> Dump | None:
         names = [name for name, _ in plan if name in present]
         if keep_undeclared:
             names += [key for key in shape if key not in declared and isinstance(key, str)]
-        converted = [(name, convert, unchanged) for name, (convert, unchanged) in plan if name in present and convert]
-        return tuple(names), tuple(converted)
+        kinds: dict[tuple[Dump, frozenset[type]], list[str]] = {}
+        for name, (convert, unchanged) in plan:
+            if name in present and convert is not None:
+                kinds.setdefault((convert, unchanged), []).append(name)
+        shared = tuple((tuple(each), *kind) for kind, each in kinds.items() if len(each) > 1)
+        alone = tuple((each[0], *kind) for kind, each in kinds.items() if len(each) == 1)
+        return tuple(names), shared, alone
 
     def dump(obj: dict[Any, Any]) -> dict[str, Any]:
         shape = tuple(obj)
@@ -104,9 +114,14 @@ def schema_dump(schema: Schema) -> Dump | None:
             steps = steps_for(shape)
             if len(shapes) < MAX_SHAPES:
                 shapes[shape] = steps
-        names, converted = steps
+        names, shared, alone = steps
         out = dict(zip(names, map(obj.__getitem__, names), strict=True))
-        for name, convert, unchanged in converted:
+        for group, convert, unchanged in shared:
+            if not set(map(type, map(out.__getitem__, group))) <= unchanged:  # all as they are, mostly
+                for name in group:
+                    if type(out[name]) not in unchanged:
+                        out[name] = convert(out[name])
+        for name, convert, unchanged in alone:
             value = out[name]
             if type(value) not in unchanged:
                 out[name] = convert(value)

@@ -52,14 +52,16 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         document: Callable[[F], F] = super().arguments(schema, **kwargs)
         if not ONE_LAYER_ARGUMENTS.issuperset(kwargs):
             return document
+        parser: PlainParser = self.ARGUMENTS_PARSER
+        location = kwargs.get("location", "json")
+        options = {
+            "unknown": kwargs.get("unknown", core._UNKNOWN_DEFAULT_PARAM),
+            "validate": None,
+            "error_status_code": kwargs.get("error_status_code"),
+            "error_headers": kwargs.get("error_headers"),
+        }
         parse = functools.partial(
-            self.ARGUMENTS_PARSER.parse,
-            schema,
-            location=kwargs.get("location", "json"),
-            unknown=kwargs.get("unknown", core._UNKNOWN_DEFAULT_PARAM),
-            validate=None,
-            error_status_code=kwargs.get("error_status_code"),
-            error_headers=kwargs.get("error_headers"),
+            parser.parse_by, parser.plan_of(schema, location, options), schema, location=location, **options
         )
 
         def decorator(view: F) -> F:

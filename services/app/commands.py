@@ -325,7 +325,7 @@ class TableCommands:
             self.withheld.deal_begins(table_id, after.deal_no)
         viewer = viewer_for(after, caller)
         withheld = self.withheld.deal_for(table_id, after, viewer)
-        answer = write_answer(after, pending.events, viewer, withheld, receipt)
+        answer = write_answer(after, pending, viewer, withheld, receipt)
         recorded = conn.append_prepared(pending, write.record(answer))
         # Committed: only now may this process trust the new state and the seeds.
         self.states.remember(table_id, KnownTable(after, recorded[-1].hash))

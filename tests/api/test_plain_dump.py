@@ -83,6 +83,8 @@ class _Ref(Schema):
 class _Shaped(PlainDump, OpenSchema):
     name = fields.String()
     count = fields.Integer()
+    title = fields.String()
+    total = fields.Integer()
     refs = fields.List(fields.Nested(_Ref, allow_none=True))
     tags = fields.List(fields.String())
     options = fields.Dict()
@@ -95,6 +97,9 @@ def test_each_key_order_converts_what_marshmallow_converts() -> None:
     objects, None in a list of objects), in every order of keys, as marshmallow dumps them."""
     values: list[dict[str, Any]] = [
         {"name": "x", "count": 2, "refs": [{"id": "a", "n": 1}, None], "tags": ["t"], "options": {"k": 1}},
+        {"title": "t", "name": "n", "total": 3, "count": None},
+        {"title": b"t", "name": "n", "total": True, "count": 4, "extra": "e"},
+        {"name": 5, "title": None, "count": 2.0, "total": 1},
         {"raw": [1, {"b": 2}], "ref": {"n": True, "id": b"b", "other": 1}, "count": False, "name": b"bytes"},
         {"tags": ["a", b"b"], "refs": [], "extra": 1, "name": None, "ref": None, "options": None, "more": "m"},
         {"count": 7, "name": 12, "tags": None, "refs": None, 3: "not a string key"},
