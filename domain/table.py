@@ -491,7 +491,27 @@ def stamped(state: TableState, at: datetime) -> TableState:
     """`state`, folded from events just decided (without times), as it is once they are appended at `at`:
     events that start a clock leave `clock_since` None, which is then their time. Every other event keeps it,
     so a state whose clock_since is None after such events was decided from one folded without times."""
-    return state if state.clock_since is not None else replace(state, clock_since=at)
+    if state.clock_since is not None:
+        return state
+    # `replace(state, clock_since=at)`, spelled out as `_with_deal` is: one per action.
+    return TableState(
+        state.table_id,
+        state.game,
+        state.seats,
+        state.options,
+        state.status,
+        state.players,
+        state.version,
+        state.deal_no,
+        state.next_commitment,
+        state.next_client_seeds,
+        state.deal_client_seeds,
+        state.ready,
+        state.carry,
+        state.deal,
+        state.last_result,
+        at,
+    )
 
 
 def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from psycopg.rows import tuple_row
 
+from domain.hashchain import canonical_timestamp
 from infra.db import AnyConn
 from infra.receipts import ALGORITHM, b64url_decode, b64url_encode, key_id_for, receipt_message
 
@@ -78,8 +79,9 @@ def new_signing_key() -> str:
 
 
 def utc_timestamp(moment: datetime | None = None) -> str:
-    """RFC 3339 UTC with microseconds, e.g. 2026-12-01T13:27:02.123456Z."""
-    return (moment or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """RFC 3339 UTC with microseconds, e.g. 2026-12-01T13:27:02.123456Z: strftime("%Y-%m-%dT%H:%M:%S.%fZ") of the
+    moment in UTC, written as the hash chain writes its times (`canonical_timestamp`, the same text, cheaper)."""
+    return canonical_timestamp(datetime.now(UTC) if moment is None else moment)
 
 
 class ReceiptSigner:

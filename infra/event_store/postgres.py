@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator, Sequence
 
@@ -11,6 +10,7 @@ from psycopg.pq import ConnStatus, ExecStatus, TransactionStatus
 from psycopg.pq.abc import PGresult
 from psycopg_pool import ConnectionPool
 
+from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store.append import (
@@ -108,7 +108,7 @@ class EventStore:
             pending.hashes[0],
         ]
         if idempotency is not None:
-            response = json.dumps(dict(idempotency.response), separators=(",", ":"))
+            response = compact_ascii(dict(idempotency.response))
             params += [idempotency.scope, idempotency.key, idempotency.request_hash, response]
         params.append(pending.occurred_at_text)
         for event_row in pending.rows:
@@ -138,7 +138,7 @@ class EventStore:
         pgconn = conn.pgconn
         if pgconn.pipeline_status:
             raise RuntimeError("an append cannot run inside a psycopg pipeline")
-        values = [str(value).encode() for value in params]
+        values = list(map(str.encode, map(str, params)))  # str(value).encode() of each, in C
         if pgconn.transaction_status == TransactionStatus.IDLE:
             result = self._execute_prepared(conn, event_count, remember, values)
         else:

@@ -28,6 +28,7 @@ from services.api import actions, history, keys, ops, players, reports, stream, 
 from services.api.admission import Admission
 from services.api.cors import CorsPolicy, install_cors
 from services.api.deps import EXTENSION, ContainerHolder
+from services.api.json_answers import CompactJSONProvider
 from services.api.limits import install_limits, limit_config
 from services.api.metrics import install_metrics
 from services.api.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
@@ -121,7 +122,10 @@ def base_config() -> dict[str, Any]:
 
 class SyncFlask(Flask):
     """Flask with no async views or hooks: it asks whether each view and hook of a request is a coroutine
-    function, about twenty questions a request, all answered no (tests/api/test_endpoints.py checks)."""
+    function, about twenty questions a request, all answered no (tests/api/test_endpoints.py checks). Its answers'
+    JSON text is written by `CompactJSONProvider` (the same bytes as Flask's provider)."""
+
+    json_provider_class = CompactJSONProvider
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         return func

@@ -27,8 +27,16 @@ def _unauthorized(detail: str, code: str = "unauthorized") -> ApiError:
     return ApiError(401, code, detail, {"WWW-Authenticate": 'Bearer realm="cardledger"'})
 
 
+# The header as the WSGI environ holds it: what `request.headers.get("Authorization")` reads, without the
+# lookup's key mangling.
+AUTHORIZATION = "HTTP_AUTHORIZATION"
+
+
 def bearer_token() -> str | None:
-    header = request.headers.get("Authorization")
+    return _bearer(request.environ.get(AUTHORIZATION))
+
+
+def _bearer(header: str | None) -> str | None:
     if header is None:
         return None
     match = _BEARER.match(header)
@@ -46,10 +54,10 @@ def token_key() -> str:
 
 
 def authenticate() -> Caller:
-    header = request.headers.get("Authorization")
+    header = request.environ.get(AUTHORIZATION)
     if header is None:
         raise _unauthorized("this call needs an 'Authorization: Bearer <token>' header", "missing_token")
-    token = bearer_token()
+    token = _bearer(header)
     if token is None:
         raise _unauthorized("the Authorization header must be 'Bearer <token>'", "invalid_token")
     caller = container().ledger.authenticate(token)

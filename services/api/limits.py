@@ -74,7 +74,10 @@ def _is_preflight() -> bool:
 
 
 def _drop_limiter_retry_after(response: Response) -> Response:
-    response.headers.pop(_LIMITER_RETRY_AFTER, None)
+    # getlist scans without raising: `pop` of an absent header (every answer while limits are off) makes and
+    # catches a KeyError.
+    if response.headers.getlist(_LIMITER_RETRY_AFTER):
+        del response.headers[_LIMITER_RETRY_AFTER]
     return response
 
 

@@ -97,8 +97,9 @@ def install_metrics(app: Flask) -> ApiMetrics:
     @app.after_request
     def _observe(response: Response) -> Response:
         started = g.get("request_started")
-        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        method = request.method if request.method in KNOWN_METHODS else "other"
+        served = request._get_current_object()  # type: ignore[attr-defined]  # one look-up for its three reads
+        route = served.url_rule.rule if served.url_rule is not None else "unmatched"
+        method = served.method if served.method in KNOWN_METHODS else "other"
         labels = (method, route, str(response.status_code))
         counted = counters.get(labels)
         if counted is None:

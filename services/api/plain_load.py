@@ -237,8 +237,17 @@ class PlainParser(StrictParser):
     anything the plan cannot vouch for, by webargs as before (its errors and all)."""
 
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any) -> Any:
+        return self.parse_by(self.plan_of(argmap, location, kwargs), argmap, req, location=location, **kwargs)
+
+    def plan_of(self, argmap: Any, location: str | None, kwargs: dict[str, Any]) -> Load | None:
+        """The plan `parse` takes `argmap` at `location` by with these arguments (None: webargs' parse)."""
+        return self._plan(argmap, location or self.location, kwargs)
+
+    def parse_by(
+        self, plan: Load | None, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any
+    ) -> Any:
+        """`parse` with the plan `plan_of` gave for the same arguments (a route's arguments find it once)."""
         where = location or self.location
-        plan = self._plan(argmap, where, kwargs)
         if plan is not None:
             request = req if req is not None else self.get_default_request()
             if where == "json":

@@ -17,15 +17,19 @@ from flask import Flask, Response, g, request
 from services.logs import REQUEST_ID_HEADER, new_request_id, reset_request_id, set_request_id, valid_request_id
 
 log = logging.getLogger("cardledger.api.requests")
+# X-Request-ID as the WSGI environ holds it: what `request.headers.get(REQUEST_ID_HEADER)` reads (a missing header
+# is a KeyError raised and caught there).
+REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
 
 
 def install_request_ids(app: Flask) -> None:
     @app.before_request
     def _bind_request_id() -> None:
-        request_id = valid_request_id(request.headers.get(REQUEST_ID_HEADER)) or new_request_id()
-        g.request_id = request_id
-        g.request_id_token = set_request_id(request_id)
-        g.request_id_started = time.perf_counter()
+        request_id = valid_request_id(request.environ.get(REQUEST_ID_ENVIRON)) or new_request_id()
+        context = g._get_current_object()  # one look-up of the request's `g` for its three names
+        context.request_id = request_id
+        context.request_id_token = set_request_id(request_id)
+        context.request_id_started = time.perf_counter()
 
     @app.after_request
     def _send_request_id(response: Response) -> Response:

@@ -9,13 +9,28 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import flask_smorest
+from flask import jsonify
+from flask_smorest.utils import (
+    get_appcontext,
+    resolve_schema_instance,
+    set_status_and_headers_in_response,
+    unpack_tuple_response,
+)
 from marshmallow import RAISE
+from webargs import core
+from werkzeug import Response
 
 from services.api.auth import SECURITY, authenticated
 from services.api.plain_load import PlainParser
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
+# The options of `arguments` its one layer knows: flask-smorest's documentation, and those webargs passes to the
+# parser as they are (any other, e.g. `as_kwargs`, keeps webargs' layer).
+ONE_LAYER_ARGUMENTS = frozenset(
+    {"location", "content_type", "required", "description", "example", "examples"}
+    | {"unknown", "error_status_code", "error_headers"}
+)
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
@@ -30,13 +45,66 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         return decorator
 
     def arguments(self, schema: Any, **kwargs: Any) -> Callable[[F], F]:
+        """flask-smorest's `arguments`, its documentation and its parsing (the parser's `parse`, with the same
+        arguments), in one layer around the view instead of webargs' and flask-smorest's two."""
         if kwargs.get("location") == "query":
             kwargs.setdefault("unknown", RAISE)  # webargs would exclude unknown query parameters silently
-        decorator: Callable[[F], F] = super().arguments(schema, **kwargs)
+        document: Callable[[F], F] = super().arguments(schema, **kwargs)
+        if not ONE_LAYER_ARGUMENTS.issuperset(kwargs):
+            return document
+        parser: PlainParser = self.ARGUMENTS_PARSER
+        location = kwargs.get("location", "json")
+        options = {
+            "unknown": kwargs.get("unknown", core._UNKNOWN_DEFAULT_PARAM),
+            "validate": None,
+            "error_status_code": kwargs.get("error_status_code"),
+            "error_headers": kwargs.get("error_headers"),
+        }
+        parse = functools.partial(
+            parser.parse_by, parser.plan_of(schema, location, options), schema, location=location, **options
+        )
+
+        def decorator(view: F) -> F:
+            layered = document(view)
+
+            @functools.wraps(view)
+            def parsed(*args: Any, **kw: Any) -> Any:
+                return view(*args, parse(), **kw)
+
+            parsed.__dict__.update(layered.__dict__)  # the documentation
+            parsed.__wrapped__ = view
+            return parsed  # type: ignore[return-value]
+
         return decorator
 
     def response(self, status_code: int, schema: Any = None, **kwargs: Any) -> Callable[[F], F]:
-        decorator: Callable[[F], F] = super().response(status_code, schema, **kwargs)
+        """flask-smorest's `response`, its documentation and its answer (the same dump, `result_dump` and JSON)
+        in a layer that calls the view directly (flask-smorest's calls it through `current_app.ensure_sync`)."""
+        document: Callable[[F], F] = super().response(status_code, schema, **kwargs)
+        dumped_by = resolve_schema_instance(schema)
+        prepared = self._prepare_response_content
+
+        def decorator(view: F) -> F:
+            layered = document(view)
+
+            @functools.wraps(view)
+            def answered(*args: Any, **kw: Any) -> Any:
+                result, status, headers = unpack_tuple_response(view(*args, **kw))
+                if isinstance(result, Response):
+                    set_status_and_headers_in_response(result, status, headers)
+                    return result
+                result_dump = result if dumped_by is None else dumped_by.dump(result)
+                get_appcontext()["result_dump"] = result_dump
+                answer = jsonify(prepared(result_dump))
+                set_status_and_headers_in_response(answer, status, headers)
+                if status is None:
+                    answer.status_code = status_code
+                return answer
+
+            answered.__dict__.update(layered.__dict__)  # the documentation
+            answered.__wrapped__ = view
+            return answered  # type: ignore[return-value]
+
         return decorator
 
     def alt_response(self, status_code: int, response: Any = None, **kwargs: Any) -> Callable[[F], F]:

@@ -9,6 +9,7 @@ is refused here, before any schema or rule sees the body, with the JSON path of 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import flask
@@ -103,15 +104,51 @@ def _check_text(text: str, path: str) -> None:
         ) from None
 
 
+class _DuplicateSeen(Exception):
+    """A key named twice, met while parsing without walking: parsed again to name where."""
+
+
+def _unique_keys_or_stop(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _DuplicateSeen
+    return found
+
+
+# What the walk could refuse shows in a body's text: an integer of more digits than taken, a constant that is not
+# JSON, an escape (which could be a lone surrogate), more brackets than the depth allowed. A UTF-8 body without
+# any of them (most) needs no walk, unless it names a key twice (`_DuplicateSeen`).
+_MAY_REFUSE = re.compile(rf"\d{{{MAX_INTEGER_DIGITS + 1}}}|NaN|Infinity|\\u")
+
+
 def strict_loads(body: bytes | str) -> Any:
     """The JSON value of `body`, or ApiError 400 naming what is wrong and where ($ is the whole body)."""
     try:
         text = body.decode("utf-8") if isinstance(body, bytes) else body
     except UnicodeDecodeError as error:
         raise ApiError(400, "malformed_json", f"the request body is not UTF-8 (at byte {error.start})") from None
+    plain = (
+        isinstance(body, bytes)  # decoded UTF-8 holds no lone surrogate but by an escape
+        and text.count("{") + text.count("[") <= MAX_DEPTH
+        and _MAY_REFUSE.search(text) is None
+    )
+    if plain:
+        try:
+            return _loads(text, _unique_keys_or_stop)
+        except _DuplicateSeen:
+            pass
+    value = _loads(text, _unique_keys)
     try:
-        value = json.loads(
-            text, parse_int=_integer, parse_float=_number, parse_constant=_NotJson, object_pairs_hook=_unique_keys
+        _check(value, "$", 0)
+    except _Refused as refused:
+        raise ApiError(400, refused.code, refused.detail) from None
+    return value
+
+
+def _loads(text: str, object_pairs_hook: Any) -> Any:
+    try:
+        return json.loads(
+            text, parse_int=_integer, parse_float=_number, parse_constant=_NotJson, object_pairs_hook=object_pairs_hook
         )
     except RecursionError:
         raise ApiError(400, "nesting_too_deep", f"the request body nests deeper than {MAX_DEPTH} levels") from None
@@ -119,11 +156,6 @@ def strict_loads(body: bytes | str) -> Any:
         raise ApiError(
             400, "malformed_json", f"the request body is not valid JSON: {error.msg} (at {error.pos})"
         ) from None
-    try:
-        _check(value, "$", 0)
-    except _Refused as refused:
-        raise ApiError(400, refused.code, refused.detail) from None
-    return value
 
 
 class StrictParser(FlaskParser):

@@ -8,11 +8,11 @@ from typing import Any
 
 from domain import table as tables
 from domain.events import JSON
-from domain.hashchain import canonical_timestamp
+from domain.hashchain import CURRENT_HASH_VERSION, canonical_timestamp
 from domain.redaction import AUDITOR, Viewer, redact_data
 from domain.table import TableState
 from infra.config import CacheSizes
-from infra.event_store import EventStorage, RecordedEvent
+from infra.event_store import EventStorage, PendingAppend, RecordedEvent
 from infra.lru import Lru
 
 
@@ -31,19 +31,48 @@ def event_json(event: RecordedEvent, viewer: Viewer, deal_over: bool, hashes_wit
 
 
 def shown_event(event: RecordedEvent, data: JSON, hashes_withheld: bool) -> dict[str, JSON]:
-    """`event` as API.md shows it with `data` as the viewer sees it: the one place that orders an event's keys."""
+    """`event` as API.md shows it with `data` as the viewer sees it."""
+    return _shown(
+        event.version,
+        event.global_position,
+        event.type,
+        event.deal_no,
+        canonical_timestamp(event.occurred_at),
+        data,
+        event.metadata,
+        event.schema_version,
+        event.hash_version,
+        None if hashes_withheld else event.prev_hash,
+        None if hashes_withheld else event.hash,
+    )
+
+
+def _shown(
+    position: int,
+    global_position: int | None,
+    type_: str,
+    deal_no: int,
+    occurred_at: str,
+    data: JSON,
+    metadata: Mapping[str, JSON],
+    schema_version: int,
+    hash_version: int,
+    prev_hash: str | None,
+    hash_: str | None,
+) -> dict[str, JSON]:
+    """The one place that orders an event's keys."""
     return {
-        "position": event.version,
-        "global_position": event.global_position,
-        "type": event.type,
-        "deal_no": event.deal_no,
-        "occurred_at": canonical_timestamp(event.occurred_at),
+        "position": position,
+        "global_position": global_position,
+        "type": type_,
+        "deal_no": deal_no,
+        "occurred_at": occurred_at,
         "data": data,
-        "metadata": dict(event.metadata),
-        "schema_version": event.schema_version,
-        "hash_version": event.hash_version,
-        "prev_hash": None if hashes_withheld else event.prev_hash,
-        "hash": None if hashes_withheld else event.hash,
+        "metadata": dict(metadata),
+        "schema_version": schema_version,
+        "hash_version": hash_version,
+        "prev_hash": prev_hash,
+        "hash": hash_,
     }
 
 
@@ -86,15 +115,33 @@ def events_json(
 
 
 def write_answer(
-    state: TableState, events: Sequence[RecordedEvent], viewer: Viewer, withheld: int | None, receipt: JSON
+    state: TableState, pending: PendingAppend, viewer: Viewer, withheld: int | None, receipt: JSON
 ) -> dict[str, JSON]:
-    """The answer to an action, before the database numbers its events (`global_position` null): it is stored
-    as it is with the idempotency key, and `numbered` fills the positions in for the first answer and for
-    every replay alike. The receipt is left out when the answer withholds its last event's hash (a running
-    deal begun before hash version 2): the receipt holds that hash, and its signature would test guesses."""
-    shown = events_json(state, events, viewer, withheld)
-    for event in shown:
-        event["global_position"] = None
+    """The answer to an action, before the database numbers its events (`global_position` null): each event of
+    `pending` as `event_json` shows it once recorded. It is stored as it is with the idempotency key, and the
+    positions are filled in for the first answer (`numbered`, or in place) and for every replay alike. The
+    receipt is left out when the answer withholds its last event's hash (a running deal begun before hash
+    version 2): the receipt holds that hash, and its signature would test guesses."""
+    shown: list[dict[str, JSON]] = []
+    hashes = pending.hashes
+    for offset, new in enumerate(pending.new):
+        hidden = new.deal_no == withheld
+        data = redact_data(new.data, viewer, deal_is_over(state, new.deal_no))
+        shown.append(
+            _shown(
+                pending.expected_version + offset + 1,
+                None,
+                new.type,
+                new.deal_no,
+                pending.occurred_at_text,
+                data,
+                new.metadata,
+                new.schema_version,
+                CURRENT_HASH_VERSION,
+                None if hidden else hashes[offset],
+                None if hidden else hashes[offset + 1],
+            )
+        )
     last_hash_shown = bool(shown) and shown[-1]["hash"] is not None
     return {"version": state.version, "events": list(shown), "receipt": receipt if last_hash_shown else None}
 

@@ -325,13 +325,17 @@ class TableCommands:
             self.withheld.deal_begins(table_id, after.deal_no)
         viewer = viewer_for(after, caller)
         withheld = self.withheld.deal_for(table_id, after, viewer)
-        answer = write_answer(after, pending.events, viewer, withheld, receipt)
+        answer = write_answer(after, pending, viewer, withheld, receipt)
         recorded = conn.append_prepared(pending, write.record(answer))
         # Committed: only now may this process trust the new state and the seeds.
         self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
         self.seeds.remember(table_id, seeds)
         count_appended(event.type for event in recorded)
-        return Written(after, numbered(answer, {e.version: e.global_position for e in recorded}))
+        # Numbered in place (`numbered` copies; this answer is this request's own, its record already sent).
+        positions = {event.version: event.global_position for event in recorded}
+        for shown in answer["events"]:
+            shown["global_position"] = positions.get(shown["position"])
+        return Written(after, answer)
 
     def list_signing_key(self) -> None:
         """List the signer's public key in signing_keys now (idempotent); the API does it at start."""

@@ -73,3 +73,54 @@ def test_undeclared_keys_follow_the_declared_ones_and_missing_keys_stay_missing(
     value = {"z": [1], "b": ["x", "y"], "extra": {"k": 1}}
     assert list(Open().dump(value)) == list(Schema.dump(Open(), value)) == ["b", "z", "extra"]
     assert Open().dump({"a": True}) == {"a": 1}  # an Integer field dumps int(value), as marshmallow does
+
+
+class _Ref(Schema):
+    id = fields.String(required=True)
+    n = fields.Integer()
+
+
+class _Shaped(PlainDump, OpenSchema):
+    name = fields.String()
+    count = fields.Integer()
+    title = fields.String()
+    total = fields.Integer()
+    refs = fields.List(fields.Nested(_Ref, allow_none=True))
+    tags = fields.List(fields.String())
+    options = fields.Dict()
+    ref = fields.Nested(_Ref, allow_none=True)
+    raw = fields.Raw()
+
+
+def test_each_key_order_converts_what_marshmallow_converts() -> None:
+    """Values the plan passes on as they are and values it converts (bytes, integral types, lists and nested
+    objects, None in a list of objects), in every order of keys, as marshmallow dumps them."""
+    values: list[dict[str, Any]] = [
+        {"name": "x", "count": 2, "refs": [{"id": "a", "n": 1}, None], "tags": ["t"], "options": {"k": 1}},
+        {"title": "t", "name": "n", "total": 3, "count": None},
+        {"title": b"t", "name": "n", "total": True, "count": 4, "extra": "e"},
+        {"name": 5, "title": None, "count": 2.0, "total": 1},
+        {"raw": [1, {"b": 2}], "ref": {"n": True, "id": b"b", "other": 1}, "count": False, "name": b"bytes"},
+        {"tags": ["a", b"b"], "refs": [], "extra": 1, "name": None, "ref": None, "options": None, "more": "m"},
+        {"count": 7, "name": 12, "tags": None, "refs": None, 3: "not a string key"},
+    ]
+    schema = _Shaped()
+    for value in values:
+        for order in (value, dict(reversed(list(value.items())))):
+            expected = Schema.dump(schema, order)
+            for _ in range(2):  # worked out, then from the kept steps
+                dumped = schema.dump(order)
+                assert dumped == expected and list(dumped) == list(expected)
+
+
+def test_a_plan_keeps_the_steps_of_a_bounded_number_of_key_orders() -> None:
+    from services.api import plain_dump
+
+    schema = _Shaped()
+    plan = schema.plain()
+    assert plan is not None
+    for n in range(plain_dump.MAX_SHAPES * 2):
+        value = {f"extra-{n}": n, "name": "x"}
+        assert schema.dump(value) == Schema.dump(schema, value)
+    assert len(plan.shapes) == plain_dump.MAX_SHAPES  # type: ignore[attr-defined]
+    assert schema.dump({"name": "late", "count": 1}) == {"name": "late", "count": 1}

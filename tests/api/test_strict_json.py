@@ -1,0 +1,99 @@
+"""`strict_loads` takes a body without walking it only when the walk could refuse nothing: every body gives the
+value or the error answer the walk gives (`services/api/strict_json.py`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from services.api import strict_json
+from services.api.problems import ApiError
+from services.api.strict_json import MAX_DEPTH, strict_loads
+
+
+def walked(body: bytes) -> Any:
+    """The body as the walk takes it (what every body went through before the unwalked path)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return ("error", 400, "malformed_json", f"the request body is not UTF-8 (at byte {error.start})")
+    try:
+        value = strict_json._loads(text, strict_json._unique_keys)
+        strict_json._check(value, "$", 0)
+    except ApiError as error:
+        return ("error", error.status, error.code, error.detail)
+    except strict_json._Refused as refused:
+        return ("error", 400, refused.code, refused.detail)
+    return ("value", json.dumps(value), type(value).__name__)
+
+
+def taken(body: bytes) -> Any:
+    try:
+        value = strict_loads(body)
+    except ApiError as error:
+        return ("error", error.status, error.code, error.detail)
+    return ("value", json.dumps(value), type(value).__name__)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(json_values, st.booleans())
+def test_json_bodies_are_taken_as_the_walk_takes_them(value: Any, ascii_only: bool) -> None:
+    body = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    assert taken(body) == walked(body)
+
+
+pieces = st.sampled_from(
+    [
+        '{"a":',
+        '"a":1,',
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        '"\\ud800"',
+        '"\\u00e9"',
+        "NaN",
+        "-Infinity",
+        "1" * 19,
+        "12",
+        '"a":2',
+        '"b"',
+        ":",
+        " ",
+        '"é"',
+        "2.0",
+        "1e400",
+        "\\",
+        '"',
+    ]
+)
+
+
+@given(st.lists(pieces, max_size=12))
+def test_pieced_bodies_are_taken_as_the_walk_takes_them(parts: list[str]) -> None:
+    body = "".join(parts).encode()
+    assert taken(body) == walked(body)
+
+
+def test_each_kind_of_refusal_is_still_named() -> None:
+    deep = ("[" * (MAX_DEPTH + 2)) + ("]" * (MAX_DEPTH + 2))  # the innermost list at depth MAX_DEPTH + 1
+    for body, code in [
+        (b'{"a":1,"a":2}', "duplicate_key"),
+        (b'{"b":{"a":1,"a":2}}', "duplicate_key"),
+        (b'{"a":1234567890123456789}', "number_too_large"),
+        (b'{"a":NaN}', "malformed_json"),
+        (b'{"a":"\\ud800"}', "invalid_text"),
+        (deep.encode(), "nesting_too_deep"),
+    ]:
+        assert taken(body)[:3] == ("error", 400, code), body
+    assert taken(b'{"type":"discard","card":"7H"}') == ("value", '{"type": "discard", "card": "7H"}', "dict")
