@@ -18,8 +18,8 @@ from flask.testing import FlaskClient
 from services.api import create_app
 from services.bootstrap import Container
 from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer
-from tests.api.test_long_poll_reads import Table
 from tests.api.test_endpoints import assert_problem
+from tests.api.test_long_poll_reads import Table
 
 LIVE_CONFIG = {**TEST_CONFIG, "SSE_MAX_SECONDS": 30.0, "SSE_HEARTBEAT_SECONDS": 0.2}
 
@@ -165,7 +165,7 @@ def test_a_caller_without_the_view_gets_what_view_gives(api: Api, scene: Scene) 
         assert viewed.status_code in (403, 404)
         assert (streamed.status_code, streamed.get_json()["code"]) == (viewed.status_code, viewed.get_json()["code"])
     assert api.client.get(stream_path(scene.table)).status_code == 401
-    assert api.client.get(f"/v1/tables/not-a-uuid/view/stream", headers=bearer(scene.alice)).status_code == 404
+    assert api.client.get("/v1/tables/not-a-uuid/view/stream", headers=bearer(scene.alice)).status_code == 404
 
 
 def test_a_stream_beats_and_ends_at_its_lifetime(api: Api, scene: Scene) -> None:
