@@ -423,8 +423,8 @@ class TablePlayer:
         actions: list[int],
     ) -> None:
         """Act from the view held whenever it is this seat's turn, else wait for the next version (a long-poll,
-        or the view stream's next message), until deal `deal_no` has ended. `absent_after`: the seat stops acting after that many actions (the clock
-        plays for it). `actions` counts the deal's actions of every seat."""
+        or the view stream's next message), until deal `deal_no` has ended. `absent_after`: the seat stops acting
+        after that many actions (the clock plays for it). `actions` counts the deal's actions of every seat."""
         played = 0
         moved = time.monotonic()  # when the table last moved, as this seat saw it
         patience = 2 * self.config.turn_seconds + 30
@@ -453,10 +453,8 @@ class TablePlayer:
                     else:
                         view = player.view if player.view is not None else self.wait_view(player, None)
                     continue
-                if self.streaming:  # 412: the table moved on; its stream says to what
-                    view = self.pushed_view(player, version, stop)
-                else:
-                    view = self.wait_view(player, None)  # 412: the table moved on; read the view now
+                # 412: the table moved on; its stream says to what, or read the view now
+                view = self.pushed_view(player, version, stop) if self.streaming else self.wait_view(player, None)
             elif self.streaming:
                 view = self.pushed_view(player, version, stop)
             else:

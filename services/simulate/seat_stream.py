@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -80,10 +81,8 @@ class SeatStream:
         conn = self._conn
         sock = None if conn is None else conn.sock
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def next_view(self, after: int, stopped: Callable[[], bool] = lambda: False) -> dict[str, Any]:
         """The first view pushed at a version above `after` (reconnecting as needed)."""
