@@ -476,7 +476,11 @@ def report(outcome: Outcome) -> str:
 
 def report_streamed(outcome: Outcome) -> str:
     lines = [f"{outcome.game}: {outcome.actions} actions posted, {outcome.views} seat views pushed"]
-    if outcome.views:
+    if outcome.round_trips:  # --same-app: one pool serves both
+        lines.append(
+            f"  SQL round trips per action (its POST and pushed views): {outcome.round_trips / outcome.actions:.3f}"
+        )
+    elif outcome.views:
         lines.append(f"  SQL round trips per pushed view: {outcome.view_round_trips / outcome.views:.3f}")
     lines.append(
         f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
@@ -537,11 +541,18 @@ class SeatViewStream:
 
 
 def run_streamed(
-    game: str, count: int, seed: int = 24, representation: bool = True, streams: bool = True, post: bool = True
+    game: str,
+    count: int,
+    seed: int = 24,
+    representation: bool = True,
+    streams: bool = True,
+    post: bool = True,
+    same_app: bool = False,
 ) -> Outcome:
     """The `streaming` client's path (`--streamed`): open a table and sit as `run_once` does, post `count`
     scripted actions (asking for the view in the answer when `representation`), publish each action's events,
-    and (when `streams`) await each seat's pushed view of it, from streams a second app serves."""
+    and (when `streams`) await each seat's pushed view of it, from streams a second app serves (`same_app`: the
+    app that serves the POSTs, which keeps the state each one wrote)."""
     import services.app.commands
     from infra import redis_bus
     from infra.migrations import migrate
@@ -558,6 +569,8 @@ def run_streamed(
             served_app(url) as (_, relay),
             served_app(url) as (viewer_app, viewer),
         ):
+            if same_app:
+                viewer_app, viewer = app, container
             viewer_app.config.update(SSE_MAX_SECONDS=3600, SSE_HEARTBEAT_SECONDS=3600)
             relay.redis.delete(redis_bus.table_stream(table_id))  # a previous run's entries
             client = Client(app.test_client())
@@ -580,7 +593,7 @@ def run_streamed(
             known = container.ledger.states.newest(table_id)
             assert known is not None, "the app keeps the state it wrote"
             steps = script(known.state, count, random.Random(seed))
-            view_trace = traced_pool(viewer.pool, POOL_SIZE)
+            view_trace = traced_pool(viewer.pool, POOL_SIZE)  # with same_app, the POSTs' round trips too
             followed = []
             if streams:
                 viewer_client = Client(viewer_app.test_client())
@@ -614,6 +627,8 @@ def run_streamed(
             # thread while its reader is inside the generator would fail, and the apps close at the end anyway.
             view_trace.close()
     actions = len(steps) if post else 0
+    if same_app:
+        return Outcome(game, actions, trips, Counter(), Counter(), cpu, actions * len(followed), 0)
     return Outcome(game, actions, 0, Counter(), Counter(), cpu, actions * len(followed), trips)
 
 
@@ -622,14 +637,20 @@ def streamed_instructions(game: str, count: int) -> str:
     idle = callgrind_instructions(game, count, post=False, streamed=["--no-streams"])
     runs = {
         name: callgrind_instructions(game, count, post=True, streamed=flags)
-        for name, flags in (("representation", []), ("plain", ["--plain", "--no-streams"]), ("streamed", ["--plain"]))
+        for name, flags in (
+            ("representation", ["--no-streams"]),
+            ("plain", ["--plain", "--no-streams"]),
+            ("streamed", ["--plain"]),
+            ("same_app", ["--plain", "--same-app"]),
+        )
     }
     return (
         f"{game} (streamed): {count} actions: {idle:,} instructions opening the apps and scripting them; "
         f"{(runs['representation'] - idle) / count:,.0f} per action POST with return=representation, "
         f"{(runs['plain'] - idle) / count:,.0f} without (each with its events published); "
         f"{(runs['streamed'] - runs['plain']) / (2 * count):,.0f} per pushed seat view (two seats' streams, "
-        f"{(runs['streamed'] - runs['plain']) / count:,.0f} per action)"
+        f"{(runs['streamed'] - runs['plain']) / count:,.0f} per action) served by another app, "
+        f"{(runs['same_app'] - runs['plain']) / (2 * count):,.0f} served by the app that wrote"
     )
 
 
@@ -707,6 +728,9 @@ def main(argv: list[str] | None = None) -> None:
         help="the streaming client's path: POSTs and pushed seat views (run_streamed)",
     )
     parser.add_argument("--plain", action="store_true", help="with --streamed: POSTs without return=representation")
+    parser.add_argument(
+        "--same-app", action="store_true", help="with --streamed: the streams are served by the app that writes"
+    )
     parser.add_argument("--no-streams", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--publish", action="store_true", help=argparse.SUPPRESS)
@@ -721,7 +745,12 @@ def main(argv: list[str] | None = None) -> None:
             continue
         if args.streamed:
             outcome = run_streamed(
-                game, args.actions, representation=not args.plain, streams=not args.no_streams, post=not args.no_post
+                game,
+                args.actions,
+                representation=not args.plain,
+                streams=not args.no_streams,
+                post=not args.no_post,
+                same_app=args.same_app,
             )
             if not args.quiet and outcome.actions:
                 print(report_streamed(outcome))

@@ -99,7 +99,7 @@ def error_message(code: str) -> str:
 
 
 def seat_views(
-    read: Callable[[], dict[str, JSON]],
+    read: Callable[[int], dict[str, JSON]],
     client: redis.Redis,
     table_id: str,
     first: dict[str, JSON],
@@ -109,7 +109,8 @@ def seat_views(
     heartbeat: float,
 ) -> Iterator[str]:
     """The stream: `first` (the view read on connect, after the table stream's entry `last_entry` was noted)
-    when it is past `after`, then a view read after each batch of new entries that moved the version."""
+    when it is past `after`, then a view read after each batch of new entries that moved the version
+    (`read(newest version published)`)."""
     deadline = time.monotonic() + lifetime
     longest = redis_bus.longest_block(client)
     if longest is not None:
@@ -127,10 +128,11 @@ def seat_views(
                 yield ": heartbeat\n\n"
                 continue
             last_entry = entries[-1][0]
-            if not any(isinstance(v := body.get("version"), int) and v > sent for _, body in entries):
+            published = max((v for _, body in entries if isinstance(v := body.get("version"), int)), default=-1)
+            if published <= sent:
                 continue  # already sent (published after the read of the view that carried them)
             try:
-                view = read()
+                view = read(published)
             except ServiceError as error:  # the caller lost the view (left its seat): what /view answers now
                 yield error_message(error.code)
                 return
@@ -166,12 +168,27 @@ def _resume_after(headers: dict[str, Any], query: dict[str, Any]) -> int:
 @blp.arguments(SeatStreamQuerySchema(), location="query")
 @blp.response(200, SEAT_VIEW_STREAM_SCHEMA, content_type="text/event-stream", description="Server-Sent Events")
 def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> Response:
-    """The caller's seat view (as GET /view answers it), on connect and whenever the table's version moves."""
+    """The caller's seat view (as GET /view answers it), on connect and whenever the table's version moves.
+
+    Each `event: view` is the seat view (schema `SeatView`, the same redaction as /view) read when the table's
+    Redis stream moved; several events published together give one message, at the newest version. The SSE
+    `id` is the view's version: a client reconnecting with `Last-Event-ID` (or `after`) receives the first
+    view only once the table is past it. 403 `no_seat` (not seated, the auditor) and 404 as /view answers
+    them; `event: error` ends a stream that lost Redis, its database, or the caller's seat. Admitted as a
+    stream (a stream slot and one of the caller's), with the public stream's heartbeats and lifetime."""
     after = _resume_after(headers, query)
     who, services, table = caller(), container(), str(table_id)
     ledger = services.ledger
 
-    def read() -> dict[str, JSON]:
+    def read(published: int = -1) -> dict[str, JSON]:
+        """The view now; or, when this process keeps a state of the table at the version published or newer
+        (it served the write), the view of that state without a read: the view at its version, as GET /view
+        answers it at that version (the read's answer could be newer, and is the next message)."""
+        kept = ledger.queries.kept_state(table)
+        if kept is not None and kept.version >= published >= 0:
+            view = ledger.queries.seat_view_at(who, table, kept)
+            if view is not None:  # else not seated there: the read answers what /view does
+                return view
         return ledger.seat_view(who, table)
 
     try:

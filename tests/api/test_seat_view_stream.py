@@ -15,11 +15,12 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from infra.config import Settings
 from services.api import create_app
 from services.bootstrap import Container
 from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer
 from tests.api.test_endpoints import assert_problem
-from tests.api.test_long_poll_reads import Table
+from tests.api.test_long_poll_reads import Process, Table
 
 LIVE_CONFIG = {**TEST_CONFIG, "SSE_MAX_SECONDS": 30.0, "SSE_HEARTBEAT_SECONDS": 0.2}
 
@@ -73,14 +74,19 @@ def live(container: Container, clean: str) -> Flask:
     return create_app(container=container, config=LIVE_CONFIG)
 
 
+@pytest.mark.parametrize("served_by", ["the writer", "another process"])
 @pytest.mark.parametrize("game", ["cholek-tiga", "cha-kau-tsz"])
 def test_every_message_is_the_seat_view_at_its_version_and_never_another_seats_cards(
-    live: Flask, container: Container, game: str
+    live: Flask, container: Container, api_settings: Settings, game: str, served_by: str
 ) -> None:
+    """Served by the process that wrote (which keeps the state of each version: the view of it, no read) and
+    by another (which reads the store for each message)."""
     api = Api(live.test_client())
     table = Table(api, container, game)
     table.publish()
-    streams = [Messages(live.test_client(), table.id, token) for token in table.tokens]
+    other = Process(api_settings) if served_by == "another process" else None
+    streamer = live if other is None else create_app(container=other.container, config=LIVE_CONFIG)
+    streams = [Messages(streamer.test_client(), table.id, token) for token in table.tokens]
     try:
         for seat, stream in enumerate(streams):
             version, view = stream.view()
@@ -99,6 +105,8 @@ def test_every_message_is_the_seat_view_at_its_version_and_never_another_seats_c
     finally:
         for stream in streams:
             stream.close()
+        if other is not None:
+            other.close()
 
 
 def test_several_events_published_together_give_one_message_at_the_newest_version(
