@@ -521,17 +521,16 @@ class SeatViewStream:
             self._messages()
 
     def _messages(self) -> None:
-        import json
-
+        """Each message's version from its SSE id (the view's version): the data is not parsed, as the woken
+        GET's JSON is parsed only for its version."""
         buffer = ""
         for chunk in self.response.response:
             buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
             while "\n\n" in buffer:
                 block, buffer = buffer.split("\n\n", 1)
-                data = next((line[6:] for line in block.splitlines() if line.startswith("data: ")), None)
-                if "event: view" in block and data is not None:
+                if block.startswith("id: ") and "\nevent: view\n" in block:
                     with self.changed:
-                        self.versions.append(int(json.loads(data)["version"]))
+                        self.versions.append(int(block[4 : block.index("\n")]))
                         self.changed.notify_all()
 
     def wait_for(self, version: int) -> None:
