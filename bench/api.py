@@ -19,7 +19,8 @@ Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
     Events, one connection held open) and acts with a conditional POST (another connection) when the view
     pushed says it is its turn; the POST does not ask for the view (the stream pushes it).
   "actions/s" counts the POSTs, the latencies are the POSTs'; "all requests/s" adds the reads (a stream
-  counts one request per connection). BENCH_API_CLIENTS (e.g. `streaming,holding`) runs only those.
+  counts one request per connection). BENCH_API_CLIENTS (e.g. `streaming,holding`) runs only those;
+  `streaming+view` there adds the streaming client whose POSTs ask for the view too.
 - baseline: a tiny Flask app (`create_baseline_app`, below) whose POST does one INSERT of the body into a
   plain table through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back
   for the same time, with the same HTTP client.
@@ -412,13 +413,15 @@ def cpu_rows(label: str, used: Mapping[str, float], count: int, per: str) -> lis
 
 
 CLIENTS = ("holding", "polling", "streaming")
+# Run only when BENCH_API_CLIENTS names it: the streaming client whose POSTs also ask for the view.
+STREAMING_WITH_VIEW = "streaming+view"
 TARGETED_CLIENT = "holding"
 
 
 def chosen_clients() -> tuple[str, ...]:
     """BENCH_API_CLIENTS (comma-separated), else every client."""
     raw = [name.strip() for name in os.environ.get("BENCH_API_CLIENTS", "").split(",") if name.strip()]
-    unknown = sorted(set(raw) - set(CLIENTS))
+    unknown = sorted(set(raw) - {*CLIENTS, STREAMING_WITH_VIEW})
     if unknown:
         raise SystemExit(f"BENCH_API_CLIENTS: unknown client(s) {', '.join(unknown)}; choose from {', '.join(CLIENTS)}")
     return tuple(raw) or CLIENTS
@@ -439,7 +442,8 @@ def measure_cardledger(
         duration=seconds,
         progress=False,
         seed=f"bench-api-{game}",
-        client=client,
+        client="streaming" if client == STREAMING_WITH_VIEW else client,
+        view_in_answer=client == STREAMING_WITH_VIEW,
     )
     cpu: dict[str, float] = {}
     if account is None:

@@ -84,6 +84,7 @@ class SimulationConfig:
     client: str = "polling"  # how the bots read (module docstring)
     other_urls: tuple[str, ...] = ()  # more API instances of the same service; clients round-robin over all
     threads: int | None = None  # threads (and connections) the tables in play share; None: one thread per table
+    view_in_answer: bool = False  # `streaming`: the POSTs ask for the view too (the actor needs no push to go on)
 
     @property
     def urls(self) -> tuple[str, ...]:
@@ -107,6 +108,8 @@ class SimulationConfig:
             raise ValueError(f"turn_seconds must be from 5 to 3600, not {self.turn_seconds}")
         if self.client not in CLIENTS:
             raise ValueError(f"unknown client {self.client!r}; choose one of {', '.join(CLIENTS)}")
+        if self.view_in_answer and self.client != "streaming":
+            raise ValueError(f"view_in_answer is for the streaming client (holding always asks), not {self.client}")
         for url in self.urls:
             HttpClient(url).close()  # an unusable URL is refused here, not by every thread
         if self.threads is not None:
@@ -196,7 +199,7 @@ class TablePlayer:
         headers = {"Idempotency-Key": str(uuid.uuid4())}
         if if_match is not None:
             headers["If-Match"] = f'"{if_match}"'
-        if self.holding:
+        if self.holding or (self.streaming and self.config.view_in_answer):
             headers["Prefer"] = REPRESENTATION
         path = f"/v1/tables/{self.table_id}/actions"
         response = self.send("POST", path, action, player.token, headers, player.client)
@@ -209,7 +212,7 @@ class TablePlayer:
             if self.holding:
                 player.view = answer.get("view")
             if self.streaming:
-                player.view = None  # the next view is the stream's
+                player.view = answer.get("view")  # None unless asked for: the next view is then the stream's
         elif response.status != 412:
             raise ApiError(response, f"action {action} at table {self.table_id} (seat {player.seat})")
         return response
@@ -449,7 +452,7 @@ class TablePlayer:
                             )
                     moved = time.monotonic()
                     if self.streaming:
-                        view = self.pushed_view(player, version, stop)
+                        view = player.view if player.view is not None else self.pushed_view(player, version, stop)
                     else:
                         view = player.view if player.view is not None else self.wait_view(player, None)
                     continue
