@@ -148,6 +148,7 @@ class Player:
     client: HttpClient | None = None  # the `holding` and `streaming` clients' own connection for this seat
     view: dict[str, Any] | None = None  # the `holding` client's view of this seat, from its last answer
     stream: SeatStream | None = None  # the `streaming` client's view stream of this seat
+    seen: int = -1  # the `streaming` client: the newest version of this seat's views (answers and pushes)
 
 
 class TablePlayer:
@@ -213,6 +214,8 @@ class TablePlayer:
                 player.view = answer.get("view")
             if self.streaming:
                 player.view = answer.get("view")  # None unless asked for: the next view is then the stream's
+                if player.view is not None:
+                    player.seen = max(player.seen, int(player.view["version"]))
         elif response.status != 412:
             raise ApiError(response, f"action {action} at table {self.table_id} (seat {player.seat})")
         return response
@@ -431,8 +434,8 @@ class TablePlayer:
         played = 0
         moved = time.monotonic()  # when the table last moved, as this seat saw it
         patience = 2 * self.config.turn_seconds + 30
-        if self.streaming:
-            view = self.pushed_view(player, -1, stop)
+        if self.streaming:  # a view older than one seen (still queued on the stream) is never acted on
+            view = player.view if player.view is not None else self.pushed_view(player, player.seen, stop)
         else:
             view = player.view if player.view is not None else self.wait_view(player, None)
         while not stop.is_set():
@@ -488,7 +491,8 @@ class TablePlayer:
             url = self.config.url(self.result.index + player.seat)
             path = f"/v1/tables/{self.table_id}/view/stream"
             player.stream = SeatStream(url, path, player.token, self.config.timeout, on_connect=self.stats.request)
-        view = player.stream.next_view(version, stop.is_set)
+        view = player.stream.next_view(max(version, player.seen), stop.is_set)
+        player.seen = int(view["version"])
         with self.lock:
             self.known = max(self.known, int(view["version"]))
         return view

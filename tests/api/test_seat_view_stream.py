@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from flask.testing import FlaskClient
 from infra.config import Settings
 from services.api import create_app
 from services.bootstrap import Container
-from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer
+from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, play_deal
 from tests.api.test_endpoints import assert_problem
 from tests.api.test_long_poll_reads import Process, Table
 
@@ -208,3 +209,24 @@ def test_a_stream_without_redis_is_refused_with_503(scene: Scene, container: Con
     response = app.test_client().get(stream_path(scene.table), headers=bearer(scene.alice))
     assert_problem(response, 503)
     assert response.get_json()["code"] == "stream_unavailable"
+
+
+def test_a_seat_that_leaves_receives_no_seat_and_the_stream_ends(live: Flask, container: Container) -> None:
+    """After `leave` the caller has no seat: what /view answers (403 no_seat) ends the stream as an error
+    event, and the view of the table without the caller (public now, but no longer a seat view) is not sent."""
+    api = Api(live.test_client())
+    table = Table(api, container, "cholek-tiga")
+    play_deal(api, table.id, table.tokens, random.Random(7))
+    table.publish()
+    stream = Messages(live.test_client(), table.id, table.tokens[0])
+    try:
+        version, view = stream.view()
+        assert view["status"] == "between_deals" and version == table.version()
+        api.act(table.tokens[0], table.id, {"type": "leave"})
+        table.publish()
+        assert stream.next() == {"event": "error", "data": '{"code": "no_seat"}'}
+        assert stream.next() is None, "the stream ends after the error"
+    finally:
+        stream.close()
+    refused = api.client.get(stream_path(table.id), headers=bearer(table.tokens[0]))
+    assert refused.status_code == 403 and refused.get_json()["code"] == "no_seat"
