@@ -29,6 +29,14 @@ the differences of the instruction totals, divided by the actions, are what post
 one view cost this process (the HTTP client's and the server's side of the request, without PostgreSQL's
 work, which another process does). With `--woken`, the second run publishes each action's events too, so the
 difference is the woken view GET's (with its thread's start and join).
+
+`--streamed` (`run_streamed`): the `streaming` client's path instead. Both seats follow their seat view's
+stream (GET /view/stream) on a second app (another API worker), opened before the first action and read on a
+thread each; each action is posted (`If-Match`, with `Prefer: return=representation` or, with `--plain`,
+without), its events are published as the relay does, and each stream's next message (the view at the
+action's version) is awaited: SQL round trips per pushed view on the second app's pool. Under `--callgrind`,
+four runs: scripting only; posting and publishing with `return=representation`; the same without it; the
+same with both streams read: instructions per POST with and without the view, and per pushed view.
 """
 
 from __future__ import annotations
@@ -466,6 +474,20 @@ def report(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
+def report_streamed(outcome: Outcome) -> str:
+    lines = [f"{outcome.game}: {outcome.actions} actions posted, {outcome.views} seat views pushed"]
+    if outcome.round_trips:  # --same-app: one pool serves both
+        lines.append(
+            f"  SQL round trips per action (its POST and pushed views): {outcome.round_trips / outcome.actions:.3f}"
+        )
+    elif outcome.views:
+        lines.append(f"  SQL round trips per pushed view: {outcome.view_round_trips / outcome.views:.3f}")
+    lines.append(
+        f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
+    )
+    return "\n".join(lines)
+
+
 def database_window(database_url: str, pool: Any) -> Window:
     """A `Window` on the backends of `pool`'s POOL_SIZE connections, started."""
     from bench.database_cost import Window
@@ -479,11 +501,169 @@ def database_window(database_url: str, pool: Any) -> Window:
     return window
 
 
+class SeatViewStream:
+    """One seat's view stream on an app, read on a thread of its own: the versions of the views pushed."""
+
+    def __init__(self, client: Client, path: str, headers: dict[str, str]) -> None:
+        import threading
+
+        self.response = client.client.get(path, headers=headers)
+        assert self.response.status_code == 200, self.response.get_data(as_text=True)
+        self.versions: list[int] = []
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        import contextlib
+
+        with contextlib.suppress(Exception):  # the apps closed under a stream left waiting: the run is over
+            self._messages()
+
+    def _messages(self) -> None:
+        """Each message's version from its SSE id (the view's version): the data is not parsed, as the woken
+        GET's JSON is parsed only for its version."""
+        buffer = ""
+        for chunk in self.response.response:
+            buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+            while "\n\n" in buffer:
+                block, buffer = buffer.split("\n\n", 1)
+                if block.startswith("id: ") and "\nevent: view\n" in block:
+                    with self.changed:
+                        self.versions.append(int(block[4 : block.index("\n")]))
+                        self.changed.notify_all()
+
+    def wait_for(self, version: int) -> None:
+        with self.changed:
+            reached = self.changed.wait_for(lambda: bool(self.versions) and self.versions[-1] >= version, 60)
+        assert reached, f"no view at version {version} was pushed (pushed: {self.versions[-3:]})"
+
+
+def run_streamed(
+    game: str,
+    count: int,
+    seed: int = 24,
+    representation: bool = True,
+    streams: bool = True,
+    post: bool = True,
+    same_app: bool = False,
+) -> Outcome:
+    """The `streaming` client's path (`--streamed`): open a table and sit as `run_once` does, post `count`
+    scripted actions (asking for the view in the answer when `representation`), publish each action's events,
+    and (when `streams`) await each seat's pushed view of it, from streams a second app serves (`same_app`: the
+    app that serves the POSTs, which keeps the state each one wrote)."""
+    import services.app.commands
+    from infra import redis_bus
+    from infra.migrations import migrate
+    from tests.conftest import fresh_database
+    from tests.round_trips import round_trips, traced_pool
+
+    services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
+    table_id = str(uuid.UUID(int=seed))
+    with fresh_database(server_url(), prefix="cardledger_cost") as url:
+        migrate(url)
+        store_fixed_seeds(url, table_id, count + 2)
+        with (
+            served_app(url) as (app, container),
+            served_app(url) as (_, relay),
+            served_app(url) as (viewer_app, viewer),
+        ):
+            if same_app:
+                viewer_app, viewer = app, container
+            viewer_app.config.update(SSE_MAX_SECONDS=3600, SSE_HEARTBEAT_SECONDS=3600)
+            relay.redis.delete(redis_bus.table_stream(table_id))  # a previous run's entries
+            client = Client(app.test_client())
+            tokens = []
+            for name in ("north", "south"):
+                answer = client.post("/v1/players", json={"name": name})
+                assert answer.status_code == 201, answer.get_json()
+                tokens.append(answer.get_json()["token"])
+            auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
+            opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
+            assert opened.status_code == 201 and opened.get_json()["id"] == table_id, opened.get_json()
+            for seat in (0, 1):
+                seated = client.post(
+                    f"/v1/tables/{table_id}/seats",
+                    json={"seat": seat, "client_seed": f"seat-{seat}"},
+                    headers=auth[seat],
+                )
+                assert seated.status_code == 201, seated.get_json()
+            redis_bus.publish(relay.redis, relay.store.read_stream(table_id))
+            known = container.ledger.states.newest(table_id)
+            assert known is not None, "the app keeps the state it wrote"
+            steps = script(known.state, count, random.Random(seed))
+            view_trace = traced_pool(viewer.pool, POOL_SIZE)  # with same_app, the POSTs' round trips too
+            followed = []
+            if streams:
+                viewer_client = Client(viewer_app.test_client())
+                followed = [
+                    SeatViewStream(viewer_client, f"/v1/tables/{table_id}/view/stream", auth[seat]) for seat in (0, 1)
+                ]
+                for stream in followed:
+                    stream.wait_for(known.state.version)
+            start = view_trace.mark()
+            prefer = {"Prefer": REPRESENTATION} if representation else {}
+            cpu = time.process_time()
+            for n, step in enumerate(steps if post else []):
+                answer = client.post(
+                    f"/v1/tables/{table_id}/actions",
+                    json=step.action,
+                    headers={
+                        **auth[step.seat],
+                        "Idempotency-Key": f"action-{n}",
+                        "If-Match": f'"{step.version}"',
+                        **prefer,
+                    },
+                )
+                assert answer.status_code == 201, (step, answer.get_json())
+                assert ("view" in answer.get_json()) == representation
+                redis_bus.publish(relay.redis, relay.store.read_stream(table_id, from_version=step.version + 1))
+                for stream in followed:
+                    stream.wait_for(int(answer.get_json()["version"]))
+            cpu = time.process_time() - cpu
+            trips = round_trips(view_trace.since(start))
+            # The streams are left waiting on Redis (their reading threads are daemons): closing one from this
+            # thread while its reader is inside the generator would fail, and the apps close at the end anyway.
+            view_trace.close()
+    actions = len(steps) if post else 0
+    if same_app:
+        return Outcome(game, actions, trips, Counter(), Counter(), cpu, actions * len(followed), 0)
+    return Outcome(game, actions, 0, Counter(), Counter(), cpu, actions * len(followed), trips)
+
+
+def streamed_instructions(game: str, count: int) -> str:
+    """`--streamed --callgrind`: the four runs of `run_streamed`'s path, as a line of the report."""
+    idle = callgrind_instructions(game, count, post=False, streamed=["--no-streams"])
+    runs = {
+        name: callgrind_instructions(game, count, post=True, streamed=flags)
+        for name, flags in (
+            ("representation", ["--no-streams"]),
+            ("plain", ["--plain", "--no-streams"]),
+            ("streamed", ["--plain"]),
+            ("same_app", ["--plain", "--same-app"]),
+        )
+    }
+    return (
+        f"{game} (streamed): {count} actions: {idle:,} instructions opening the apps and scripting them; "
+        f"{(runs['representation'] - idle) / count:,.0f} per action POST with return=representation, "
+        f"{(runs['plain'] - idle) / count:,.0f} without (each with its events published); "
+        f"{(runs['streamed'] - runs['plain']) / (2 * count):,.0f} per pushed seat view (two seats' streams, "
+        f"{(runs['streamed'] - runs['plain']) / count:,.0f} per action) served by another app, "
+        f"{(runs['same_app'] - runs['plain']) / (2 * count):,.0f} served by the app that wrote"
+    )
+
+
 # Callgrind -----------------------------------------------------------------------------------------------------------
 
 
 def callgrind_instructions(
-    game: str, count: int, post: bool, views: bool = False, storage: str = "postgres", woken: bool = False
+    game: str,
+    count: int,
+    post: bool,
+    views: bool = False,
+    storage: str = "postgres",
+    woken: bool = False,
+    streamed: list[str] | None = None,
 ) -> int:
     """The instructions this script executes (callgrind's total) to script `count` actions and post them or not,
     and read the other seat's view after each or not; `woken`: publish each action's events, and (with
@@ -507,6 +687,7 @@ def callgrind_instructions(
             *((["--views", "--woken"] if views else ["--publish"]) if woken else []),
             "--storage",
             storage,
+            *([] if streamed is None else ["--streamed", *streamed]),
         ]
         env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
         done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -540,6 +721,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--database", action="store_true", help="PostgreSQL's CPU, WAL and rows written for the posted actions"
     )
+    parser.add_argument(
+        "--streamed",
+        action="store_true",
+        help="the streaming client's path: POSTs and pushed seat views (run_streamed)",
+    )
+    parser.add_argument("--plain", action="store_true", help="with --streamed: POSTs without return=representation")
+    parser.add_argument(
+        "--same-app", action="store_true", help="with --streamed: the streams are served by the app that writes"
+    )
+    parser.add_argument("--no-streams", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--publish", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
@@ -548,6 +739,21 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--woken reads the views of the API on PostgreSQL")
     games = args.game or list(GAMES)
     for game in games:
+        if args.streamed and args.callgrind and not args.quiet:
+            print(streamed_instructions(game, args.actions))
+            continue
+        if args.streamed:
+            outcome = run_streamed(
+                game,
+                args.actions,
+                representation=not args.plain,
+                streams=not args.no_streams,
+                post=not args.no_post,
+                same_app=args.same_app,
+            )
+            if not args.quiet and outcome.actions:
+                print(report_streamed(outcome))
+            continue
         if args.callgrind:
             idle = callgrind_instructions(game, args.actions, post=False, storage=args.storage)
             busy = callgrind_instructions(game, args.actions, post=True, storage=args.storage, woken=args.woken)

@@ -9,13 +9,18 @@ Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
 
 - cardledger: `cardledger up` (API, relay, 2 projection workers) and `cardledger simulate`'s random bots on
   CONCURRENCY tables at once for BENCH_API_SECONDS (default 20; the deals in progress then finish), with each
-  of simulate's two clients (services/simulate/runner.py):
+  of simulate's three clients (services/simulate/runner.py):
   - `holding` (the rows with the targets): each seat on its own thread and connection keeps its view; an
     action is one conditional POST whose answer carries the seat's new view (`Prefer: return=representation`),
     and a seat waiting for its turn long-polls its view (`wait_for_version`);
   - `polling` (one thread per table, the earlier bot): every action is a read of the seat view at the last
-    written version (read your writes) and a conditional POST.
-  "actions/s" counts the POSTs, the latencies are the POSTs'; "all requests/s" adds the reads.
+    written version (read your writes) and a conditional POST;
+  - `streaming`: each seat on its own thread follows its seat view's stream (GET /view/stream, Server-Sent
+    Events, one connection held open) and acts with a conditional POST (another connection) when the view
+    pushed says it is its turn; the POST does not ask for the view (the stream pushes it).
+  "actions/s" counts the POSTs, the latencies are the POSTs'; "all requests/s" adds the reads (a stream
+  counts one request per connection). BENCH_API_CLIENTS (e.g. `streaming,holding`) runs only those;
+  `streaming+view` there adds the streaming client whose POSTs ask for the view too.
 - baseline: a tiny Flask app (`create_baseline_app`, below) whose POST does one INSERT of the body into a
   plain table through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back
   for the same time, with the same HTTP client.
@@ -407,8 +412,19 @@ def cpu_rows(label: str, used: Mapping[str, float], count: int, per: str) -> lis
 # The rows ----------------------------------------------------------------------------------------------------------
 
 
-CLIENTS = ("holding", "polling")
+CLIENTS = ("holding", "polling", "streaming")
+# Run only when BENCH_API_CLIENTS names it: the streaming client whose POSTs also ask for the view.
+STREAMING_WITH_VIEW = "streaming+view"
 TARGETED_CLIENT = "holding"
+
+
+def chosen_clients() -> tuple[str, ...]:
+    """BENCH_API_CLIENTS (comma-separated), else every client."""
+    raw = [name.strip() for name in os.environ.get("BENCH_API_CLIENTS", "").split(",") if name.strip()]
+    unknown = sorted(set(raw) - {*CLIENTS, STREAMING_WITH_VIEW})
+    if unknown:
+        raise SystemExit(f"BENCH_API_CLIENTS: unknown client(s) {', '.join(unknown)}; choose from {', '.join(CLIENTS)}")
+    return tuple(raw) or CLIENTS
 
 
 def measure_cardledger(
@@ -426,7 +442,8 @@ def measure_cardledger(
         duration=seconds,
         progress=False,
         seed=f"bench-api-{game}",
-        client=client,
+        client="streaming" if client == STREAMING_WITH_VIEW else client,
+        view_in_answer=client == STREAMING_WITH_VIEW,
     )
     cpu: dict[str, float] = {}
     if account is None:
@@ -447,7 +464,7 @@ def run() -> list[dict[str, Any]]:
         with accounted(account, idle):
             time.sleep(IDLE_SECONDS)
         for game in games:
-            for client in CLIENTS:
+            for client in chosen_clients():
                 print(
                     f"  bench.api: {game}, {CONCURRENCY} tables at once, {client} client, {seconds:.0f} s ...",
                     file=sys.stderr,

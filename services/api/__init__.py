@@ -24,7 +24,19 @@ from werkzeug.exceptions import HTTPException
 
 from infra.config import Settings
 from infra.signing import signing_seed
-from services.api import actions, history, keys, ops, players, reports, stream, swagger_ui, tables, ui
+from services.api import (
+    actions,
+    history,
+    keys,
+    ops,
+    players,
+    reports,
+    seat_stream,
+    stream,
+    swagger_ui,
+    tables,
+    ui,
+)
 from services.api.admission import Admission
 from services.api.cors import CorsPolicy, install_cors
 from services.api.deps import EXTENSION, ContainerHolder
@@ -48,8 +60,20 @@ from services.api.spec_types import TypedMarshmallowPlugin
 from services.bootstrap import Container, bootstrap, list_signing_key
 
 API_TITLE = "cardledger"
-LIMITED_TAGS = frozenset({"players", "tables", "actions", "history", "reports", "keys", "stream"})  # not ops
-BLUEPRINTS = (players.blp, tables.blp, actions.blp, history.blp, reports.blp, keys.blp, stream.blp, ops.blp)
+LIMITED_TAGS = frozenset(
+    {"players", "tables", "actions", "history", "reports", "keys", "stream", "seat_stream"}
+)  # not ops
+BLUEPRINTS = (
+    players.blp,
+    tables.blp,
+    actions.blp,
+    history.blp,
+    reports.blp,
+    keys.blp,
+    stream.blp,
+    seat_stream.blp,
+    ops.blp,
+)
 
 log = logging.getLogger("cardledger.api")
 

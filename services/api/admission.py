@@ -7,7 +7,8 @@ threads), and then nothing answered, not even /healthz. So the two are counted a
 - ordinary requests: at most `requests` at once (CARDLEDGER_API_THREADS); the rest wait their turn, but no
   longer than `wait_seconds` (CARDLEDGER_API_QUEUE_SECONDS): then 503 `server_busy` with Retry-After, so a
   flood of slow calls cannot hold every caller in a queue without end;
-- streams: at most `streams` at once (CARDLEDGER_API_STREAMS), on threads of their own (gunicorn runs
+- streams (a table's public stream, GET /v1/tables/{id}/stream, and a seat view's, GET .../view/stream):
+  at most `streams` at once (CARDLEDGER_API_STREAMS), on threads of their own (gunicorn runs
   `requests + streams` threads); one more is refused at once with 503 `stream_busy` and Retry-After, so the
   client reconnects later (EventSource does) or reads the table instead; one caller (one bearer token, or
   one address without a token) follows at most `streams_per_caller` of them (CARDLEDGER_API_STREAMS_PER_CALLER),
@@ -49,7 +50,7 @@ from services.api.problems import problem
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-STREAM_PATH = re.compile(r"^/v1/tables/[^/]+/stream/?$")
+STREAM_PATH = re.compile(r"^/v1/tables/[^/]+(?:/view)?/stream/?$")  # the public stream and the seat view's
 LONG_POLL_PATH = re.compile(r"^/v1/tables/[^/]+(?:/view)?/?$")
 LONG_POLL_PARAMETER = "wait_for_version"
 PROBES = frozenset({"/healthz", "/readyz"})

@@ -43,7 +43,7 @@ from flask import Flask, Response, request
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 
-from services.api import actions, history, keys, players, reports, stream, tables
+from services.api import actions, history, keys, players, reports, seat_stream, stream, tables
 from services.api.auth import token_key
 
 DEFAULT_REGISTRATION = "30/minute"
@@ -117,7 +117,7 @@ def install_limits(app: Flask, redis_url: str | None) -> Limiter:
     limiter.request_filter(_is_preflight)
     limiter.limit(str(config["RATE_LIMIT_REGISTRATION"]), key_func=get_remote_address)(players.blp)
     limiter.limit(str(config["RATE_LIMIT_ACTIONS"]), key_func=token_key)(actions.blp)
-    for blueprint in (tables.blp, keys.blp, stream.blp):
+    for blueprint in (tables.blp, keys.blp, stream.blp, seat_stream.blp):
         limiter.limit(str(config["RATE_LIMIT_READS"]), key_func=token_key)(blueprint)
     for blueprint in (history.blp, reports.blp):
         limiter.limit(str(config["RATE_LIMIT_REPORTS"]), key_func=token_key)(blueprint)

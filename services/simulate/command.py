@@ -58,7 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=CLIENTS,
         default="polling",
         help="polling: read the seat view before each action; holding: each seat keeps its view (the action's "
-        "answer carries it) and long-polls for its turn, one request per action (default %(default)s)",
+        "answer carries it) and long-polls for its turn, one request per action; streaming: each seat follows its "
+        "view stream (Server-Sent Events) and posts its actions, one POST per action and no read "
+        "(default %(default)s)",
     )
     parser.add_argument(
         "--threads",

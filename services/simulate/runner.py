@@ -8,10 +8,13 @@ Two clients (`client`):
 
 - `polling`: one thread plays every seat of the table; before each action it reads the view of the seat it
   expects to act (asking for at least the version of the last write, `min_version`), then posts.
-- `holding`: each seat plays on a thread (and a connection) of its own and keeps its view, as the
-  best-behaved real client would: its writes ask for the new seat view in the answer
-  (`Prefer: return=representation`), so an action is one request, and a seat that waits for its turn
-  long-polls (`GET /view?wait_for_version=<its version + 1>`) instead of polling.
+- `holding`: each seat plays on a thread (and a connection) of its own and keeps its view: its writes ask
+  for the new seat view in the answer (`Prefer: return=representation`), so an action is one request, and a
+  seat that waits for its turn long-polls (`GET /view?wait_for_version=<its version + 1>`) instead of polling.
+- `streaming`: each seat plays on a thread of its own, follows its seat view's stream
+  (`GET /view/stream`, Server-Sent Events, on a connection of its own) and acts (on another connection)
+  when the view pushed says it is its turn: an action is one POST and no read; the POST does not ask for
+  the view in the answer (the stream pushes it; docs/performance.md, "A seat's view pushed").
 
 An action is conditional on the version it was chosen at (`If-Match`), and a 412 means the
 table moved on: the bot re-reads and chooses again. A 429 waits its `Retry-After` and sends the same request
@@ -41,6 +44,7 @@ from typing import Any
 from services.simulate.bots import Bot, make_bot
 from services.simulate.client import ApiError, HttpClient, Response
 from services.simulate.report import ProgressBar, Stats, TableResult
+from services.simulate.seat_stream import SeatStream
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 SEATS = {"cholek-tiga": (2, 3), "cha-kau-tsz": (2, 3, 4)}
@@ -49,7 +53,8 @@ MAX_STALE_READS = 100
 DEFAULT_TURN_SECONDS = 5
 ABSENT_FROM_TURNS = 20  # an absent seat stops at one of its first this many turns of the deal, uniformly
 CLOCK_POLL_S = 0.2
-CLIENTS = ("polling", "holding")
+CLIENTS = ("polling", "holding", "streaming")
+SEAT_CLIENTS = ("holding", "streaming")  # each seat on a thread and connection of its own
 LONG_POLL_WAIT_S = 10  # `Prefer: wait=`: well inside the HTTP client's timeout, and a failed deal stops soon
 REPRESENTATION = "return=representation"
 _DONE = object()  # what next() gives for a table that has finished
@@ -79,6 +84,7 @@ class SimulationConfig:
     client: str = "polling"  # how the bots read (module docstring)
     other_urls: tuple[str, ...] = ()  # more API instances of the same service; clients round-robin over all
     threads: int | None = None  # threads (and connections) the tables in play share; None: one thread per table
+    view_in_answer: bool = False  # `streaming`: the POSTs ask for the view too (the actor needs no push to go on)
 
     @property
     def urls(self) -> tuple[str, ...]:
@@ -102,6 +108,8 @@ class SimulationConfig:
             raise ValueError(f"turn_seconds must be from 5 to 3600, not {self.turn_seconds}")
         if self.client not in CLIENTS:
             raise ValueError(f"unknown client {self.client!r}; choose one of {', '.join(CLIENTS)}")
+        if self.view_in_answer and self.client != "streaming":
+            raise ValueError(f"view_in_answer is for the streaming client (holding always asks), not {self.client}")
         for url in self.urls:
             HttpClient(url).close()  # an unusable URL is refused here, not by every thread
         if self.threads is not None:
@@ -137,8 +145,10 @@ class Player:
     player_id: str
     token: str
     seat: int = -1
-    client: HttpClient | None = None  # the `holding` client's own connection for this seat
+    client: HttpClient | None = None  # the `holding` and `streaming` clients' own connection for this seat
     view: dict[str, Any] | None = None  # the `holding` client's view of this seat, from its last answer
+    stream: SeatStream | None = None  # the `streaming` client's view stream of this seat
+    seen: int = -1  # the `streaming` client: the newest version of this seat's views (answers and pushes)
 
 
 class TablePlayer:
@@ -190,7 +200,7 @@ class TablePlayer:
         headers = {"Idempotency-Key": str(uuid.uuid4())}
         if if_match is not None:
             headers["If-Match"] = f'"{if_match}"'
-        if self.holding:
+        if self.holding or (self.streaming and self.config.view_in_answer):
             headers["Prefer"] = REPRESENTATION
         path = f"/v1/tables/{self.table_id}/actions"
         response = self.send("POST", path, action, player.token, headers, player.client)
@@ -202,6 +212,10 @@ class TablePlayer:
                 self.known = max(self.known, int(answer["version"]))
             if self.holding:
                 player.view = answer.get("view")
+            if self.streaming:
+                player.view = answer.get("view")  # None unless asked for: the next view is then the stream's
+                if player.view is not None:
+                    player.seen = max(player.seen, int(player.view["version"]))
         elif response.status != 412:
             raise ApiError(response, f"action {action} at table {self.table_id} (seat {player.seat})")
         return response
@@ -209,6 +223,14 @@ class TablePlayer:
     @property
     def holding(self) -> bool:
         return self.config.client == "holding"
+
+    @property
+    def streaming(self) -> bool:
+        return self.config.client == "streaming"
+
+    @property
+    def per_seat(self) -> bool:
+        return self.config.client in SEAT_CLIENTS
 
     def view(self, seat: int) -> dict[str, Any]:
         path = f"/v1/tables/{self.table_id}/view?min_version={self.known}"
@@ -241,7 +263,7 @@ class TablePlayer:
                     self.all_ready(deal + 1)
                     yield
                 deal_in_progress = True
-                if self.holding:
+                if self.per_seat:
                     self.play_deal_holding(deal + 1)
                 else:
                     for _ in self.play_deal():
@@ -267,12 +289,14 @@ class TablePlayer:
             for player in self.players:
                 if player.client is not None:
                     player.client.close()
+                if player.stream is not None:
+                    player.stream.close()
 
     def open_table(self) -> None:
         index, config = self.result.index, self.config
         for n in range(config.seats):
             body = self.call("POST", "/v1/players", {"name": f"sim-{config.bot}-{index}-{n}"})
-            client = HttpClient(config.url(index + n), config.timeout) if self.holding else None
+            client = HttpClient(config.url(index + n), config.timeout) if self.per_seat else None
             self.players.append(Player(str(body["id"]), str(body["token"]), client=client))
         options = {"turn_seconds": config.turn_seconds}
         table = self.call(
@@ -369,7 +393,8 @@ class TablePlayer:
             yield
 
     def play_deal_holding(self, deal_no: int) -> None:
-        """The `holding` client: every seat plays deal `deal_no` on its own thread, from the view it holds."""
+        """The `holding` and `streaming` clients: every seat plays deal `deal_no` on its own thread, from the view
+        it holds."""
         absent = self.absent_from()
         stop = threading.Event()
         failures: list[BaseException] = []
@@ -382,6 +407,9 @@ class TablePlayer:
             except BaseException as error:  # reported by the table's thread below
                 failures.append(error)
                 stop.set()
+                for other in self.players:  # a seat waiting on its stream stops now, not at its next message
+                    if other.stream is not None:
+                        other.stream.interrupt()
 
         threads = [threading.Thread(target=seat, args=(p,), name=f"seat-{p.seat}") for p in self.players]
         for thread in threads:
@@ -400,13 +428,16 @@ class TablePlayer:
         stop: threading.Event,
         actions: list[int],
     ) -> None:
-        """Act from the view held whenever it is this seat's turn, else long-poll for the next version, until
-        deal `deal_no` has ended. `absent_after`: the seat stops acting after that many actions (the clock
-        plays for it). `actions` counts the deal's actions of every seat."""
+        """Act from the view held whenever it is this seat's turn, else wait for the next version (a long-poll,
+        or the view stream's next message), until deal `deal_no` has ended. `absent_after`: the seat stops acting
+        after that many actions (the clock plays for it). `actions` counts the deal's actions of every seat."""
         played = 0
         moved = time.monotonic()  # when the table last moved, as this seat saw it
         patience = 2 * self.config.turn_seconds + 30
-        view = player.view if player.view is not None else self.wait_view(player, None)
+        if self.streaming:  # a view older than one seen (still queued on the stream) is never acted on
+            view = player.view if player.view is not None else self.pushed_view(player, player.seen, stop)
+        else:
+            view = player.view if player.view is not None else self.wait_view(player, None)
         while not stop.is_set():
             status, version = view["status"], int(view["version"])
             if status == "closed" or (int(view["deal_no"]) >= deal_no and status != "playing"):
@@ -423,9 +454,15 @@ class TablePlayer:
                                 f"table {self.table_id}: the deal did not end in {actions[0] - 1} actions"
                             )
                     moved = time.monotonic()
-                    view = player.view if player.view is not None else self.wait_view(player, None)
+                    if self.streaming:
+                        view = player.view if player.view is not None else self.pushed_view(player, version, stop)
+                    else:
+                        view = player.view if player.view is not None else self.wait_view(player, None)
                     continue
-                view = self.wait_view(player, None)  # 412: the table moved on; read the view now
+                # 412: the table moved on; its stream says to what, or read the view now
+                view = self.pushed_view(player, version, stop) if self.streaming else self.wait_view(player, None)
+            elif self.streaming:
+                view = self.pushed_view(player, version, stop)
             else:
                 view = self.wait_view(player, version + 1)
             if int(view["version"]) > version:
@@ -443,6 +480,19 @@ class TablePlayer:
         if not response.ok:
             raise ApiError(response, f"GET {path}")
         view = response.body()
+        with self.lock:
+            self.known = max(self.known, int(view["version"]))
+        return view
+
+    def pushed_view(self, player: Player, version: int, stop: threading.Event) -> dict[str, Any]:
+        """The seat's first view above `version` from its view stream (opened on the first call, kept open
+        across deals, reconnected with Last-Event-ID when the server ends it)."""
+        if player.stream is None:
+            url = self.config.url(self.result.index + player.seat)
+            path = f"/v1/tables/{self.table_id}/view/stream"
+            player.stream = SeatStream(url, path, player.token, self.config.timeout, on_connect=self.stats.request)
+        view = player.stream.next_view(max(version, player.seen), stop.is_set)
+        player.seen = int(view["version"])
         with self.lock:
             self.known = max(self.known, int(view["version"]))
         return view

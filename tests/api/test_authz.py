@@ -35,6 +35,7 @@ GET    /v1/tables/<uuid:table_id>/events                401  401 200    200  200
 GET    /v1/tables/<uuid:table_id>/deals/<int:deal_no>   401  401 403    200  200        403         200
 GET    /v1/tables/<uuid:table_id>/ledger                401  401 403    200  200        403         200
 GET    /v1/tables/<uuid:table_id>/stream                401  401 200    200  200        200         200
+GET    /v1/tables/<uuid:table_id>/view/stream           401  401 403    200  200        403         403
 GET    /v1/reports/settlement                           401  401 403    200  403        403         200
 GET    /v1/reports/settlement.csv                       401  401 403    200  403        403         200
 GET    /v1/reports/dispute                              401  401 403    200  200        403         200
@@ -71,6 +72,7 @@ def _requests(s: Scene) -> dict[tuple[str, str], Callable[[], Request]]:
         ("GET", "/v1/tables/<uuid:table_id>/deals/<int:deal_no>"): lambda: (f"/v1/tables/{t}/deals/1", {}),
         ("GET", "/v1/tables/<uuid:table_id>/ledger"): lambda: (f"/v1/tables/{t}/ledger", {}),
         ("GET", "/v1/tables/<uuid:table_id>/stream"): lambda: (f"/v1/tables/{t}/stream", {}),
+        ("GET", "/v1/tables/<uuid:table_id>/view/stream"): lambda: (f"/v1/tables/{t}/view/stream", {}),
         ("GET", "/v1/reports/settlement"): lambda: (f"/v1/reports/settlement?player_id={s.alice_id}", {}),
         ("GET", "/v1/reports/settlement.csv"): lambda: (f"/v1/reports/settlement.csv?player_id={s.alice_id}", {}),
         ("GET", "/v1/reports/dispute"): lambda: (f"/v1/reports/dispute?table_id={t}&deal_no=1", {}),

@@ -60,19 +60,21 @@ def test_simulate_plays_every_requested_deal(
 HOLDING_CASES = [("cholek-tiga", 2), ("cha-kau-tsz", 3)]
 
 
+@pytest.mark.parametrize("client", ["holding", "streaming"])
 @pytest.mark.parametrize(("game", "seats"), HOLDING_CASES, ids=[f"{g}-{n}" for g, n in HOLDING_CASES])
-def test_the_holding_client_plays_every_deal_from_the_views_in_the_answers(
-    stack: str, game: str, seats: int, tmp_path: Path
+def test_the_seat_clients_play_every_deal_from_the_views_they_hold(
+    stack: str, game: str, seats: int, client: str, tmp_path: Path
 ) -> None:
-    """Each seat keeps the view its action's answer carries and long-polls for its turn: every deal completes,
-    verifies, and no request is refused (not even a 412: a seat acts only on its own turn)."""
+    """Each seat keeps its view (holding: the one its action's answer carries, and long-polls for its turn;
+    streaming: the ones its view stream pushes): every deal completes, verifies, and no request is refused (not
+    even a 412: a seat acts only on its own turn)."""
     out = tmp_path / "result.json"
     argv = ["--url", stack, "--game", game, "--tables", "2", "--seats", str(seats), "--concurrency", "2"]
-    argv += ["--client", "holding", "--deals", "2", "--auditor-token", AUDITOR, "--json", str(out), "--no-progress"]
+    argv += ["--client", client, "--deals", "2", "--auditor-token", AUDITOR, "--json", str(out), "--no-progress"]
     assert simulate_main(argv) == 0
     result = json.loads(out.read_text())
     summary = result["summary"]
-    assert result["ok"] is True and result["config"]["client"] == "holding"
+    assert result["ok"] is True and result["config"]["client"] == client
     assert summary["deals_completed"] == 4 and summary["errors"] == {}
     assert summary["actions"] == sum(t["actions"] for t in result["tables"]) > 0
     for table in result["tables"]:
@@ -111,7 +113,7 @@ def absent_seed(probability: float, seats: int, stops_at: int) -> str:
     raise AssertionError("no such seed")
 
 
-@pytest.mark.parametrize("client", ["polling", "holding"])
+@pytest.mark.parametrize("client", ["polling", "holding", "streaming"])
 def test_simulate_with_an_absent_seat_counts_the_clock_s_actions(stack: str, client: str, tmp_path: Path) -> None:
     """Seat 0 never plays: the service's clock (turn_seconds 5) plays its whole deal. Every seat plays in every trick,
     so the clock always acts (a seat that stopped at a later turn could find the deal over first, in few long

@@ -300,3 +300,21 @@ def test_the_penalties_kept_are_bounded_however_many_tokens_are_refused(monkeypa
         admission._refused(f"token-{n}", 60.0)
     assert len(admission._refused_until) == 5
     assert "token-49" in admission._refused_until and "token-0" not in admission._refused_until
+
+
+def test_a_seat_view_stream_is_admitted_as_a_stream_within_its_callers_stream_slots() -> None:
+    """GET .../view/stream holds its thread like the public stream: a stream slot and one of the caller's."""
+    seat_stream = STREAM.replace("/stream", "/view/stream")
+    assert call(Admission(App(), requests=1, streams=0), seat_stream)[0].startswith("503")
+    admission = Admission(App(), requests=1, streams=3, streams_per_caller=1)
+    status, _, held = call(admission, seat_stream, token="alice")
+    assert status.startswith("200")
+    status, _, refused = call(admission, seat_stream, token="alice")
+    assert status.startswith("429")
+    assert json.loads(b"".join(refused))["code"] == "too_many_streams"
+    status, _, other = call(admission, seat_stream, token="bob")  # another caller's slot, not a request slot
+    assert status.startswith("200")
+    request_status, _, request = call(admission, "/v1/players")  # the one request slot is free
+    assert request_status.startswith("200")
+    for body in (held, other, request):
+        body.close()

@@ -78,6 +78,8 @@ from .dispute_with_receipts import DisputeWithReceipts
 from .dispute_with_receipts_status import DisputeWithReceiptsStatus
 from .events_page import EventsPage
 from .first_bad_event import FirstBadEvent
+from .follow_seat_view_response_200_type_1 import FollowSeatViewResponse200Type1
+from .follow_seat_view_response_200_type_1_event import FollowSeatViewResponse200Type1Event
 from .follow_table_response_200_type_1 import FollowTableResponse200Type1
 from .follow_table_response_200_type_1_event import FollowTableResponse200Type1Event
 from .get_dispute_report_format import GetDisputeReportFormat
@@ -301,6 +303,8 @@ __all__ = (
     "DisputeWithReceiptsStatus",
     "EventsPage",
     "FirstBadEvent",
+    "FollowSeatViewResponse200Type1",
+    "FollowSeatViewResponse200Type1Event",
     "FollowTableResponse200Type1",
     "FollowTableResponse200Type1Event",
     "GetDisputeReportFormat",

@@ -1,0 +1,214 @@
+"""GET /v1/tables/{id}/view/stream: the caller's seat view, pushed as Server-Sent Events.
+
+Each message (`event: view`) is the caller's seat view exactly as `GET /v1/tables/{id}/view` answers it at
+that moment (the same read, so the same schema and redaction), and its SSE `id` is the view's `version`. The
+first message is the view on connect; after it, one whenever the table's version moves: the stream waits on
+the table's Redis stream (where the relay publishes every committed event, `infra.redis_bus`) and, woken by
+one or many entries, reads the view once (several events published together give one message, at the
+newest version). No database connection is held while waiting. `Last-Event-ID` (a version, as sent) or
+`after` resumes: the first message is sent only when the table is past that version.
+
+A seat waiting for its turn learns of it here without a request per action (issue 24). Errors before the
+first message are the problems `/view` gives (404, 403 `no_seat`, ...); a caller who loses the view while
+following (leaves its seat) receives `event: error` with that code, and the stream ends; so does a stream
+that loses Redis (`stream_unavailable`) or its database (`view_unavailable`). Heartbeats, lifetime and
+admission are the public stream's (`services.api.stream`, `services.api.admission`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import redis
+from flask import Response, current_app
+from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
+
+from domain.events import JSON
+from infra import redis_bus
+from services.api.auth import caller
+from services.api.deps import container
+from services.api.problems import ApiError
+from services.api.routing import Blueprint, secured
+from services.api.schemas import INT32_MAX
+from services.app.errors import ServiceError
+
+blp = Blueprint(
+    "seat_stream", __name__, url_prefix="/v1/tables", description="The caller's seat view, live (Server-Sent Events)"
+)
+
+log = logging.getLogger("cardledger.api")
+
+VERSION_PATTERN = r"^[0-9]{1,10}$"
+_VERSION = re.compile(VERSION_PATTERN)
+SEAT_VIEW_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "one Server-Sent Event; comment lines (heartbeats) between them carry none",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": VERSION_PATTERN,
+            "description": "the view's table version; resume after it with Last-Event-ID",
+        },
+        "event": {"type": "string", "enum": ["view", "error"]},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": "for `event: view`, the caller's seat view (schema `SeatView`), exactly as GET "
+            '/v1/tables/{table_id}/view answers it at that version; for `event: error`, `{"code": ...}` '
+            "(`stream_unavailable`, `view_unavailable`, or the code /view would answer, e.g. `no_seat`), which "
+            "ends the stream",
+        },
+        "retry": {"type": "integer", "description": "milliseconds to wait before reconnecting"},
+    },
+}
+SEAT_VIEW_STREAM_SCHEMA = {"anyOf": [{"type": "string", "description": "the whole stream, as text"}, SEAT_VIEW_EVENT]}
+
+
+class SeatStreamQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    after = fields.Integer(
+        validate=validate.Range(min=0, max=INT32_MAX),
+        metadata={"description": "send the first view only once the table is past this version (Last-Event-ID wins)"},
+    )
+
+
+class SeatStreamHeadersSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        metadata={"description": "resume after this SSE id (a table version, as sent)", "pattern": VERSION_PATTERN},
+    )
+
+
+def view_message(view: dict[str, JSON]) -> str:
+    return f"id: {view['version']}\nevent: view\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
+
+
+def error_message(code: str) -> str:
+    return f"event: error\ndata: {json.dumps({'code': code})}\n\n"
+
+
+def seat_views(
+    read: Callable[[int], dict[str, JSON]],
+    client: redis.Redis,
+    table_id: str,
+    first: dict[str, JSON],
+    last_entry: str,
+    after: int,
+    lifetime: float,
+    heartbeat: float,
+) -> Iterator[str]:
+    """The stream: `first` (the view read on connect, after the table stream's entry `last_entry` was noted)
+    when it is past `after`, then a view read after each batch of new entries that moved the version
+    (`read(newest version published)`)."""
+    deadline = time.monotonic() + lifetime
+    longest = redis_bus.longest_block(client)
+    if longest is not None:
+        heartbeat = min(heartbeat, longest)
+    yield f"retry: 2000\n: seat view of table {table_id}\n\n"
+    sent = after
+    if int(first["version"]) > sent:
+        sent = int(first["version"])
+        yield view_message(first)
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            block_ms = max(1, int(min(heartbeat, remaining) * 1000))
+            entries = redis_bus.read_table(client, table_id, last_entry, count=100, block_ms=block_ms)
+            if not entries:
+                yield ": heartbeat\n\n"
+                continue
+            last_entry = entries[-1][0]
+            published = max((v for _, body in entries if isinstance(v := body.get("version"), int)), default=-1)
+            if published <= sent:
+                continue  # already sent (published after the read of the view that carried them)
+            try:
+                view = read(published)
+            except ServiceError as error:  # the caller lost the view (left its seat): what /view answers now
+                yield error_message(error.code)
+                return
+            except redis.RedisError:
+                raise
+            except Exception:
+                log.exception("a seat view stream could not read the view of table %s", table_id)
+                yield error_message("view_unavailable")
+                return
+            if int(view["version"]) > sent:
+                sent = int(view["version"])
+                yield view_message(view)
+    except redis.RedisError:
+        yield error_message("stream_unavailable")
+        return
+    yield ": connection lifetime reached; reconnect with Last-Event-ID\n\n"
+
+
+def _resume_after(headers: dict[str, Any], query: dict[str, Any]) -> int:
+    last_event_id = headers.get("last_event_id")
+    if last_event_id is None:
+        return int(query.get("after", -1))
+    text = last_event_id.strip()
+    if not _VERSION.match(text) or int(text) > INT32_MAX:
+        raise ApiError(400, "invalid_last_event_id", f"Last-Event-ID must be a table version as sent, not {text!r}")
+    return int(text)
+
+
+@blp.route("/<uuid:table_id>/view/stream", methods=["GET"])
+@blp.doc(operationId="followSeatView")
+@secured(blp, 400, 403, 404, 503)
+@blp.arguments(SeatStreamHeadersSchema(), location="headers", error_status_code=400)
+@blp.arguments(SeatStreamQuerySchema(), location="query")
+@blp.response(200, SEAT_VIEW_STREAM_SCHEMA, content_type="text/event-stream", description="Server-Sent Events")
+def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -> Response:
+    """The caller's seat view (as GET /view answers it), on connect and whenever the table's version moves.
+
+    Each `event: view` is the seat view (schema `SeatView`, the same redaction as /view) read when the table's
+    Redis stream moved; several events published together give one message, at the newest version. The SSE
+    `id` is the view's version: a client reconnecting with `Last-Event-ID` (or `after`) receives the first
+    view only once the table is past it. 403 `no_seat` (not seated, the auditor) and 404 as /view answers
+    them; `event: error` ends a stream that lost Redis, its database, or the caller's seat. Admitted as a
+    stream (a stream slot and one of the caller's), with the public stream's heartbeats and lifetime."""
+    after = _resume_after(headers, query)
+    who, services, table = caller(), container(), str(table_id)
+    ledger = services.ledger
+
+    def read(published: int = -1) -> dict[str, JSON]:
+        """The view now; or, when this process keeps a state of the table at the version published or newer
+        (it served the write), the view of that state without a read: the view at its version, as GET /view
+        answers it at that version (the read's answer could be newer, and is the next message)."""
+        kept = ledger.queries.kept_state(table)
+        if kept is not None and kept.version >= published >= 0:
+            view = ledger.queries.seat_view_at(who, table, kept)
+            if view is not None:  # else not seated there: the read answers what /view does
+                return view
+        return ledger.seat_view(who, table)
+
+    try:
+        # Noted before the read: an event committed after the read is published after this entry.
+        head = redis_bus.table_head(services.redis, table)
+    except redis.RedisError as error:
+        raise ApiError(503, "stream_unavailable", "the event stream is unavailable; retry later") from error
+    first = read()  # the problems of /view (404, 403 no_seat) before the stream starts
+    config = current_app.config
+    messages = seat_views(
+        read,
+        services.redis,
+        table,
+        first,
+        "0-0" if head is None else head[0],
+        after,
+        float(config.get("SSE_MAX_SECONDS", 300)),
+        float(config.get("SSE_HEARTBEAT_SECONDS", 15)),
+    )
+    response = Response(messages, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
