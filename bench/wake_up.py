@@ -294,7 +294,7 @@ def steady_rows(
     return rows
 
 
-# The API bench's steady load: about 230 actions/s over 8 tables, one commit every ~4 ms.
+# The steady load's defaults, near the API bench's (docs/performance.md gives that bench's rate).
 STEADY_RATE = 250.0
 STEADY_TABLES = 8
 STEADY_WRITERS = 2

@@ -36,6 +36,7 @@ from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
 from services.api.schemas import INT32_MAX
+from services.api.stream import event_stream_response, event_stream_schema
 from services.app.errors import ServiceError
 
 blp = Blueprint(
@@ -46,28 +47,18 @@ log = logging.getLogger("cardledger.api")
 
 VERSION_PATTERN = r"^[0-9]{1,10}$"
 _VERSION = re.compile(VERSION_PATTERN)
-SEAT_VIEW_EVENT: dict[str, Any] = {
-    "type": "object",
-    "description": "one Server-Sent Event; comment lines (heartbeats) between them carry none",
-    "properties": {
-        "id": {
-            "type": "string",
-            "pattern": VERSION_PATTERN,
-            "description": "the view's table version; resume after it with Last-Event-ID",
-        },
-        "event": {"type": "string", "enum": ["view", "error"]},
-        "data": {
-            "type": "string",
-            "contentMediaType": "application/json",
-            "description": "for `event: view`, the caller's seat view (schema `SeatView`), exactly as GET "
-            '/v1/tables/{table_id}/view answers it at that version; for `event: error`, `{"code": ...}` '
-            "(`stream_unavailable`, `view_unavailable`, or the code /view would answer, e.g. `no_seat`), which "
-            "ends the stream",
-        },
-        "retry": {"type": "integer", "description": "milliseconds to wait before reconnecting"},
+SEAT_VIEW_STREAM_SCHEMA = event_stream_schema(
+    {
+        "type": "string",
+        "pattern": VERSION_PATTERN,
+        "description": "the view's table version; resume after it with Last-Event-ID",
     },
-}
-SEAT_VIEW_STREAM_SCHEMA = {"anyOf": [{"type": "string", "description": "the whole stream, as text"}, SEAT_VIEW_EVENT]}
+    {"enum": ["view", "error"]},
+    "for `event: view`, the caller's seat view (schema `SeatView`), exactly as GET "
+    '/v1/tables/{table_id}/view answers it at that version; for `event: error`, `{"code": ...}` '
+    "(`stream_unavailable`, `view_unavailable`, or the code /view would answer, e.g. `no_seat`), which "
+    "ends the stream",
+)
 
 
 class SeatStreamQuerySchema(Schema):
@@ -208,7 +199,4 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
         float(config.get("SSE_MAX_SECONDS", 300)),
         float(config.get("SSE_HEARTBEAT_SECONDS", 15)),
     )
-    response = Response(messages, mimetype="text/event-stream")
-    response.headers["Cache-Control"] = "no-cache"
-    response.headers["X-Accel-Buffering"] = "no"
-    return response
+    return event_stream_response(messages)

@@ -39,24 +39,38 @@ blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live e
 # milliseconds and a sequence) have fewer. Redis refuses a larger one, which would end the stream in an error.
 ENTRY_ID_PATTERN = r"^[0-9]{1,19}-[0-9]{1,19}$"
 _ENTRY_ID = re.compile(ENTRY_ID_PATTERN)
-# Each message of the stream, as OpenAPI 3.2's itemSchema would say it (schemathesis reads a 3.1 `schema` of
+
+
+# Each message of a stream, as OpenAPI 3.2's itemSchema would say it (schemathesis reads a 3.1 `schema` of
 # text/event-stream so), or the stream read whole as text (as a generated client reads it).
-STREAM_EVENT: dict[str, Any] = {
-    "type": "object",
-    "description": "one Server-Sent Event; comment lines (heartbeats) between them carry none",
-    "properties": {
-        "id": {"type": "string", "pattern": ENTRY_ID_PATTERN, "description": "resume after it with Last-Event-ID"},
-        "event": {"type": "string", "enum": [*EVENT_TYPES, "error"], "description": "the event's `type`"},
-        "data": {
-            "type": "string",
-            "contentMediaType": "application/json",
-            "description": "the event (schema `Event`, without `metadata`) in its public form: never a `private` "
-            'block; for `event: error`, `{"code": "stream_unavailable"}`, which ends a stream that lost Redis',
+def event_stream_schema(id_property: dict[str, Any], event: dict[str, Any], data_description: str) -> dict[str, Any]:
+    message = {
+        "type": "object",
+        "description": "one Server-Sent Event; comment lines (heartbeats) between them carry none",
+        "properties": {
+            "id": id_property,
+            "event": {"type": "string", **event},
+            "data": {"type": "string", "contentMediaType": "application/json", "description": data_description},
+            "retry": {"type": "integer", "description": "milliseconds to wait before reconnecting"},
         },
-        "retry": {"type": "integer", "description": "milliseconds to wait before reconnecting"},
-    },
-}
-STREAM_SCHEMA = {"anyOf": [{"type": "string", "description": "the whole stream, as text"}, STREAM_EVENT]}
+    }
+    return {"anyOf": [{"type": "string", "description": "the whole stream, as text"}, message]}
+
+
+def event_stream_response(messages: Iterator[str]) -> Response:
+    """A text/event-stream answer of `messages`, not cached nor buffered by a proxy."""
+    response = Response(messages, mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+STREAM_SCHEMA = event_stream_schema(
+    {"type": "string", "pattern": ENTRY_ID_PATTERN, "description": "resume after it with Last-Event-ID"},
+    {"enum": [*EVENT_TYPES, "error"], "description": "the event's `type`"},
+    "the event (schema `Event`, without `metadata`) in its public form: never a `private` "
+    'block; for `event: error`, `{"code": "stream_unavailable"}`, which ends a stream that lost Redis',
+)
 
 
 class StreamQuerySchema(Schema):
@@ -190,7 +204,4 @@ def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) 
         float(config.get("SSE_HEARTBEAT_SECONDS", 15)),
         _withheld_for(who, table),
     )
-    response = Response(generator, mimetype="text/event-stream")
-    response.headers["Cache-Control"] = "no-cache"
-    response.headers["X-Accel-Buffering"] = "no"
-    return response
+    return event_stream_response(generator)

@@ -96,9 +96,9 @@ IDLE_INTERVAL_S = 1.0  # the longest sleep waiting for a wake-up
 # How long the relay stays awake, polling, after a batch before it sleeps: commits a few ms apart would otherwise
 # often find it asleep, each then sending a NOTIFY and costing the relay a lock, a look and an unlock.
 AWAKE_GRACE_S = 0.2
-# Under a steady trickle of commits, a look 2 ms after each batch mostly found nothing or one event, and each look
-# and each batch has a fixed cost (the relay's SQL and Python, its backend's, the Redis script's) larger than an
-# event's: the relay waits for about this many events at the recent rate (docs/performance.md).
+# Each look and each batch has a fixed cost (the relay's SQL and Python, its backend's, the Redis script's) larger
+# than an event's: under steady commits the relay waits for about this many events at the recent rate between
+# looks (docs/performance.md, "The relay's cost per event under a steady write load").
 EVENTS_PER_LOOK = 2.0
 RATE_WINDOW_S = 0.2  # the recent commit rate: the events of the batches found in this long
 MAX_JOB_REQUEST_IDS = 50

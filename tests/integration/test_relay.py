@@ -455,11 +455,10 @@ def test_appends_a_few_ms_apart_find_the_relay_awake_and_send_almost_no_notify(
 def test_a_steady_trickle_over_several_tables_is_read_in_fewer_looks_than_appends(
     store: EventStore, db_url: str, redis_server: RedisServer, rclient: redis.Redis
 ) -> None:
-    """Appends 4 ms apart over 8 tables (the API bench's rate, if this machine keeps up): the relay waits for
-    `EVENTS_PER_LOOK` events at the recent rate between looks (at most `MAX_POLL_INTERVAL_S`), so it reads the
-    log about once per two appends, or once per 10 ms if they come slower (a look 2 ms after each batch, as
-    before, made one look per append or more, a third of them finding nothing); every event is published once,
-    in order."""
+    """Appends 4 ms apart over 8 tables: the relay waits for `EVENTS_PER_LOOK` events at the recent rate between
+    looks (at most `MAX_POLL_INTERVAL_S`), so it reads the log about once per `EVENTS_PER_LOOK` appends, or once
+    per `MAX_POLL_INTERVAL_S` if they come slower, not after every batch; every event is published once, in
+    order."""
     appends, tables = 400, 8
     with RelayThread(db_url, redis_server.url, poll_interval=POLL_INTERVAL_S) as running:
         wait_until(lambda: _asleep(db_url), what="the relay asleep")

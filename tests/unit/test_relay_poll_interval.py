@@ -20,7 +20,7 @@ def test_the_first_batch_of_a_burst_is_followed_by_the_shortest_wait() -> None:
 
 def test_at_a_steady_rate_the_wait_collects_about_events_per_look() -> None:
     r, now = relay(), 100.0
-    for _ in range(40):  # 250 events a second: one every 4 ms, found two at a time
+    for _ in range(40):  # the input: two events found every 8 ms
         interval = r._interval_after(now, 2)
         now += 0.008
     assert interval == pytest.approx(EVENTS_PER_LOOK / 250, rel=0.05)
