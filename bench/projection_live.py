@@ -18,7 +18,9 @@ S seconds of appends and the catch-up of their last event, and reports per event
   of the worker's transactions (pg_walinspect over the window: every record of a transaction that wrote a
   read-model relation, its checkpoint updates and commit record included; full-page images apart);
 - the event-to-read-model lag: from an append's return in its writer to the return of the worker's catch-up
-  call that committed its last event (both `time.monotonic`, one clock for the machine), p50 / p99 / max.
+  call that committed its last event (both `time.monotonic`, one clock for the machine), p50 / p99 / max;
+- the share of the window during which another database's transaction older than 20 ms held back the server's
+  commit-safe horizon (the worker then finds nothing, then a fat batch: such a run says little of the pace).
 
 Servers: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/postgres; a superuser, for pg_walinspect);
 a throw-away database; a private redis-server (REDIS_URL when no redis-server binary is found). The counts
@@ -271,13 +273,33 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
         committed: dict[int, float] = {}  # the last global position of each append -> its return
         events_of: dict[int, int] = {}  # ... -> the append's events
         started = [0.0]
-        go = threading.Event()
+        go, stop = threading.Event(), threading.Event()
+        held = [0, 0]  # samples in the window, those that found the server's commit-safe horizon held elsewhere
+
+        def watch_horizon() -> None:
+            """Sample whether another database's transaction older than 20 ms is running: it holds back the
+            horizon of every log reader on the server, so the worker finds nothing, then a fat batch."""
+            with psycopg.connect(url, autocommit=True) as conn:
+                while not stop.is_set():
+                    row = conn.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname IS DISTINCT FROM current_database()"
+                        " AND backend_xid IS NOT NULL AND now() - xact_start > interval '20 ms'"
+                    ).fetchone()
+                    if measuring.is_set():
+                        held[0] += 1
+                        held[1] += bool(row and row[0])
+                    stop.wait(0.05)
+
+        measuring = threading.Event()
+        watcher = threading.Thread(target=watch_horizon)
 
         def write(w: int) -> None:
             mine = [(n, a) for n, a in enumerate(appends) if a[0] % WRITERS == w]
             go.wait()
             interval = 1.0 / rate
             for n, (_index, table_id, version, events) in mine:
+                if stop.is_set():
+                    return
                 time.sleep(max(0.0, started[0] + n * interval - time.monotonic()))
                 recorded = store.append(table_id, version, events)
                 committed[recorded[-1].global_position] = time.monotonic()
@@ -292,6 +314,7 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
                         raise RuntimeError("the relay or the worker did not connect within 30 s")
                     time.sleep(0.1)
                 time.sleep(1.0)
+                watcher.start()
                 for thread in writers:
                     thread.start()
                 started[0] = time.monotonic()
@@ -320,8 +343,10 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
                 admin.execute("SELECT pg_create_physical_replication_slot(%s, true, true)", (slot,))
                 before = sample(0)
                 first = max(committed)
+                measuring.set()
                 for thread in writers:
                     thread.join()
+                measuring.clear()
                 last = max(committed)
                 deadline = time.monotonic() + 30
                 while time.monotonic() < deadline:
@@ -347,8 +372,9 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
                 ).fetchone()
                 assert wal is not None
         finally:
+            stop.set()
             go.set()
-            for thread in writers:
+            for thread in [*writers, watcher]:
                 if thread.is_alive():
                     thread.join()
             pool.close()
@@ -369,6 +395,7 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
         "worker transactions (WAL)": int(wal[1]),
         "lags": lags,
         "unseen": len(window) - len(lags),
+        "horizon held": held[1] / max(1, held[0]),
         **counts,
     }
 
@@ -406,6 +433,7 @@ def rows(server_url: str, rate: float, tables: int, game: str, seconds: float, r
         for q, name in ((0.5, "p50"), (0.99, "p99"), (1.0, "max")):
             row(f"event-to-read-model lag {name}", _percentile(got["lags"], q) * 1000 if got["lags"] else -1, "ms")
         row("appends not seen applied", got["unseen"], "appends")
+        row("horizon held by another database's transaction", got["horizon held"], "of the time")
     return out
 
 
