@@ -19,6 +19,7 @@ S seconds of appends and the catch-up of their last event, and reports per event
   read-model relation, its checkpoint updates and commit record included; full-page images apart);
 - the event-to-read-model lag: from an append's return in its writer to the return of the worker's catch-up
   call that committed its last event (both `time.monotonic`, one clock for the machine), p50 / p99 / max;
+- the worker's errors (`infra.metrics.count_error`: a run with any, a connection refused say, is no measure);
 - the share of the window during which another database's transaction older than 20 ms held back the server's
   commit-safe horizon (the worker then finds nothing, then a fat batch: such a run says little of the pace).
 
@@ -87,6 +88,7 @@ class WorkerCounts:
                 "checkpoint rows moved",
                 "Redis calls",
                 "RQ jobs",
+                "worker errors",
             ),
             0,
         )
@@ -102,7 +104,7 @@ class WorkerCounts:
 
         from infra import projections
         from infra.projections import runner
-        from services.projector import jobs
+        from services.projector import jobs, worker
 
         counts = self
         execute, executemany = psycopg.Cursor.execute, psycopg.Cursor.executemany
@@ -110,6 +112,7 @@ class WorkerCounts:
         send = redis.connection.Connection.send_packed_command
         read_log, catch_up_all = runner.read_log_in, projections.catch_up_all
         job_catch_up_all = jobs.catch_up_all
+        count_error = jobs.count_error
 
         def rows_of(query: Any, rowcount: int) -> None:
             text = str(query).lstrip().upper()
@@ -165,6 +168,11 @@ class WorkerCounts:
                 counts.add("RQ jobs")
             return job_catch_up_all(*args, **kwargs)
 
+        def counted_error(component: str, code: str) -> None:
+            counts.add("worker errors")
+            count_error(component, code)
+
+        jobs.count_error = worker.count_error = counted_error
         psycopg.Cursor.execute = counted_execute  # type: ignore[method-assign, assignment]
         psycopg.Cursor.executemany = counted_many  # type: ignore[method-assign]
         psycopg.Connection.wait = counted_wait  # type: ignore[method-assign]
@@ -433,6 +441,7 @@ def rows(server_url: str, rate: float, tables: int, game: str, seconds: float, r
         for q, name in ((0.5, "p50"), (0.99, "p99"), (1.0, "max")):
             row(f"event-to-read-model lag {name}", _percentile(got["lags"], q) * 1000 if got["lags"] else -1, "ms")
         row("appends not seen applied", got["unseen"], "appends")
+        row("worker errors (a failed run when not 0)", got["worker errors"], "errors")
         row("horizon held by another database's transaction", got["horizon held"], "of the time")
     return out
 
