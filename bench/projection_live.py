@@ -435,6 +435,7 @@ def rows(server_url: str, rate: float, tables: int, game: str, seconds: float, r
             "RQ jobs",
         ):
             row(name, got[name] / n, "per event")
+        row("RQ jobs run in the window", got["RQ jobs"], "jobs (a job that goes on hands on every 5 s)")
         row("events per batch", got["events read"] / max(got["batches applied"], 1), "events")
         row("WAL bytes of the worker's transactions", got["WAL bytes"] / n, "bytes/event, full-page images aside")
         row("worker transactions", got["worker transactions (WAL)"] / n, "per event")
