@@ -11,11 +11,10 @@ per seat repeating the public view.
 
 from __future__ import annotations
 
-import json
-
 from domain.events import JSON
 from domain.games import game_named
 from domain.table import TableState, public_view, seat_private, turn_deadline, vacant_since
+from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
@@ -51,8 +50,7 @@ SET tricks = EXCLUDED.tricks
 """
 
 
-def _encode(value: JSON) -> str:
-    return json.dumps(value, separators=(",", ":"))
+_encode = compact_ascii  # json.dumps(value, separators=(",", ":"))'s text from one C encoder made once
 
 
 def seat_parts(state: TableState) -> dict[str, JSON]:

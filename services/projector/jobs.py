@@ -33,6 +33,7 @@ from infra.projections import ProjectionCaches
 from infra.queueing import enqueue_catch_up_all
 from services.logs import request_id_bound
 from services.projector.metrics import PROJECTION_APPLIED
+from services.projector.pace import RoundPace
 
 COMPONENT = "projector"  # its connections' application_name: cardledger-projector
 
@@ -45,9 +46,6 @@ LOOKING_TTL_MS = 2000
 # How often a job that goes on renews its "looking" key: a Redis round trip every round would cost more than
 # most rounds' catch-up (docs/performance.md, "Projection jobs"); a quarter of its life leaves it ample margin.
 RENEW_SECONDS = LOOKING_TTL_MS / 4000
-# The least time between two catch-ups of a job that goes on: back to back they would take the CPU of the
-# processes writing the events (docs/performance.md, "Projection jobs").
-ROUND_SECONDS = 0.01
 # How long a job goes on finding nothing new before it stops: a round can find nothing while events are
 # still being written (a running transaction holds back the log's commit-safe horizon).
 IDLE_SECONDS = 0.05
@@ -206,7 +204,7 @@ def catch_up_all() -> dict[str, int]:
 def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], None]) -> dict[str, int]:
     """Catch every projection up again and again, holding the "looking" key (renewed every `RENEW_SECONDS`),
     until catch-ups have found nothing new for `IDLE_SECONDS`; then let the key go and catch up once more
-    (see `catch_up_all`).
+    (see `catch_up_all`). Between two rounds it waits for about a few events at the recent rate (`pace`).
 
     The key names the job that holds it. A job that finds it held by another does nothing: the holder has
     still to look again, and one loop at a time is enough (two would let the key go under each other).
@@ -224,6 +222,7 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
     holding = handed_on = False
     renewed = float("-inf")
     checkpoints = projections.Checkpoints()  # this job's: another worker's job starts from a fresh read
+    pace = RoundPace()
     try:
         while True:
             started = time.monotonic()
@@ -241,7 +240,7 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
             if now >= deadline:
                 handed_on = _hand_on(job)
                 break
-            _pause(started + ROUND_SECONDS - time.monotonic())
+            _pause(started + pace.interval_after(started, max(counts.values(), default=0)) - time.monotonic())
     finally:
         if holding and not handed_on:
             with contextlib.suppress(redis.RedisError):

@@ -160,8 +160,11 @@ def counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[floa
 def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.1")  # each catch-up round takes 0.2 s or more
+    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.1")  # each catch-up round takes 0.1 s or more
     monkeypatch.setattr(jobs, "RENEW_SECONDS", 0.5)
+    # Between the job's first round (the played tables) and the first command the test plays, a loaded machine
+    # can leave more than the usual 0.05 s: the job would stop before the commands it is to take in.
+    monkeypatch.setattr(jobs, "IDLE_SECONDS", 0.5)
     rounds, renewals = counted(monkeypatch, jobs.projections, "catch_up_all"), counted(monkeypatch, jobs, "_hold")
     jobs.configure(db_url)
     client = redis_server.client()
