@@ -2,6 +2,7 @@
 single-user backend (no client, no protocol): the server's side of the write path, record by record.
 
 Run:  python -m bench.append_server OUT_DIR [--appends 200] [--before-014]
+      python -m bench.append_server --over-protocol DATABASE_URL [--appends 200] [--reads]
 
 writes OUT_DIR/none.sql (the setup alone), OUT_DIR/answers.sql and OUT_DIR/records.sql: `--appends` guarded
 appends of one event (the same event each time) through the store's statement (`append_sql(1, True)`), each
@@ -11,6 +12,14 @@ the whole answer (as the service stored it before migration 014) or the record i
 record in the jsonb column `response`, not the json column `answer`). Each
 script runs in one single-user backend of a database migrated to match (docs/performance.md, "The write path
 in the database"); (total of a script - total of none.sql) / appends is the instructions of one append.
+
+`--over-protocol`: the same appends (the records, on a new stream) sent to DATABASE_URL's server as the store sends
+them (the statement prepared once on the connection, then `exec_prepared` with the parameters as text), and with
+`--reads` as many reads of the events after the stream's head (`EVENTS_AFTER_SQL`, which a seat view's GET runs,
+prepared), on one connection of its own; prints the backend's process id. Under a postmaster run by
+`valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=DIR/cg.%p`, each backend's file holds its
+instructions: (the total of a run with `--appends N+10` - that of a run with `--appends 10`) / N is one append's
+work in the server, protocol included (docs/performance.md, "The API's PostgreSQL backends per action").
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.action_cost import fixed_seed, script
-from infra.event_store.append import append_sql
+from infra.event_store.append import append_sql, statement_name
 
 HASH = "9074a27ac796327622acec19c103971e0843a80abf1ff0d69df3b23e59555a93"
 DATA = '{"seat":0,"card":"2S","capture":null}'
@@ -79,16 +88,50 @@ def statements(name: str, before_014: bool, records: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def over_protocol(url: str, table_id: str, records: list[str], reads: bool) -> int:
+    """Append `records` (and read after each one with `reads`) on a connection of its own: its backend's pid."""
+    import time
+
+    import psycopg
+    from psycopg.pq import ExecStatus
+
+    from infra.table_loader import EVENTS_AFTER_SQL
+
+    stream = f"stream-protocol-{time.time_ns()}"
+    name = statement_name(1, True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO streams VALUES (%s, 0, %s)", (stream, HASH))
+        made = conn.pgconn.prepare(name, append_sql(1, True))
+        assert made.status == ExecStatus.COMMAND_OK, made.error_message
+        for n, record in enumerate(records):
+            params = [n + 1, HASH, stream, n, HASH, f"scope-{stream}", f"action-{n}", HASH, record]
+            params += ["2026-12-01T22:00:00.000000Z", n + 1, "card_discarded", 1, 1, DATA, METADATA, HASH, HASH, 2]
+            result = conn.pgconn.exec_prepared(name, [str(value).encode() for value in params])
+            assert result.status == ExecStatus.TUPLES_OK and result.ntuples == 1, result.error_message
+            if reads:
+                found = conn.execute(EVENTS_AFTER_SQL, (stream, n + 1, 50), prepare=True).fetchall()
+                assert found == [], found
+        return int(conn.pgconn.backend_pid)
+
+
 def main() -> None:
     from services.app.replays import record_of
 
     parser = argparse.ArgumentParser(prog="python -m bench.append_server", description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path)
+    parser.add_argument("out", type=Path, nargs="?", help="where to write the single-user scripts")
+    parser.add_argument("--over-protocol", metavar="DATABASE_URL", help="append over the protocol instead")
+    parser.add_argument("--reads", action="store_true", help="with --over-protocol: a view GET's read after each")
     parser.add_argument("--appends", type=int, default=200)
     parser.add_argument("--before-014", action="store_true", help="the statement as before migration 014")
     args = parser.parse_args()
+    if (args.out is None) == (args.over_protocol is None):
+        parser.error("give OUT_DIR or --over-protocol DATABASE_URL (one of them)")
     table_id, answers = played_answers(args.appends)
     compact = json.JSONEncoder(separators=(",", ":")).encode
+    if args.over_protocol is not None:
+        records = [compact(record_of(answer, table_id)) for answer in answers]
+        print(over_protocol(args.over_protocol, table_id, records, args.reads))
+        return
     kinds = {
         "none": [],
         "answers": [compact(answer) for answer in answers],

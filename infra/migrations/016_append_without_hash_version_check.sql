@@ -1,0 +1,12 @@
+-- The CHECK that an event's hash_version is 1 or 2 (migration 006) goes, as the foreign key and CHECKs of migration
+-- 003 went. PostgreSQL keeps a CHECK as the text of its expression: every INSERT into events read that text back
+-- into an expression tree and compiled it before the first row: a large part of the server's own work in an append
+-- (docs/performance.md, "The API's PostgreSQL backends per action"). What it caught is still caught:
+-- the store writes only the current version (infra/event_store/chain.py, `CURRENT_HASH_VERSION`), and an event
+-- with an unknown version is reported by the audit's chain verification (`ChainWalker`, services/app/audit/
+-- verify.py), as a forged hash or a broken link is.
+--
+-- Safe on a live table: dropping a CHECK neither scans nor rewrites the table. It takes the table's ACCESS
+-- EXCLUSIVE lock for that moment, so it waits for the statements running on events (appends are one short
+-- statement each; a long audit read would hold it up, and the appends queued behind it).
+ALTER TABLE events DROP CONSTRAINT events_hash_version_known;
