@@ -23,7 +23,9 @@ Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
   `streaming+view` there adds the streaming client whose POSTs ask for the view too.
 - baseline: a tiny Flask app (`create_baseline_app`, below) whose POST does one INSERT of the body into a
   plain table through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back
-  for the same time, with the same HTTP client.
+  for the same time, with the `http.client` client the bots used until 2026-12-02 (`StdlibHttpClient`), so
+  that the baseline's client costs what it did when the target was set (the bots' client now spends less per
+  request: docs/performance.md, "The bots' own cost").
 
 CPU per action, by component: around each row's window (and the baseline's), the CPU seconds (utime + stime of
 /proc/<pid>/stat) of every process of the stack (the gunicorn workers, the relay, the projection workers, the
@@ -60,6 +62,7 @@ from services.simulate import SimulationConfig, simulate  # noqa: E402
 from services.simulate.client import HttpClient  # noqa: E402
 from services.simulate.report import percentile  # noqa: E402
 from services.simulate.stack import RunningStack, embedded_stack, free_port, stop  # noqa: E402
+from services.simulate.stdlib_client import StdlibHttpClient  # noqa: E402
 from services.supervisor import gunicorn_command  # noqa: E402
 
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -190,7 +193,7 @@ def drive_baseline(base_url: str, threads: int, seconds: float) -> dict[str, Any
     deadline = time.monotonic() + seconds
 
     def work(n: int) -> None:
-        client = HttpClient(base_url)
+        client = StdlibHttpClient(base_url)
         try:
             while time.monotonic() < deadline:
                 answer = client.request("POST", "/insert", BASELINE_BODY)
