@@ -15,7 +15,8 @@ to the bare Flask endpoint) under callgrind for `--bare-seconds` and twice that,
 `--tree DIR` runs the simulate and bare-client children from another checkout (e.g. an unpacked `git archive`
 of an earlier commit): its `services/simulate` and `bench/api.py` are measured, this checkout's stack serves.
 `--calls` counts Python calls (cProfile, every thread) instead of instructions and prints the functions called
-most per action.
+most per action; `--syscalls` counts system calls (`strace -f -c`) and prints them by name per action (the
+kernel's share of the bots' CPU, which callgrind does not see: a loopback send also runs the receiving side).
 """
 
 from __future__ import annotations
@@ -67,7 +68,10 @@ finally:
 BARE_CHILD = """
 import json, sys
 from bench.api import CONCURRENCY, drive_baseline
-print(json.dumps({"requests": drive_baseline(sys.argv[1], CONCURRENCY, float(sys.argv[2]))["requests"]}))
+printed = json.dumps({"requests": drive_baseline(sys.argv[1], CONCURRENCY, float(sys.argv[2]))["requests"]})
+if len(sys.argv) > 3:
+    open(sys.argv[3], "w").write(printed)
+print(printed)
 """
 
 
@@ -108,11 +112,34 @@ def simulate_arguments(url: str, game: str, client: str, deals: int, out: Path) 
     ]
 
 
-def run_simulate(url: str, game: str, client: str, deals: int, tree: Path, calls: Path | None) -> Run:
+def syscalls(command: list[str], tree: Path, into: Path) -> int:
+    """The system calls `command` (python arguments) makes, counted by `strace -f -c` into `into`."""
+    full = ["strace", "-f", "-c", "-o", str(into), sys.executable, *command]
+    done = subprocess.run(full, cwd=tree, env=child_env(tree), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(full)} exited with {done.returncode}: {done.stderr[-2000:]}")
+    return sum(syscall_counts(into).values())
+
+
+def syscall_counts(path: Path) -> dict[str, int]:
+    """By name, from `strace -c`'s table (% time, seconds, usecs/call, calls, [errors,] syscall)."""
+    counts = {}
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
+            counts[fields[-1]] = int(fields[3])
+    return counts
+
+
+def run_simulate(
+    url: str, game: str, client: str, deals: int, tree: Path, calls: Path | None, strace: bool = False
+) -> Run:
     with tempfile.TemporaryDirectory(prefix="cardledger-bots-cost-") as scratch:
         out = Path(scratch) / "result.json"
         arguments = simulate_arguments(url, game, client, deals, out)
-        if calls is None:
+        if calls is not None and strace:
+            instructions = syscalls(["-m", "services.simulate", *arguments], tree, calls)
+        elif calls is None:
             instructions, _ = callgrind(["-m", "services.simulate", *arguments], tree)
         else:
             command = [sys.executable, "-c", CALLS_CHILD, str(calls), *arguments]
@@ -134,6 +161,14 @@ def _total_calls(path: Path) -> int:
     return int(sum(row[1] for row in stats.stats.values()))  # type: ignore[attr-defined]
 
 
+def print_top_syscalls(small: Path, large: Path, actions: int, count: int = 12) -> None:
+    """The system calls whose counts grew most between the two runs, per action."""
+    before, after = syscall_counts(small), syscall_counts(large)
+    grown = {name: calls - before.get(name, 0) for name, calls in after.items()}
+    for name, calls in sorted(grown.items(), key=lambda item: -item[1])[:count]:
+        print(f"    {calls / actions:8.2f}  {name}")
+
+
 def print_top_calls(small: Path, large: Path, actions: int, count: int = 25) -> None:
     """The functions whose calls grew most between the two runs, per action."""
     import pstats
@@ -146,8 +181,15 @@ def print_top_calls(small: Path, large: Path, actions: int, count: int = 25) -> 
         print(f"    {calls / actions:8.2f}  {name}  ({Path(filename).name}:{line})")
 
 
-def run_bare(url: str, seconds: float, tree: Path) -> Run:
-    instructions, stdout = callgrind(["-c", BARE_CHILD, url, str(seconds)], tree)
+def run_bare(url: str, seconds: float, tree: Path, strace_out: Path | None = None) -> Run:
+    command = ["-c", BARE_CHILD, url, str(seconds)]
+    if strace_out is None:
+        instructions, stdout = callgrind(command, tree)
+    else:
+        with tempfile.TemporaryDirectory(prefix="cardledger-bots-cost-") as scratch:
+            printed = Path(scratch) / "requests.json"
+            instructions = syscalls([*command, str(printed)], tree, strace_out)
+            stdout = printed.read_text()
     requests = int(json.loads(stdout.strip().splitlines()[-1])["requests"])
     return Run(instructions, requests, requests)
 
@@ -168,16 +210,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", nargs="+", choices=CLIENTS, default=list(CLIENTS))
     parser.add_argument("--deals", type=int, default=2, help="deals per table of the smaller run (default 2)")
     parser.add_argument("--bare-seconds", type=float, default=10.0, help="0: no bare client row")
-    parser.add_argument("--calls", action="store_true", help="count Python calls (cProfile) instead")
+    counted = parser.add_mutually_exclusive_group()
+    counted.add_argument("--calls", action="store_true", help="count Python calls (cProfile) instead")
+    counted.add_argument("--syscalls", action="store_true", help="count system calls (strace) instead")
     args = parser.parse_args(argv)
     tree = args.tree.resolve()
-    unit = "calls" if args.calls else "instructions"
+    unit = "calls" if args.calls else "syscalls" if args.syscalls else "instructions"
+    kept = args.calls or args.syscalls
     with bench_stack() as (stack, url), tempfile.TemporaryDirectory(prefix="cardledger-bots-cost-") as scratch:
         for game in args.games:
             for client in args.clients:
-                profiles = [Path(scratch) / f"{game}-{client}-{n}.pstats" for n in (1, 2)] if args.calls else None
+                profiles = [Path(scratch) / f"{game}-{client}-{n}.{unit}" for n in (1, 2)] if kept else None
                 small, large = (
-                    run_simulate(stack.base_url, game, client, args.deals * n, tree, profiles and profiles[n - 1])
+                    run_simulate(
+                        stack.base_url, game, client, args.deals * n, tree, profiles and profiles[n - 1], args.syscalls
+                    )
                     for n in (1, 2)
                 )
                 per_action, per_request, requests = per(small, large)
@@ -187,16 +234,22 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
                 if profiles is not None:
-                    print_top_calls(profiles[0], profiles[1], large.actions - small.actions)
+                    top = print_top_syscalls if args.syscalls else print_top_calls
+                    top(profiles[0], profiles[1], large.actions - small.actions)
         if args.bare_seconds > 0 and not args.calls:
             with baseline_server(url) as (base_url, _):
-                small, large = (run_bare(base_url, args.bare_seconds * n, tree) for n in (1, 2))
+                traces = [Path(scratch) / f"bare-{n}.syscalls" for n in (1, 2)] if args.syscalls else None
+                small, large = (
+                    run_bare(base_url, args.bare_seconds * n, tree, traces and traces[n - 1]) for n in (1, 2)
+                )
                 _, per_request, _ = per(small, large)
                 print(
                     f"bare client            {unit} per request {per_request:12,.0f}"
                     f"  (requests {small.requests} / {large.requests})",
                     flush=True,
                 )
+                if traces is not None:
+                    print_top_syscalls(traces[0], traces[1], large.requests - small.requests)
     return 0
 
 

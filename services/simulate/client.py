@@ -91,17 +91,17 @@ class Endpoint:
 
 
 def request_bytes(endpoint: Endpoint, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> bytes:
-    """The request as sent: request line, headers (Host and Accept-Encoding first, as http.client sends them),
-    Content-Length, the body."""
+    """The request as sent, byte for byte what `http.client` sends for it: the request line, Host,
+    Accept-Encoding, Content-Length (with a body, or 0 for a method that expects one), `headers`, the body."""
     if "\r" in path or "\n" in path or " " in path:
         raise ValueError(f"the path holds a space or a line break: {path!r}")
     lines = [f"{method} {endpoint.prefix}{path} HTTP/1.1", f"Host: {endpoint.host_header}", "Accept-Encoding: identity"]
+    if body is not None or method in BODY_METHODS:
+        lines.append(f"Content-Length: {0 if body is None else len(body)}")
     for name, value in headers.items():
         if "\r" in value or "\n" in value:
             raise ValueError(f"header {name} holds a line break: {value!r}")
         lines.append(f"{name}: {value}")
-    if body is not None or method in BODY_METHODS:
-        lines.append(f"Content-Length: {0 if body is None else len(body)}")
     head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
     return head if body is None else head + body
 
