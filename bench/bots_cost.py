@@ -10,7 +10,8 @@ valgrind), once with `--deals` deals per table and once with twice as many: the 
 instruction totals divided by the difference of their actions (or requests) is what one action (one request)
 costs the bots' process, its start-up cancelled. The server's deal seeds are its own, so the two runs play
 different deals: a few percent of noise. The bare client: `drive_baseline` (8 threads posting back to back
-to the bare Flask endpoint) under callgrind for `--bare-seconds` and twice that, per request.
+to the bare Flask endpoint) under callgrind for `--bare-seconds` and twice that, per request; with
+`--bare-with-bots-client`, the same loop on the bots' client (what the baseline's client would cost on it).
 
 `--tree DIR` runs the simulate and bare-client children from another checkout (e.g. an unpacked `git archive`
 of an earlier commit): its `services/simulate` and `bench/api.py` are measured, this checkout's stack serves.
@@ -66,8 +67,12 @@ finally:
 """
 
 BARE_CHILD = """
-import json, sys
+import json, os, sys
+import bench.api
 from bench.api import CONCURRENCY, drive_baseline
+if os.environ.get("BOTS_COST_BARE_WITH_BOTS_CLIENT"):
+    from services.simulate.client import HttpClient
+    bench.api.StdlibHttpClient = HttpClient
 printed = json.dumps({"requests": drive_baseline(sys.argv[1], CONCURRENCY, float(sys.argv[2]))["requests"]})
 if len(sys.argv) > 3:
     open(sys.argv[3], "w").write(printed)
@@ -210,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", nargs="+", choices=CLIENTS, default=list(CLIENTS))
     parser.add_argument("--deals", type=int, default=2, help="deals per table of the smaller run (default 2)")
     parser.add_argument("--bare-seconds", type=float, default=10.0, help="0: no bare client row")
+    parser.add_argument("--bare-with-bots-client", action="store_true", help="the bare loop on the bots' client")
     counted = parser.add_mutually_exclusive_group()
     counted.add_argument("--calls", action="store_true", help="count Python calls (cProfile) instead")
     counted.add_argument("--syscalls", action="store_true", help="count system calls (strace) instead")
@@ -217,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     tree = args.tree.resolve()
     unit = "calls" if args.calls else "syscalls" if args.syscalls else "instructions"
     kept = args.calls or args.syscalls
+    if args.bare_with_bots_client:
+        os.environ["BOTS_COST_BARE_WITH_BOTS_CLIENT"] = "1"
     with bench_stack() as (stack, url), tempfile.TemporaryDirectory(prefix="cardledger-bots-cost-") as scratch:
         for game in args.games:
             for client in args.clients:
@@ -243,8 +251,9 @@ def main(argv: list[str] | None = None) -> int:
                     run_bare(base_url, args.bare_seconds * n, tree, traces and traces[n - 1]) for n in (1, 2)
                 )
                 _, per_request, _ = per(small, large)
+                label = "bare client (bots')" if args.bare_with_bots_client else "bare client"
                 print(
-                    f"bare client            {unit} per request {per_request:12,.0f}"
+                    f"{label:22} {unit} per request {per_request:12,.0f}"
                     f"  (requests {small.requests} / {large.requests})",
                     flush=True,
                 )

@@ -152,9 +152,9 @@ class Connection:
             if not version.startswith("HTTP/1.") or not code.isdigit():
                 raise BrokenAnswer(f"not an HTTP/1.x status line: {status_line[:100]!r}")
             headers = {}
-            for line in lines:
+            for line in lines:  # no space may come before a field's colon (RFC 9112, 5.1)
                 name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
+                headers[name.lower()] = value.strip()
             status = int(code)
             if status >= 200 or status == 101:
                 connection = headers.get("connection", "").lower()

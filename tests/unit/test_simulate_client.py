@@ -6,6 +6,7 @@ one by one across chunks, CRLF lines, heartbeats and reconnections."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -110,7 +111,7 @@ def scripted(*answers: Answer) -> Iterator[ScriptedServer]:
 
 
 REQUESTS = [
-    ("POST", "/v1/tables/t/actions", {"type": "discard", "card": "7M"}, "tok", {"Idempotency-Key": "k", "If-Match": '"3"'}),
+    ("POST", "/v1/tables/t/actions", {"type": "discard"}, "tok", {"Idempotency-Key": "k", "If-Match": '"3"'}),
     ("GET", "/v1/tables/t/view?wait_for_version=4", None, "tok", {"Prefer": "wait=10"}),
     ("POST", "/v1/players", None, None, None),
     ("GET", "/readyz", None, None, None),
@@ -176,7 +177,7 @@ def test_something_other_than_an_answer_fails_after_every_attempt() -> None:
     garbage = Answer((b"SSH-2.0-OpenSSH\r\n\r\n",), close=True)
     with scripted(garbage, garbage, garbage) as server:
         client = HttpClient(server.url, timeout=5)
-        with pytest.raises(BrokenAnswer, match="not an HTTP/1.x status line"):
+        with pytest.raises(BrokenAnswer, match=re.escape("not an HTTP/1.x status line")):
             client.request("GET", "/a")
     assert server.connections == 3
 
@@ -221,9 +222,9 @@ def test_the_stream_gives_each_view_above_after_across_chunks_and_reconnects_wit
 def test_an_error_event_or_a_refused_stream_raises_stream_error() -> None:
     with scripted(chunked("200 OK", (b'event: error\ndata: {"code": "no_seat"}\n\n',), end=False)) as server:
         stream = SeatStream(server.url, "/s", "tok", 5)
-        with pytest.raises(StreamError, match='event: error {"code": "no_seat"}'):
+        with pytest.raises(StreamError, match=re.escape('event: error {"code": "no_seat"}')):
             stream.next_view(0)
     with scripted(plain("403 FORBIDDEN", b'{"code": "no_seat"}')) as server:
         stream = SeatStream(server.url, "/s", "tok", 5)
-        with pytest.raises(StreamError, match='GET /s: 403 {"code": "no_seat"}'):
+        with pytest.raises(StreamError, match=re.escape('GET /s: 403 {"code": "no_seat"}')):
             stream.next_view(0)
