@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import ssl
+import struct
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -85,6 +86,11 @@ class Endpoint:
     def connect(self, timeout: float) -> socket.socket:
         sock = socket.create_connection((self.host, self.port), timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # Blocking, with the kernel's timeouts: a socket with a Python timeout polls before every send and recv.
+        sock.settimeout(None)
+        limit = struct.pack("ll", int(timeout), int(timeout % 1 * 1_000_000))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, limit)
         if self.https:
             return ssl.create_default_context().wrap_socket(sock, server_hostname=self.host)
         return sock

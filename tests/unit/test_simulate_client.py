@@ -182,6 +182,18 @@ def test_something_other_than_an_answer_fails_after_every_attempt() -> None:
     assert server.connections == 3
 
 
+def test_an_answer_that_does_not_come_fails_the_request_at_the_timeout() -> None:
+    silent = Answer((b"HTTP/1.1 200 OK\r\n",), close=False)  # a status line, then nothing
+    with scripted(silent, silent, silent, silent) as server:  # the fourth keeps the third connection open
+        client = HttpClient(server.url, timeout=0.3)
+        started = time.monotonic()
+        with pytest.raises(OSError):
+            client.request("GET", "/a")
+        assert 0.9 <= time.monotonic() - started < 10  # three attempts, each given up after 0.3 s
+        client.close()
+    assert server.connections == 3
+
+
 def test_a_line_break_in_a_header_or_the_path_is_refused_before_sending() -> None:
     client = HttpClient("http://127.0.0.1:9", timeout=5)
     with pytest.raises(ValueError, match="header If-Match holds a line break"):
