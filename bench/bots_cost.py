@@ -10,7 +10,8 @@ valgrind), once with `--deals` deals per table and once with twice as many: the 
 instruction totals divided by the difference of their actions (or requests) is what one action (one request)
 costs the bots' process, its start-up cancelled. The server's deal seeds are its own, so the two runs play
 different deals: a few percent of noise. The bare client: `drive_baseline` (8 threads posting back to back
-to the bare Flask endpoint) under callgrind for `--bare-seconds` and twice that, per request; with
+to the bare Flask endpoint) under callgrind for no time (its start-up, its threads started and joined) and for
+`--bare-seconds`, per request (its requests are timed, so under valgrind they are few; all count); with
 `--bare-with-bots-client`, the same loop on the bots' client (what the baseline's client would cost on it).
 
 `--tree DIR` runs the simulate and bare-client children from another checkout (e.g. an unpacked `git archive`
@@ -212,9 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bots_cost", description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose bots are measured")
     parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES))
-    parser.add_argument("--clients", nargs="+", choices=CLIENTS, default=list(CLIENTS))
+    parser.add_argument("--clients", nargs="*", choices=CLIENTS, default=list(CLIENTS), help="none: the bare row only")
     parser.add_argument("--deals", type=int, default=2, help="deals per table of the smaller run (default 2)")
-    parser.add_argument("--bare-seconds", type=float, default=10.0, help="0: no bare client row")
+    parser.add_argument("--bare-seconds", type=float, default=20.0, help="0: no bare client row")
     parser.add_argument("--bare-with-bots-client", action="store_true", help="the bare loop on the bots' client")
     counted = parser.add_mutually_exclusive_group()
     counted.add_argument("--calls", action="store_true", help="count Python calls (cProfile) instead")
@@ -246,9 +247,10 @@ def main(argv: list[str] | None = None) -> int:
                     top(profiles[0], profiles[1], large.actions - small.actions)
         if args.bare_seconds > 0 and not args.calls:
             with baseline_server(url) as (base_url, _):
-                traces = [Path(scratch) / f"bare-{n}.syscalls" for n in (1, 2)] if args.syscalls else None
+                traces = [Path(scratch) / f"bare-{n}.syscalls" for n in (0, 1)] if args.syscalls else None
                 small, large = (
-                    run_bare(base_url, args.bare_seconds * n, tree, traces and traces[n - 1]) for n in (1, 2)
+                    run_bare(base_url, seconds, tree, traces and traces[n])
+                    for n, seconds in enumerate((0.0, args.bare_seconds))
                 )
                 _, per_request, _ = per(small, large)
                 label = "bare client (bots')" if args.bare_with_bots_client else "bare client"
