@@ -240,3 +240,26 @@ def test_an_error_event_or_a_refused_stream_raises_stream_error() -> None:
         stream = SeatStream(server.url, "/s", "tok", 5)
         with pytest.raises(StreamError, match=re.escape('GET /s: 403 {"code": "no_seat"}')):
             stream.next_view(0)
+
+
+def test_interrupt_ends_a_read_waiting_on_another_thread() -> None:
+    """A seat that failed stops the others' streams at once (the sockets block, with a 30 s timeout)."""
+    with scripted(chunked("200 OK", (), end=False)) as server:
+        stream = SeatStream(server.url, "/s", "tok", 30)
+        stopped = threading.Event()
+        failure: list[BaseException] = []
+
+        def follow() -> None:
+            try:
+                stream.next_view(0, stopped.is_set)
+            except StreamError as error:
+                failure.append(error)
+
+        reader = threading.Thread(target=follow)
+        reader.start()
+        time.sleep(0.3)  # the reader is waiting for a message
+        stopped.set()
+        stream.interrupt()
+        reader.join(timeout=5)
+        assert not reader.is_alive()
+        assert "stopped" in str(failure[0])
