@@ -23,7 +23,9 @@ Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
   `streaming+view` there adds the streaming client whose POSTs ask for the view too.
 - baseline: a tiny Flask app (`create_baseline_app`, below) whose POST does one INSERT of the body into a
   plain table through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back
-  for the same time, with the same HTTP client.
+  for the same time, on the bots' own HTTP client (`services.simulate.client.HttpClient`), so that both sides
+  of the ratio pay the same client per request (until 2026-12-02 both used `http.client`, which cost about
+  four times as much per request: docs/performance.md, "The bots' own cost").
 
 CPU per action, by component: around each row's window (and the baseline's), the CPU seconds (utime + stime of
 /proc/<pid>/stat) of every process of the stack (the gunicorn workers, the relay, the projection workers, the

@@ -32,6 +32,7 @@ URL (i + s) mod k, so the seats of one table write and read through different in
 
 from __future__ import annotations
 
+import itertools
 import queue
 import random
 import threading
@@ -164,6 +165,9 @@ class TablePlayer:
         self.table_id = ""
         self.known = 0  # the newest table version this client has written or read
         self.lock = threading.Lock()  # the `holding` client's seat threads count into `result` together
+        # Idempotency-Keys: unique to this table's run, without a random UUID made per action
+        self.key_prefix = uuid.uuid4().hex
+        self.key_numbers = itertools.count(1)
 
     # HTTP ------------------------------------------------------------------------------------------------------------
 
@@ -197,7 +201,7 @@ class TablePlayer:
 
     def act(self, player: Player, action: dict[str, Any], if_match: int | None) -> Response:
         """Post `action`; the `holding` client asks for the seat's new view in the answer (`player.view`)."""
-        headers = {"Idempotency-Key": str(uuid.uuid4())}
+        headers = {"Idempotency-Key": f"{self.key_prefix}-{next(self.key_numbers)}"}
         if if_match is not None:
             headers["If-Match"] = f'"{if_match}"'
         if self.holding or (self.streaming and self.config.view_in_answer):

@@ -2,19 +2,20 @@
 
 `next_view(after)` gives the first view pushed at a version above `after`; the stream reconnects with
 `Last-Event-ID` when the server ends it (its lifetime) or the connection breaks, so no version is missed. An
-`event: error` ends it with StreamError.
+`event: error` ends it with StreamError. The stream is read a chunk at a time and split into messages at their
+blank lines; a view's JSON is decoded only when its `id` (the view's version) is above `after`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import http.client
 import json
 import socket
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
+
+from services.simulate.client import Connection, Endpoint, request_bytes
 
 RECONNECTS = 5  # in a row without a message; the server's lifetime ends a stream every SSE_MAX_SECONDS
 
@@ -23,66 +24,83 @@ class StreamError(Exception):
     pass
 
 
+def message_fields(block: bytes) -> dict[bytes, bytes]:
+    """The fields of one message (its lines up to the blank line); a comment line gives the empty name."""
+    fields = {}
+    for line in block.split(b"\n"):
+        name, _, value = line.partition(b":")
+        fields[name] = value[1:] if value.startswith(b" ") else value
+    return fields
+
+
 class SeatStream:
     def __init__(
         self, base_url: str, path: str, token: str, timeout: float, on_connect: Callable[[], None] | None = None
     ) -> None:
-        parts = urlsplit(base_url)
-        self.https = parts.scheme == "https"
-        self.host = parts.hostname or ""
-        self.port = parts.port or (443 if self.https else 80)
-        self.path = parts.path.rstrip("/") + path
+        self.endpoint = Endpoint.of(base_url)
+        self.path = self.endpoint.prefix + path
+        self.relative_path = path
         self.token, self.timeout, self.on_connect = token, timeout, on_connect
         self.last_id: str | None = None
-        self._conn: http.client.HTTPConnection | None = None
-        self._answer: http.client.HTTPResponse | None = None
+        self._conn: Connection | None = None
+        self._chunked = True
+        self._text = b""  # the stream's text received and not yet split into messages
 
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
-        self._conn = self._answer = None
+        self._conn = None
+        self._text = b""
 
-    def _open(self) -> http.client.HTTPResponse:
-        kind = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
-        self._conn = kind(self.host, self.port, timeout=self.timeout)
+    def _open(self) -> Connection:
         headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {self.token}"}
         if self.last_id is not None:
             headers["Last-Event-ID"] = self.last_id
         if self.on_connect is not None:
             self.on_connect()
-        self._conn.request("GET", self.path, headers=headers)
-        answer = self._conn.getresponse()
-        if answer.status != 200:
-            body = answer.read().decode(errors="replace")
+        self._conn = conn = Connection(self.endpoint, self.timeout)
+        conn.sock.sendall(request_bytes(self.endpoint, "GET", self.relative_path, headers, None))
+        status, answer_headers, _ = conn.head()
+        if status != 200:
+            body, _ = conn.body(answer_headers, "GET", status)
             self.close()
-            raise StreamError(f"GET {self.path}: {answer.status} {body[:300]}")
-        self._answer = answer
-        return answer
+            raise StreamError(f"GET {self.path}: {status} {body.decode(errors='replace')[:300]}")
+        self._chunked = "chunked" in answer_headers.get("transfer-encoding", "").lower()
+        return conn
 
-    def _message(self) -> dict[str, str] | None:
+    def _more(self, conn: Connection) -> bytes | None:
+        """The stream's next piece of text (None when the server ended the stream)."""
+        if self._chunked:
+            return conn.chunk()
+        if conn.received:
+            data, conn.received = conn.received, b""
+            return data
+        return conn.sock.recv(65536) or None
+
+    def _message(self) -> dict[bytes, bytes] | None:
         """The next message with an `event` (None when the server ended the stream)."""
-        answer = self._answer or self._open()
-        fields: dict[str, str] = {}
+        conn = self._conn or self._open()
         while True:
-            line = answer.readline()
-            if not line:
-                return None
-            text = line.decode().rstrip("\r\n")
-            if text:
-                name, _, value = text.partition(":")
-                fields[name] = value[1:] if value.startswith(" ") else value
+            end = self._text.find(b"\n\n")
+            if end < 0:
+                more = self._more(conn)
+                if more is None:
+                    return None
+                self._text += more
+                if b"\r" in more:  # lines may end with CRLF or CR too (the server's end with LF)
+                    self._text = self._text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
                 continue
-            if "event" in fields:
+            block, self._text = self._text[:end], self._text[end + 2 :]
+            fields = message_fields(block)
+            if b"event" in fields:
                 return fields
-            fields = {}
 
     def interrupt(self) -> None:
         """End a read in progress on another thread (its `next_view` then raises when `stopped`)."""
         conn = self._conn
-        sock = None if conn is None else conn.sock
-        if sock is not None:
+        if conn is not None:
             with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+                conn.sock.shutdown(socket.SHUT_RDWR)
 
     def next_view(self, after: int, stopped: Callable[[], bool] = lambda: False) -> dict[str, Any]:
         """The first view pushed at a version above `after` (reconnecting as needed)."""
@@ -90,7 +108,7 @@ class SeatStream:
         while True:
             try:
                 message = self._message()
-            except (http.client.HTTPException, OSError, ValueError):
+            except (OSError, ValueError):
                 message = None
             if message is None:
                 self.close()
@@ -101,13 +119,19 @@ class SeatStream:
                     raise StreamError(f"GET {self.path}: {RECONNECTS} connections in a row ended without a view")
                 time.sleep(0.05 * quiet)
                 continue
-            if message.get("event") == "error":
+            event = message[b"event"]
+            if event == b"error":
                 self.close()
-                raise StreamError(f"GET {self.path}: event: error {message.get('data')}")
-            if message.get("event") != "view":
+                data = message.get(b"data", b"").decode(errors="replace")
+                raise StreamError(f"GET {self.path}: event: error {data}")
+            if event != b"view":
                 continue
             quiet = 0
-            self.last_id = message.get("id", self.last_id)
-            view: dict[str, Any] = json.loads(message["data"])
+            sse_id = message.get(b"id")
+            if sse_id is not None:
+                self.last_id = sse_id.decode()
+                if sse_id.isdigit() and int(sse_id) <= after:  # the id is the view's version
+                    continue
+            view: dict[str, Any] = json.loads(message[b"data"])
             if int(view["version"]) > after:
                 return view
