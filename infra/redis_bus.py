@@ -222,6 +222,29 @@ def read_table(
     return read_stream(client, table_stream(table_id), after_id, count, block_ms)
 
 
+def newest_entries(
+    client: Redis, after: Mapping[str, str], count: int, block_ms: int
+) -> dict[str, tuple[str, int | None]]:
+    """For each stream of `after` (its key -> the entry id read up to) that has entries after that id: the newest
+    entry read (its id, and the version its event carries or None); waits up to `block_ms` if none has any. At
+    most `count` entries of a stream are read: a stream with more answers the count-th, and the next read goes
+    on from it. Only that entry's event is parsed."""
+    streams_after: dict[Any, Any] = dict(after)
+    reply: Any = client.xread(streams_after, count=count, block=block_ms)
+    if not reply:
+        return {}
+    streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
+    newest: dict[str, tuple[str, int | None]] = {}
+    for key, raw in streams:
+        if not raw:
+            continue
+        entry, fields = raw[-1]
+        body = fields.get(b"event", fields.get("event"))
+        version = json.loads(body).get("version") if body is not None else None
+        newest[_decode(key)] = (_decode(entry), version if isinstance(version, int) else None)
+    return newest
+
+
 def range_stream(client: Redis, key: str, count: int | None = None) -> list[tuple[str, dict[str, JSON]]]:
     """All entries of a stream still kept, oldest first (or the first `count`)."""
     return _entries(client.xrange(key, count=count))

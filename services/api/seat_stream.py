@@ -31,12 +31,14 @@ from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from domain.events import JSON
 from infra import redis_bus
+from services.api import table_waits
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
 from services.api.schemas import INT32_MAX
 from services.api.stream import event_stream_response, event_stream_schema
+from services.api.table_waits import Following
 from services.app.errors import ServiceError
 
 blp = Blueprint(
@@ -90,40 +92,39 @@ def error_message(code: str) -> str:
 
 
 def seat_views(
-    read: Callable[[int], dict[str, JSON]],
-    client: redis.Redis,
+    read: Callable[[int, Following | None], dict[str, JSON]],
+    follow: Callable[[], Following],
     table_id: str,
     first: dict[str, JSON],
-    last_entry: str,
     after: int,
     lifetime: float,
     heartbeat: float,
 ) -> Iterator[str]:
-    """The stream: `first` (the view read on connect, after the table stream's entry `last_entry` was noted)
-    when it is past `after`, then a view read after each batch of new entries that moved the version
-    (`read(newest version published)`)."""
+    """The stream: `first` (the view read on connect, after the table stream's newest entry was noted) when it
+    is past `after`, then a view read each time the process's reader of the tables' streams has read newer
+    entries that moved the version (`read(newest version published, the following)`). `follow` starts
+    following the table from the entry noted."""
     deadline = time.monotonic() + lifetime
-    longest = redis_bus.longest_block(client)
-    if longest is not None:
-        heartbeat = min(heartbeat, longest)
     yield f"retry: 2000\n: seat view of table {table_id}\n\n"
     sent = after
     if int(first["version"]) > sent:
         sent = int(first["version"])
         yield view_message(first)
     try:
+        following = follow()
+    except redis.RedisError:
+        yield error_message("stream_unavailable")
+        return
+    try:
         while (remaining := deadline - time.monotonic()) > 0:
-            block_ms = max(1, int(min(heartbeat, remaining) * 1000))
-            entries = redis_bus.read_table(client, table_id, last_entry, count=100, block_ms=block_ms)
-            if not entries:
+            published = following.next(min(heartbeat, remaining))
+            if published is None:
                 yield ": heartbeat\n\n"
                 continue
-            last_entry = entries[-1][0]
-            published = max((v for _, body in entries if isinstance(v := body.get("version"), int)), default=-1)
             if published <= sent:
                 continue  # already sent (published after the read of the view that carried them)
             try:
-                view = read(published)
+                view = read(published, following)
             except ServiceError as error:  # the caller lost the view (left its seat): what /view answers now
                 yield error_message(error.code)
                 return
@@ -139,6 +140,8 @@ def seat_views(
     except redis.RedisError:
         yield error_message("stream_unavailable")
         return
+    finally:
+        following.close()
     yield ": connection lifetime reached; reconnect with Last-Event-ID\n\n"
 
 
@@ -171,32 +174,41 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
     who, services, table = caller(), container(), str(table_id)
     ledger = services.ledger
 
-    def read(published: int = -1) -> dict[str, JSON]:
-        """The view now; or, when this process keeps a state of the table at the version published or newer
-        (it served the write), the view of that state without a read: the view at its version, as GET /view
-        answers it at that version (the read's answer could be newer, and is the next message)."""
+    def kept_view(published: int) -> dict[str, JSON] | None:
+        """When this process keeps a state of the table at the version published or newer (it served the
+        write, or a stream of the table here read it), the view of that state: the view at its version, as
+        GET /view answers it at that version (a read's answer could be newer, and is the next message)."""
         kept = ledger.queries.kept_state(table)
         if kept is not None and kept.version >= published >= 0:
-            view = ledger.queries.seat_view_at(who, table, kept)
-            if view is not None:  # else not seated there: the read answers what /view does
-                return view
-        return ledger.seat_view(who, table)
+            return ledger.queries.seat_view_at(who, table, kept)  # None if not seated there: read, as /view does
+        return None
 
+    def read(published: int = -1, following: Following | None = None) -> dict[str, JSON]:
+        view = kept_view(published)
+        if view is not None:
+            return view
+        if following is None:
+            return ledger.seat_view(who, table)
+        with following.single_read():  # the table's other streams here wait, and find the state this one folds
+            return kept_view(published) or ledger.seat_view(who, table)
+
+    waits = table_waits.of(services.redis)
     try:
         # Noted before the read: an event committed after the read is published after this entry.
-        head = redis_bus.table_head(services.redis, table)
+        head = waits.head(table)
     except redis.RedisError as error:
         raise ApiError(503, "stream_unavailable", "the event stream is unavailable; retry later") from error
     first = read()  # the problems of /view (404, 403 no_seat) before the stream starts
     config = current_app.config
+    heartbeat = float(config.get("SSE_HEARTBEAT_SECONDS", 15))
+    longest = redis_bus.longest_block(services.redis)  # as the public stream beats (services.api.stream)
     messages = seat_views(
         read,
-        services.redis,
+        lambda: waits.follow(table, head),
         table,
         first,
-        "0-0" if head is None else head[0],
         after,
         float(config.get("SSE_MAX_SECONDS", 300)),
-        float(config.get("SSE_HEARTBEAT_SECONDS", 15)),
+        heartbeat if longest is None else min(heartbeat, longest),
     )
     return event_stream_response(messages)
