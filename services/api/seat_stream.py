@@ -3,9 +3,13 @@
 Each message (`event: view`) is the caller's seat view exactly as `GET /v1/tables/{id}/view` answers it at
 that moment (the same read, so the same schema and redaction), and its SSE `id` is the view's `version`. The
 first message is the view on connect; after it, one whenever the table's version moves: the stream waits on
-the table's Redis stream (where the relay publishes every committed event, `infra.redis_bus`) and, woken by
-one or many entries, reads the view once (several events published together give one message, at the
-newest version). No database connection is held while waiting. `Last-Event-ID` (a version, as sent) or
+the table's Redis stream (where the relay publishes every committed event, `infra.redis_bus`) through the
+process's one reader of the tables' streams (`services.api.table_waits`) and, woken by one or many entries,
+reads the view once (several events published together give one message, at the newest version): from the
+state this process keeps when that is at the version published, else from the store, one stream of the
+table at a time, so that the table's other streams here find the state it folded. The public part of the
+view is encoded once per version for every seat (`services.api.seat_pushes`). No database connection is
+held while waiting. `Last-Event-ID` (a version, as sent) or
 `after` resumes: the first message is sent only when the table is past that version.
 
 A seat waiting for its turn learns of it here without a request per action (issue 24). Errors before the
@@ -29,14 +33,14 @@ import redis
 from flask import Response, current_app
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from domain.events import JSON
 from infra import redis_bus
-from services.api import table_waits
+from services.api import seat_pushes, table_waits
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
 from services.api.schemas import INT32_MAX
+from services.api.seat_pushes import Pushed, pushed
 from services.api.stream import event_stream_response, event_stream_schema
 from services.api.table_waits import Following
 from services.app.errors import ServiceError
@@ -83,19 +87,15 @@ class SeatStreamHeadersSchema(Schema):
     )
 
 
-def view_message(view: dict[str, JSON]) -> str:
-    return f"id: {view['version']}\nevent: view\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
-
-
 def error_message(code: str) -> str:
     return f"event: error\ndata: {json.dumps({'code': code})}\n\n"
 
 
 def seat_views(
-    read: Callable[[int, Following | None], dict[str, JSON]],
+    read: Callable[[int, Following], Pushed],
     follow: Callable[[], Following],
     table_id: str,
-    first: dict[str, JSON],
+    first: Pushed,
     after: int,
     lifetime: float,
     heartbeat: float,
@@ -107,9 +107,9 @@ def seat_views(
     deadline = time.monotonic() + lifetime
     yield f"retry: 2000\n: seat view of table {table_id}\n\n"
     sent = after
-    if int(first["version"]) > sent:
-        sent = int(first["version"])
-        yield view_message(first)
+    if first[0] > sent:
+        sent, message = first
+        yield message
     try:
         following = follow()
     except redis.RedisError:
@@ -124,7 +124,7 @@ def seat_views(
             if published <= sent:
                 continue  # already sent (published after the read of the view that carried them)
             try:
-                view = read(published, following)
+                version, message = read(published, following)
             except ServiceError as error:  # the caller lost the view (left its seat): what /view answers now
                 yield error_message(error.code)
                 return
@@ -134,9 +134,9 @@ def seat_views(
                 log.exception("a seat view stream could not read the view of table %s", table_id)
                 yield error_message("view_unavailable")
                 return
-            if int(view["version"]) > sent:
-                sent = int(view["version"])
-                yield view_message(view)
+            if version > sent:
+                sent = version
+                yield message
     except redis.RedisError:
         yield error_message("stream_unavailable")
         return
@@ -173,24 +173,26 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
     after = _resume_after(headers, query)
     who, services, table = caller(), container(), str(table_id)
     ledger = services.ledger
+    queries, pushes = ledger.queries, seat_pushes.of(ledger.queries)
 
-    def kept_view(published: int) -> dict[str, JSON] | None:
+    def kept_view(published: int) -> Pushed | None:
         """When this process keeps a state of the table at the version published or newer (it served the
         write, or a stream of the table here read it), the view of that state: the view at its version, as
         GET /view answers it at that version (a read's answer could be newer, and is the next message)."""
-        kept = ledger.queries.kept_state(table)
-        if kept is not None and kept.version >= published >= 0:
-            return ledger.queries.seat_view_at(who, table, kept)  # None if not seated there: read, as /view does
+        kept = queries.kept_state(table)
+        if kept is not None and kept.version >= published:
+            return pushes.message(queries, who, table, kept)  # None if not seated there: read, as /view does
         return None
 
-    def read(published: int = -1, following: Following | None = None) -> dict[str, JSON]:
-        view = kept_view(published)
-        if view is not None:
-            return view
-        if following is None:
-            return ledger.seat_view(who, table)
-        with following.single_read():  # the table's other streams here wait, and find the state this one folds
-            return kept_view(published) or ledger.seat_view(who, table)
+    def read(published: int, following: Following) -> Pushed:
+        """The view at the version published or newer: the state kept, else read (one stream of the table
+        at a time in this process, the others finding the state it folded)."""
+        with following.single_read():
+            message = kept_view(published)
+            if message is not None:
+                return message
+            message = pushes.message(queries, who, table, queries.load_state(table))
+            return message if message is not None else pushed(ledger.seat_view(who, table))  # what /view answers
 
     waits = table_waits.of(services.redis)
     try:
@@ -198,7 +200,7 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
         head = waits.head(table)
     except redis.RedisError as error:
         raise ApiError(503, "stream_unavailable", "the event stream is unavailable; retry later") from error
-    first = read()  # the problems of /view (404, 403 no_seat) before the stream starts
+    first = pushed(ledger.seat_view(who, table))  # the problems of /view (404, 403 no_seat) before the stream
     config = current_app.config
     heartbeat = float(config.get("SSE_HEARTBEAT_SECONDS", 15))
     longest = redis_bus.longest_block(services.redis)  # as the public stream beats (services.api.stream)

@@ -199,7 +199,7 @@ class TableWaits:
                 positions[self.wake_key] = self.wake_position
             try:
                 newest = redis_bus.newest_entries(self.client, positions, ENTRIES_PER_READ, block_ms)
-            except redis.RedisError as error:
+            except Exception as error:  # any: a reader that died without failing its waiters would leave them waiting
                 self._fail(error)
                 return
             with self.lock:
@@ -217,7 +217,7 @@ class TableWaits:
                         moved.newest, moved.version = order, version
                         moved.changed.notify_all()
 
-    def _fail(self, error: redis.RedisError) -> None:
+    def _fail(self, error: Exception) -> None:
         log.warning("the reader of the tables' streams lost Redis: %s", redis_bus.describe_failure(error))
         with self.lock:
             for table in self.tables.values():
