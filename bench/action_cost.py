@@ -150,6 +150,7 @@ class Outcome:
     post_calls: int = 0
     view_calls: int = 0
     database: DatabaseCost | None = None  # PostgreSQL's work for the pool's connections (--database)
+    redis_commands: Counter[str] | None = None  # sent by the app serving the views, by command (--woken, --streamed)
 
 
 class Client:
@@ -191,7 +192,8 @@ class Calls:
 
 
 class NotingRedis:
-    """Wraps a Redis client to note when a blocking stream read starts: a long-poll is waiting."""
+    """Wraps a Redis client to note when a blocking stream read starts: a long-poll is waiting (how a long-poll
+    waited before `services.api.table_waits`; kept so that this script measures that code too)."""
 
     def __init__(self, client: Any) -> None:
         import threading
@@ -207,21 +209,70 @@ class NotingRedis:
         return getattr(self.client, name)
 
 
+def waiting_noted(container: Any) -> Any:
+    """An event set whenever a long-poll of `container`'s app starts waiting on a table's stream."""
+    import threading
+
+    try:
+        from services.api import table_waits
+    except ImportError:
+        container.redis = NotingRedis(container.redis)
+        return container.redis.waiting
+    waits = table_waits.of(container.redis)
+    followed = threading.Event()
+    follow = waits.follow
+
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        following = follow(*args, **kwargs)
+        followed.set()
+        return following
+
+    waits.follow = noted  # type: ignore[method-assign]
+    return followed
+
+
+def counting_redis(commands: Counter[str]) -> Any:
+    """A Redis client like the services' whose every command sent (one at a time or in a pipeline) is counted
+    in `commands` by name."""
+    import redis
+
+    def count(name: Any) -> None:
+        commands[(name.decode() if isinstance(name, bytes) else str(name)).upper()] += 1
+
+    class CountingConnection(redis.Connection):
+        def send_command(self, *args: Any, **kwargs: Any) -> None:
+            count(args[0])
+            super().send_command(*args, **kwargs)
+
+        def pack_commands(self, commands: Any) -> Any:  # a pipeline's
+            for command in commands:
+                count(command[0])
+            return super().pack_commands(commands)
+
+    return redis.Redis.from_url(
+        redis_url(),
+        socket_timeout=10,
+        socket_connect_timeout=5,
+        health_check_interval=30,
+        connection_class=CountingConnection,
+    )
+
+
 class WokenView:
     """A seat's long-poll on another app (another API worker), started before the action that wakes it."""
 
-    def __init__(self, client: Client, trace: Any, noting: NotingRedis, calls: Calls) -> None:
-        self.client, self.trace, self.noting, self.calls = client, trace, noting, calls
+    def __init__(self, client: Client, trace: Any, waiting: Any, calls: Calls) -> None:
+        self.client, self.trace, self.waiting, self.calls = client, trace, waiting, calls
         self.answer: Any = None
         self.trips = 0
 
     def start(self, path: str, headers: dict[str, str]) -> None:
         import threading
 
-        self.noting.waiting.clear()
+        self.waiting.clear()
         self.thread = threading.Thread(target=self._get, args=(path, headers))
         self.thread.start()
-        assert self.noting.waiting.wait(60), "the long-poll did not wait on the table's stream"
+        assert self.waiting.wait(60), "the long-poll did not wait on the table's stream"
 
     def _get(self, path: str, headers: dict[str, str]) -> None:
         from tests.round_trips import round_trips
@@ -237,9 +288,9 @@ class WokenView:
 
 
 @contextmanager
-def served_app(database_url: str, noting: bool = False) -> Iterator[tuple[Any, Any]]:
+def served_app(database_url: str, commands: Counter[str] | None = None) -> Iterator[tuple[Any, Any]]:
     """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container).
-    `noting`: the container's Redis client is a `NotingRedis`."""
+    `commands`: the container's Redis client counts its commands there (`counting_redis`)."""
     from infra.config import Settings
     from infra.signing import ReceiptSigner
     from services.api import create_app, served_admission
@@ -253,8 +304,9 @@ def served_app(database_url: str, noting: bool = False) -> Iterator[tuple[Any, A
         start_embedded=False,
         signer=ReceiptSigner.ephemeral(),
     )
-    if noting:
-        container.redis = NotingRedis(container.redis)
+    if commands is not None:
+        container.redis.close()
+        container.redis = counting_redis(commands)
 
     try:
         app = create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=[served_admission()])
@@ -340,6 +392,7 @@ def run_once(
 
     # The same table id and server seeds in every run, so that every run deals the same cards.
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
+    redis_commands: Counter[str] = Counter()
     with fresh_database(server_url(), prefix="cardledger_cost") as url:
         migrate(url)
         store_fixed_seeds(url, str(uuid.UUID(int=seed)), count + 2)  # a deal takes at least one action
@@ -349,7 +402,8 @@ def run_once(
             client = Client(app.test_client())
             relay = others.enter_context(served_app(url))[1] if woken or publish else None
             if woken:
-                viewer_app, viewer = others.enter_context(served_app(url, noting=True))
+                viewer_app, viewer = others.enter_context(served_app(url, commands=redis_commands))
+                long_poll_waits = waiting_noted(viewer)
                 view_trace = traced_pool(viewer.pool, POOL_SIZE)
                 view_client = Client(viewer_app.test_client())
             if relay is not None:
@@ -380,11 +434,12 @@ def run_once(
             view_trips = 0
             window = database_window(url, container.pool) if database else None
             start = trace.mark()
+            commands_before = Counter(redis_commands)
             cpu = time.process_time()
             if post:
                 for n, step in enumerate(steps):
                     if woken:
-                        waiting = WokenView(view_client, view_trace, viewer.redis, calls)
+                        waiting = WokenView(view_client, view_trace, long_poll_waits, calls)
                         path = f"/v1/tables/{table_id}/view?wait_for_version={step.version + 1}"
                         waiting.start(path, auth[1 - step.seat])
                     before = trace.mark()
@@ -425,6 +480,7 @@ def run_once(
                         assert viewed.get_json()["version"] >= version
                         view_trips += round_trips(trace.between(posted, trace.mark()))
             cpu = time.process_time() - cpu
+            commands = redis_commands - commands_before
             database_cost = None if window is None else window.stop()
             lines = trace.between(start, trace.mark())
             if woken:
@@ -445,6 +501,7 @@ def run_once(
                 calls.counts["post"],
                 calls.counts["view"],
                 database_cost,
+                commands if woken else None,
             )
             trace.close()
     return outcome
@@ -462,6 +519,8 @@ def report(outcome: Outcome) -> str:
             lines.append(f"  Python calls per action POST (cProfile): {outcome.post_calls / outcome.actions:.1f}")
         if outcome.view_calls:
             lines.append(f"  Python calls per view GET (cProfile): {outcome.view_calls / outcome.views:.1f}")
+        if outcome.redis_commands is not None:
+            lines.append(f"  Redis commands of the app serving the long-polls: {redis_per(outcome)}")
         lines.append(
             f"  CPU seconds of this process per action{' and its view' if outcome.views else ''} (timed, noisy): "
             f"{outcome.cpu_seconds / outcome.actions:.6f}"
@@ -474,6 +533,12 @@ def report(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
+def redis_per(outcome: Outcome) -> str:
+    commands = outcome.redis_commands or Counter()
+    each = ", ".join(f"{name} {n / outcome.actions:.3f}" for name, n in commands.most_common())
+    return f"{sum(commands.values()) / outcome.actions:.3f} per action ({each or 'none'})"
+
+
 def report_streamed(outcome: Outcome) -> str:
     lines = [f"{outcome.game}: {outcome.actions} actions posted, {outcome.views} seat views pushed"]
     if outcome.round_trips:  # --same-app: one pool serves both
@@ -482,6 +547,8 @@ def report_streamed(outcome: Outcome) -> str:
         )
     elif outcome.views:
         lines.append(f"  SQL round trips per pushed view: {outcome.view_round_trips / outcome.views:.3f}")
+    if outcome.redis_commands is not None:
+        lines.append(f"  Redis commands of the app serving the streams: {redis_per(outcome)}")
     lines.append(
         f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
     )
@@ -560,13 +627,14 @@ def run_streamed(
 
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
     table_id = str(uuid.UUID(int=seed))
+    redis_commands: Counter[str] = Counter()  # the Redis commands of the app serving the streams
     with fresh_database(server_url(), prefix="cardledger_cost") as url:
         migrate(url)
         store_fixed_seeds(url, table_id, count + 2)
         with (
-            served_app(url) as (app, container),
+            served_app(url, commands=redis_commands if same_app else None) as (app, container),
             served_app(url) as (_, relay),
-            served_app(url) as (viewer_app, viewer),
+            served_app(url, commands=None if same_app else redis_commands) as (viewer_app, viewer),
         ):
             if same_app:
                 viewer_app, viewer = app, container
@@ -602,6 +670,7 @@ def run_streamed(
                 for stream in followed:
                     stream.wait_for(known.state.version)
             start = view_trace.mark()
+            commands_before = Counter(redis_commands)
             prefer = {"Prefer": REPRESENTATION} if representation else {}
             cpu = time.process_time()
             for n, step in enumerate(steps if post else []):
@@ -621,14 +690,16 @@ def run_streamed(
                 for stream in followed:
                     stream.wait_for(int(answer.get_json()["version"]))
             cpu = time.process_time() - cpu
+            commands = redis_commands - commands_before
             trips = round_trips(view_trace.since(start))
             # The streams are left waiting on Redis (their reading threads are daemons): closing one from this
             # thread while its reader is inside the generator would fail, and the apps close at the end anyway.
             view_trace.close()
     actions = len(steps) if post else 0
+    pushed = actions * len(followed)
     if same_app:
-        return Outcome(game, actions, trips, Counter(), Counter(), cpu, actions * len(followed), 0)
-    return Outcome(game, actions, 0, Counter(), Counter(), cpu, actions * len(followed), trips)
+        return Outcome(game, actions, trips, Counter(), Counter(), cpu, pushed, 0, redis_commands=commands)
+    return Outcome(game, actions, 0, Counter(), Counter(), cpu, pushed, trips, redis_commands=commands)
 
 
 def streamed_instructions(game: str, count: int) -> str:

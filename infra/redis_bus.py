@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -222,6 +221,29 @@ def read_table(
     return read_stream(client, table_stream(table_id), after_id, count, block_ms)
 
 
+def newest_entries(
+    client: Redis, after: Mapping[str, str], count: int, block_ms: int
+) -> dict[str, tuple[str, int | None]]:
+    """For each stream of `after` (its key -> the entry id read up to) that has entries after that id: the newest
+    entry read (its id, and the version its event carries or None); waits up to `block_ms` if none has any. At
+    most `count` entries of a stream are read: a stream with more answers the count-th, and the next read goes
+    on from it. Only that entry's event is parsed."""
+    streams_after: dict[Any, Any] = dict(after)
+    reply: Any = client.xread(streams_after, count=count, block=block_ms)
+    if not reply:
+        return {}
+    streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
+    newest: dict[str, tuple[str, int | None]] = {}
+    for key, raw in streams:
+        if not raw:
+            continue
+        entry, fields = raw[-1]
+        body = fields.get(b"event", fields.get("event"))
+        version = json.loads(body).get("version") if body is not None else None
+        newest[_decode(key)] = (_decode(entry), version if isinstance(version, int) else None)
+    return newest
+
+
 def range_stream(client: Redis, key: str, count: int | None = None) -> list[tuple[str, dict[str, JSON]]]:
     """All entries of a stream still kept, oldest first (or the first `count`)."""
     return _entries(client.xrange(key, count=count))
@@ -245,11 +267,6 @@ def longest_block(client: Redis) -> float | None:
     return None if timeout is None else max(timeout - 1.0, timeout / 2)
 
 
-def _reaches(body: Mapping[str, JSON], version: int) -> bool:
-    published = body.get("version")
-    return isinstance(published, int) and published >= version
-
-
 def table_head(client: Redis, table_id: str) -> tuple[str, int | None] | None:
     """The newest entry of the table's stream: (its entry id, the version it carries), or None when the stream
     holds no entry (nothing published yet, or Redis lost it)."""
@@ -259,34 +276,6 @@ def table_head(client: Redis, table_id: str) -> tuple[str, int | None] | None:
     entry, body = newest[0]
     version = body.get("version")
     return entry, version if isinstance(version, int) else None
-
-
-def wait_for_table_version(
-    client: Redis, table_id: str, version: int, seconds: float, after_id: str | None = None
-) -> bool:
-    """Wait, at most `seconds`, until the table's stream holds an event at `version` or above; True when it does.
-
-    A caller that read the table below `version` from PostgreSQL calls this next: an event committed after that
-    read is published after it, so it is either the stream's newest entry already or one read here. A caller
-    that has just read the stream's newest entry (`table_head`) and found it below `version` passes its id as
-    `after_id`, and only entries after it are read. The wait blocks on Redis alone (no database connection is
-    held)."""
-    key = table_stream(table_id)
-    last = after_id
-    if last is None:
-        head = table_head(client, table_id)
-        if head is not None and head[1] is not None and head[1] >= version:
-            return True
-        last = head[0] if head is not None else "0-0"
-    deadline = time.monotonic() + seconds
-    longest = longest_block(client)
-    while (remaining := deadline - time.monotonic()) > 0:
-        block = remaining if longest is None else min(remaining, longest)
-        for entry, body in read_stream(client, key, last, count=100, block_ms=max(1, int(block * 1000))):
-            last = entry
-            if _reaches(body, version):
-                return True
-    return False
 
 
 def notification(message: Mapping[str, Any]) -> dict[str, JSON] | None:

@@ -3,9 +3,13 @@
 Each message (`event: view`) is the caller's seat view exactly as `GET /v1/tables/{id}/view` answers it at
 that moment (the same read, so the same schema and redaction), and its SSE `id` is the view's `version`. The
 first message is the view on connect; after it, one whenever the table's version moves: the stream waits on
-the table's Redis stream (where the relay publishes every committed event, `infra.redis_bus`) and, woken by
-one or many entries, reads the view once (several events published together give one message, at the
-newest version). No database connection is held while waiting. `Last-Event-ID` (a version, as sent) or
+the table's Redis stream (where the relay publishes every committed event, `infra.redis_bus`) through the
+process's one reader of the tables' streams (`services.api.table_waits`) and, woken by one or many entries,
+reads the view once (several events published together give one message, at the newest version): from the
+state this process keeps when that is at the version published, else from the store, one stream of the
+table at a time, so that the table's other streams here find the state it folded. The public part of the
+view is encoded once per version for every seat (`services.api.seat_pushes`). No database connection is
+held while waiting. `Last-Event-ID` (a version, as sent) or
 `after` resumes: the first message is sent only when the table is past that version.
 
 A seat waiting for its turn learns of it here without a request per action (issue 24). Errors before the
@@ -29,14 +33,16 @@ import redis
 from flask import Response, current_app
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from domain.events import JSON
 from infra import redis_bus
+from services.api import seat_pushes, table_waits
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
 from services.api.schemas import INT32_MAX
+from services.api.seat_pushes import Pushed, pushed
 from services.api.stream import event_stream_response, event_stream_schema
+from services.api.table_waits import Following
 from services.app.errors import ServiceError
 
 blp = Blueprint(
@@ -81,49 +87,44 @@ class SeatStreamHeadersSchema(Schema):
     )
 
 
-def view_message(view: dict[str, JSON]) -> str:
-    return f"id: {view['version']}\nevent: view\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
-
-
 def error_message(code: str) -> str:
     return f"event: error\ndata: {json.dumps({'code': code})}\n\n"
 
 
 def seat_views(
-    read: Callable[[int], dict[str, JSON]],
-    client: redis.Redis,
+    read: Callable[[int, Following], Pushed],
+    follow: Callable[[], Following],
     table_id: str,
-    first: dict[str, JSON],
-    last_entry: str,
+    first: Pushed,
     after: int,
     lifetime: float,
     heartbeat: float,
 ) -> Iterator[str]:
-    """The stream: `first` (the view read on connect, after the table stream's entry `last_entry` was noted)
-    when it is past `after`, then a view read after each batch of new entries that moved the version
-    (`read(newest version published)`)."""
+    """The stream: `first` (the view read on connect, after the table stream's newest entry was noted) when it
+    is past `after`, then a view read each time the process's reader of the tables' streams has read newer
+    entries that moved the version (`read(newest version published, the following)`). `follow` starts
+    following the table from the entry noted."""
     deadline = time.monotonic() + lifetime
-    longest = redis_bus.longest_block(client)
-    if longest is not None:
-        heartbeat = min(heartbeat, longest)
     yield f"retry: 2000\n: seat view of table {table_id}\n\n"
     sent = after
-    if int(first["version"]) > sent:
-        sent = int(first["version"])
-        yield view_message(first)
+    if first[0] > sent:
+        sent, message = first
+        yield message
+    try:
+        following = follow()
+    except redis.RedisError:
+        yield error_message("stream_unavailable")
+        return
     try:
         while (remaining := deadline - time.monotonic()) > 0:
-            block_ms = max(1, int(min(heartbeat, remaining) * 1000))
-            entries = redis_bus.read_table(client, table_id, last_entry, count=100, block_ms=block_ms)
-            if not entries:
+            published = following.next(min(heartbeat, remaining))
+            if published is None:
                 yield ": heartbeat\n\n"
                 continue
-            last_entry = entries[-1][0]
-            published = max((v for _, body in entries if isinstance(v := body.get("version"), int)), default=-1)
             if published <= sent:
                 continue  # already sent (published after the read of the view that carried them)
             try:
-                view = read(published)
+                version, message = read(published, following)
             except ServiceError as error:  # the caller lost the view (left its seat): what /view answers now
                 yield error_message(error.code)
                 return
@@ -133,12 +134,14 @@ def seat_views(
                 log.exception("a seat view stream could not read the view of table %s", table_id)
                 yield error_message("view_unavailable")
                 return
-            if int(view["version"]) > sent:
-                sent = int(view["version"])
-                yield view_message(view)
+            if version > sent:
+                sent = version
+                yield message
     except redis.RedisError:
         yield error_message("stream_unavailable")
         return
+    finally:
+        following.close()
     yield ": connection lifetime reached; reconnect with Last-Event-ID\n\n"
 
 
@@ -170,33 +173,44 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
     after = _resume_after(headers, query)
     who, services, table = caller(), container(), str(table_id)
     ledger = services.ledger
+    queries, pushes = ledger.queries, seat_pushes.of(ledger.queries)
 
-    def read(published: int = -1) -> dict[str, JSON]:
-        """The view now; or, when this process keeps a state of the table at the version published or newer
-        (it served the write), the view of that state without a read: the view at its version, as GET /view
-        answers it at that version (the read's answer could be newer, and is the next message)."""
-        kept = ledger.queries.kept_state(table)
-        if kept is not None and kept.version >= published >= 0:
-            view = ledger.queries.seat_view_at(who, table, kept)
-            if view is not None:  # else not seated there: the read answers what /view does
-                return view
-        return ledger.seat_view(who, table)
+    def kept_view(published: int) -> Pushed | None:
+        """When this process keeps a state of the table at the version published or newer (it served the
+        write, or a stream of the table here read it), the view of that state: the view at its version, as
+        GET /view answers it at that version (a read's answer could be newer, and is the next message)."""
+        kept = queries.kept_state(table)
+        if kept is not None and kept.version >= published:
+            return pushes.message(queries, who, table, kept)  # None if not seated there: read, as /view does
+        return None
 
+    def read(published: int, following: Following) -> Pushed:
+        """The view at the version published or newer: the state kept, else read (one stream of the table
+        at a time in this process, the others finding the state it folded)."""
+        with following.single_read():
+            message = kept_view(published)
+            if message is not None:
+                return message
+            message = pushes.message(queries, who, table, queries.load_state(table))
+            return message if message is not None else pushed(ledger.seat_view(who, table))  # what /view answers
+
+    waits = table_waits.of(services.redis)
     try:
         # Noted before the read: an event committed after the read is published after this entry.
-        head = redis_bus.table_head(services.redis, table)
+        head = waits.head(table)
     except redis.RedisError as error:
         raise ApiError(503, "stream_unavailable", "the event stream is unavailable; retry later") from error
-    first = read()  # the problems of /view (404, 403 no_seat) before the stream starts
+    first = pushed(ledger.seat_view(who, table))  # the problems of /view (404, 403 no_seat) before the stream
     config = current_app.config
+    heartbeat = float(config.get("SSE_HEARTBEAT_SECONDS", 15))
+    longest = redis_bus.longest_block(services.redis)  # as the public stream beats (services.api.stream)
     messages = seat_views(
         read,
-        services.redis,
+        lambda: waits.follow(table, head),
         table,
         first,
-        "0-0" if head is None else head[0],
         after,
         float(config.get("SSE_MAX_SECONDS", 300)),
-        float(config.get("SSE_HEARTBEAT_SECONDS", 15)),
+        heartbeat if longest is None else min(heartbeat, longest),
     )
     return event_stream_response(messages)

@@ -7,31 +7,21 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
 from flask import Flask
 
 from infra import redis_bus
 from infra.config import Settings
-from services.api import create_app
+from services.api import create_app, table_waits
 from services.bootstrap import Container, bootstrap
 from tests.api.conftest import TEST_CONFIG, Api, bearer, bot_action
 from tests.round_trips import Trace, round_trips, traced_pool
 
 POOL_SIZE = 2
-
-
-class NotingRedis(redis.Redis):
-    """A Redis client that notes when a blocking stream read starts (a long-poll is waiting)."""
-
-    waiting: threading.Event
-
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        self.waiting.set()
-        return super().xread(*args, **kwargs)
 
 
 class Process:
@@ -41,9 +31,7 @@ class Process:
         self.container: Container = bootstrap(
             settings, pool_min_size=POOL_SIZE, pool_max_size=POOL_SIZE, start_embedded=False
         )
-        self.noting = NotingRedis.from_url(settings.redis_url or "", socket_timeout=10)
-        self.noting.waiting = threading.Event()
-        self.container.redis = self.noting
+        self.waits = table_waits.of(self.container.redis)
         self.app: Flask = create_app(container=self.container, config={**TEST_CONFIG, "LONG_POLL_SECONDS": 30})
         self.trace: Trace = traced_pool(self.container.pool, POOL_SIZE)
 
@@ -52,6 +40,16 @@ class Process:
         start = self.trace.mark()
         response = self.app.test_client().get(path, headers={**bearer(token), **headers})
         return response.status_code, response.get_json(), round_trips(self.trace.since(start))
+
+    def follows(self) -> int:
+        """The waits on a table's stream this process has started (a long-poll that waits starts one)."""
+        return self.waits.follows
+
+    def await_waiter(self, table_id: str) -> None:
+        deadline = time.monotonic() + 30
+        while self.waits.waiters(table_id) == 0:
+            assert time.monotonic() < deadline, "the long-poll did not wait on the table's stream"
+            time.sleep(0.001)
 
     def close(self) -> None:
         self.trace.close()
@@ -111,11 +109,10 @@ def woken(other: Process, table: Table, token: str) -> tuple[int, dict[str, Any]
     def wait() -> None:
         answered["reply"] = other.get(view_path(table, asked), token)
 
-    other.noting.waiting.clear()
     thread = threading.Thread(target=wait)
     thread.start()
     try:
-        assert other.noting.waiting.wait(30), "the long-poll did not wait on the table's stream"
+        other.await_waiter(table.id)
         version, _ = table.act()
         table.publish()
         thread.join(20)  # below the 30 s wait: only the publication can have answered it
@@ -165,9 +162,9 @@ def test_a_long_poll_never_answers_below_the_version_asked_for(api: Api, contain
     assert body == api.view(waiter, table.id)
     # Published: answered at once, from the store.
     table.publish()
-    other.noting.waiting.clear()
+    follows = other.follows()
     status, body, _ = other.get(view_path(table, newer), waiter)
-    assert status == 200 and body["version"] >= newer and not other.noting.waiting.is_set()
+    assert status == 200 and body["version"] >= newer and other.follows() == follows
     # Every version up to the table's, from either process.
     for asked in range(newer + 1):
         assert api.client.get(view_path(table, asked), headers=bearer(waiter)).get_json()["version"] >= asked
@@ -233,7 +230,7 @@ def test_a_long_poll_without_a_seat_is_refused_at_once(api: Api, container: Cont
         lambda path: api.client.get(path, headers=bearer(stranger)).status_code,
         lambda path: other.get(path, stranger)[0],
     ):
-        other.noting.waiting.clear()
+        follows = other.follows()
         assert process_get(view_path(table, version + 1)) == 403
         assert process_get(view_path(table, version)) == 403
-        assert not other.noting.waiting.is_set()
+        assert other.follows() == follows

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +24,7 @@ from services.bootstrap import Container
 from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, play_deal
 from tests.api.test_endpoints import assert_problem
 from tests.api.test_long_poll_reads import Process, Table
+from tests.round_trips import statements
 
 LIVE_CONFIG = {**TEST_CONFIG, "SSE_MAX_SECONDS": 30.0, "SSE_HEARTBEAT_SECONDS": 0.2}
 
@@ -230,3 +233,52 @@ def test_a_seat_that_leaves_receives_no_seat_and_the_stream_ends(live: Flask, co
         stream.close()
     refused = api.client.get(stream_path(table.id), headers=bearer(table.tokens[0]))
     assert refused.status_code == 403 and refused.get_json()["code"] == "no_seat"
+
+
+@pytest.mark.parametrize("game", ["cholek-tiga", "cha-kau-tsz"])
+def test_both_seats_streams_on_another_process_share_one_read_per_action(
+    live: Flask, container: Container, api_settings: Settings, game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other process keeps no state of the versions the first wrote: the streams, woken together by the
+    same entries, read the store one at a time, and the second finds the state the first folded (one read per
+    action, not two). Each read is slowed, so that two reads at once would overlap."""
+    api = Api(live.test_client())
+    table = Table(api, container, game)
+    table.publish()
+    other = Process(api_settings)
+    states = other.container.ledger.queries.states
+    current = states.current
+
+    def slow_current(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.05)
+        return current(*args, **kwargs)
+
+    monkeypatch.setattr(states, "current", slow_current)
+    streamer = create_app(container=other.container, config=LIVE_CONFIG)
+    streams = [Messages(streamer.test_client(), table.id, token) for token in table.tokens]
+    try:
+        for stream in streams:
+            stream.view()
+        start = other.trace.mark()
+        actions = 8
+        for _ in range(actions):
+            version, _ = table.act()
+            table.publish()
+            pushed: dict[int, tuple[int, dict[str, Any]]] = {}
+            readers = [threading.Thread(target=_pull, args=(streams[seat], seat, pushed)) for seat in (0, 1)]
+            for reader in readers:
+                reader.start()
+            for reader in readers:
+                reader.join(20)
+            for seat in (0, 1):
+                assert pushed[seat] == (version, api.view(table.tokens[seat], table.id))
+        reads = statements(other.trace.since(start), {})
+        assert sum(reads.values()) == actions and all("FROM events" in text for text in reads), reads
+    finally:
+        for stream in streams:
+            stream.close()
+        other.close()
+
+
+def _pull(stream: Messages, seat: int, pushed: dict[int, tuple[int, dict[str, Any]]]) -> None:
+    pushed[seat] = stream.view()
