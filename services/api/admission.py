@@ -43,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import unquote
 
 from services.api.cors import CorsPolicy
 from services.api.problems import problem
@@ -262,8 +262,17 @@ class Admission:
 def _is_long_poll(path: str, environ: dict[str, Any]) -> bool:
     if not LONG_POLL_PATH.match(path):
         return False
-    query = parse_qs(str(environ.get("QUERY_STRING", "")), keep_blank_values=True)
-    return LONG_POLL_PARAMETER in query
+    return names_parameter(str(environ.get("QUERY_STRING", "")), LONG_POLL_PARAMETER)
+
+
+def names_parameter(query: str, name: str) -> bool:
+    """Whether `name` is a key of `parse_qs(query, keep_blank_values=True)`, without decoding every key and value:
+    a key is decoded only when it holds something to decode."""
+    for field in query.split("&"):
+        key = field.partition("=")[0]
+        if key == name or (("%" in key or "+" in key) and unquote(key.replace("+", " ")) == name):
+            return True
+    return False
 
 
 def _token_key(environ: dict[str, Any]) -> str | None:
