@@ -85,6 +85,48 @@ class _PerCaller:
                 self.held[caller] = left
 
 
+class Slots:
+    """`threading.BoundedSemaphore`'s `acquire` and `release` for the request and stream slots: a slot free (the
+    usual case) is taken and given back under one lock, where the semaphore runs its Condition's Python code
+    for both; only a request that finds none free waits on the Condition, until one is given back or its
+    timeout passes."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._free = count
+        self._lock = threading.Lock()
+        self._given_back = threading.Condition(self._lock)
+        self._waiting = 0
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        with self._lock:
+            if self._free:
+                self._free -= 1
+                return True
+            if not blocking:
+                return False
+            deadline = None if timeout is None else time.monotonic() + timeout
+            self._waiting += 1
+            try:
+                while not self._free:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return False
+                    self._given_back.wait(left)
+                self._free -= 1
+                return True
+            finally:
+                self._waiting -= 1
+
+    def release(self) -> None:
+        with self._lock:
+            if self._free >= self.count:
+                raise ValueError(f"all {self.count} slots were already free: a slot was given back twice")
+            self._free += 1
+            if self._waiting:
+                self._given_back.notify()
+
+
 class Admission:
     def __init__(
         self,
@@ -113,8 +155,8 @@ class Admission:
         self.wait_seconds = wait_seconds
         self.streams_per_caller = streams_per_caller
         self.requests_per_caller = requests_per_caller
-        self._request_slots = threading.BoundedSemaphore(requests)
-        self._stream_slots = threading.BoundedSemaphore(streams) if streams else None
+        self._request_slots = Slots(requests)
+        self._stream_slots = Slots(streams) if streams else None
         self._streams_of = _PerCaller(streams_per_caller)
         self._requests_of = _PerCaller(requests_per_caller)
         self._held_of = _PerCaller(max(1, held_per_caller))
