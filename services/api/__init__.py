@@ -38,6 +38,7 @@ from services.api import (
     ui,
 )
 from services.api.admission import Admission
+from services.api.converters import TableIdConverter
 from services.api.cors import CorsPolicy, install_cors
 from services.api.deps import EXTENSION, ContainerHolder
 from services.api.json_answers import CompactJSONProvider
@@ -178,6 +179,7 @@ def create_app(
     if container is not None:
         list_signing_key(container.ledger)  # a built container's key is listed when its app starts
 
+    app.url_map.converters["uuid"] = TableIdConverter  # before any route is made with it
     api = CardLedgerApi(app, spec_kwargs={"marshmallow_plugin": TypedMarshmallowPlugin()})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)

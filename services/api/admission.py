@@ -43,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import unquote
 
 from services.api.cors import CorsPolicy
 from services.api.problems import problem
@@ -85,6 +85,48 @@ class _PerCaller:
                 self.held[caller] = left
 
 
+class Slots:
+    """`threading.BoundedSemaphore`'s `acquire` and `release` for the request and stream slots: a slot free (the
+    usual case) is taken and given back under one lock, where the semaphore runs its Condition's Python code
+    for both; only a request that finds none free waits on the Condition, until one is given back or its
+    timeout passes."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._free = count
+        self._lock = threading.Lock()
+        self._given_back = threading.Condition(self._lock)
+        self._waiting = 0
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        with self._lock:
+            if self._free:
+                self._free -= 1
+                return True
+            if not blocking:
+                return False
+            deadline = None if timeout is None else time.monotonic() + timeout
+            self._waiting += 1
+            try:
+                while not self._free:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return False
+                    self._given_back.wait(left)
+                self._free -= 1
+                return True
+            finally:
+                self._waiting -= 1
+
+    def release(self) -> None:
+        with self._lock:
+            if self._free >= self.count:
+                raise ValueError(f"all {self.count} slots were already free: a slot was given back twice")
+            self._free += 1
+            if self._waiting:
+                self._given_back.notify()
+
+
 class Admission:
     def __init__(
         self,
@@ -113,8 +155,8 @@ class Admission:
         self.wait_seconds = wait_seconds
         self.streams_per_caller = streams_per_caller
         self.requests_per_caller = requests_per_caller
-        self._request_slots = threading.BoundedSemaphore(requests)
-        self._stream_slots = threading.BoundedSemaphore(streams) if streams else None
+        self._request_slots = Slots(requests)
+        self._stream_slots = Slots(streams) if streams else None
         self._streams_of = _PerCaller(streams_per_caller)
         self._requests_of = _PerCaller(requests_per_caller)
         self._held_of = _PerCaller(max(1, held_per_caller))
@@ -262,8 +304,17 @@ class Admission:
 def _is_long_poll(path: str, environ: dict[str, Any]) -> bool:
     if not LONG_POLL_PATH.match(path):
         return False
-    query = parse_qs(str(environ.get("QUERY_STRING", "")), keep_blank_values=True)
-    return LONG_POLL_PARAMETER in query
+    return names_parameter(str(environ.get("QUERY_STRING", "")), LONG_POLL_PARAMETER)
+
+
+def names_parameter(query: str, name: str) -> bool:
+    """Whether `name` is a key of `parse_qs(query, keep_blank_values=True)`, without decoding every key and value:
+    a key is decoded only when it holds something to decode."""
+    for field in query.split("&"):
+        key = field.partition("=")[0]
+        if key == name or (("%" in key or "+" in key) and unquote(key.replace("+", " ")) == name):
+            return True
+    return False
 
 
 def _token_key(environ: dict[str, Any]) -> str | None:

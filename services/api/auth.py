@@ -8,8 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from flask import g, request
-
+from services.api.context import current_g, current_request
 from services.api.deps import container
 from services.api.problems import ApiError
 from services.app.callers import Caller
@@ -33,7 +32,7 @@ AUTHORIZATION = "HTTP_AUTHORIZATION"
 
 
 def bearer_token() -> str | None:
-    return _bearer(request.environ.get(AUTHORIZATION))
+    return _bearer(current_request().environ.get(AUTHORIZATION))
 
 
 def _bearer(header: str | None) -> str | None:
@@ -49,12 +48,12 @@ def token_key() -> str:
     """A rate-limit key per bearer token (hashed: the key lands in Redis), else per address."""
     token = bearer_token()
     if token is None:
-        return f"ip:{request.remote_addr or 'unknown'}"
+        return f"ip:{current_request().remote_addr or 'unknown'}"
     return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def authenticate() -> Caller:
-    header = request.environ.get(AUTHORIZATION)
+    header = current_request().environ.get(AUTHORIZATION)
     if header is None:
         raise _unauthorized("this call needs an 'Authorization: Bearer <token>' header", "missing_token")
     token = _bearer(header)
@@ -71,12 +70,12 @@ def authenticated(view: F) -> F:
 
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        g.caller = authenticate()
+        current_g().caller = authenticate()
         return view(*args, **kwargs)
 
     return cast(F, wrapper)
 
 
 def caller() -> Caller:
-    found: Caller = g.caller
+    found: Caller = current_g().caller
     return found

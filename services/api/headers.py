@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Response, request
+from flask import Response
 
+from services.api.context import current_request
 from services.api.problems import ApiError
 
 _IF_MATCH = re.compile(r'^\s*(?:"(\d{1,10})"|(\d{1,10}))\s*$')
 
+IF_NONE_MATCH = "HTTP_IF_NONE_MATCH"  # the header as the WSGI environ holds it
 ETAG_HEADER = {"ETag": {"description": 'the table version, "<version>"', "schema": {"type": "string"}}}
 
 
@@ -20,7 +22,11 @@ def etag(version: int) -> str:
 
 def not_modified(version: int) -> Response | None:
     """A 304 when the request's If-None-Match names `version` (or is `*`)."""
-    if request.if_none_match and request.if_none_match.contains_weak(str(version)):
+    served = current_request()
+    if IF_NONE_MATCH not in served.environ:  # werkzeug would parse the absent header into an empty set of tags
+        return None
+    tags = served.if_none_match
+    if tags and tags.contains_weak(str(version)):
         response = Response(status=304)
         response.headers["ETag"] = etag(version)
         return response

@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -29,6 +29,7 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from infra.db import FastPool
+from services.api.context import current_g, current_request
 from services.api.deps import holder
 
 REGISTRY_KEY = "cardledger.metrics"
@@ -92,12 +93,12 @@ def install_metrics(app: Flask) -> ApiMetrics:
 
     @app.before_request
     def _start_timer() -> None:
-        g.request_started = time.perf_counter()
+        current_g().request_started = time.perf_counter()
 
     @app.after_request
     def _observe(response: Response) -> Response:
-        started = g.get("request_started")
-        served = request._get_current_object()  # type: ignore[attr-defined]  # one look-up for its three reads
+        started = current_g().get("request_started")
+        served = current_request()
         route = served.url_rule.rule if served.url_rule is not None else "unmatched"
         method = served.method if served.method in KNOWN_METHODS else "other"
         labels = (method, route, str(response.status_code))

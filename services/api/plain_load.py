@@ -21,6 +21,7 @@ from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, missing
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 from webargs import core
 
+from services.api.context import current_request
 from services.api.spec_types import FullMatch, TaggedUnionSchema
 from services.api.strict_json import StrictParser
 
@@ -235,6 +236,10 @@ def plain_load(schema: Any, unknown: str | None, location: str = "json") -> Load
 class PlainParser(StrictParser):
     """The blueprints' parser: the JSON body, headers or query of an opted-in schema by its plan; anything else, and
     anything the plan cannot vouch for, by webargs as before (its errors and all)."""
+
+    def get_default_request(self) -> Any:
+        """The request itself, not webargs' `flask.request` proxy, whose every attribute read finds it again."""
+        return current_request()
 
     def parse(self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any) -> Any:
         return self.parse_by(self.plan_of(argmap, location, kwargs), argmap, req, location=location, **kwargs)

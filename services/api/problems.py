@@ -21,6 +21,7 @@ from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from infra.metrics import count_error
+from services.api.context import current_request
 from services.api.retry_after import retry_after_seconds
 from services.app.errors import ServiceError
 
@@ -132,8 +133,9 @@ def handle_http_exception(error: HTTPException) -> Response:
 
 def _check_charset() -> Response | None:
     """A JSON body in an unknown charset is a 415, before any parser tries to decode it."""
-    charset = request.mimetype_params.get("charset")
-    if charset is not None and request.is_json:
+    served = current_request()
+    charset = served.mimetype_params.get("charset")
+    if charset is not None and served.is_json:
         try:
             codecs.lookup(charset)
         except LookupError:

@@ -9,9 +9,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import flask_smorest
-from flask import jsonify
 from flask_smorest.utils import (
-    get_appcontext,
     resolve_schema_instance,
     set_status_and_headers_in_response,
     unpack_tuple_response,
@@ -21,9 +19,11 @@ from webargs import core
 from werkzeug import Response
 
 from services.api.auth import SECURITY, authenticated
+from services.api.context import current_flask_app, current_g
 from services.api.plain_load import PlainParser
 
 F = TypeVar("F", bound=Callable[..., Any])
+SMOREST_CONTEXT = "_flask_smorest"  # the key of flask-smorest's section of `g` (`flask_smorest.utils.get_appcontext`)
 Decorator = Callable[[F], F]
 # The options of `arguments` its one layer knows: flask-smorest's documentation, and those webargs passes to the
 # parser as they are (any other, e.g. `as_kwargs`, keeps webargs' layer).
@@ -94,8 +94,9 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
                     set_status_and_headers_in_response(result, status, headers)
                     return result
                 result_dump = result if dumped_by is None else dumped_by.dump(result)
-                get_appcontext()["result_dump"] = result_dump
-                answer = jsonify(prepared(result_dump))
+                # flask-smorest's `get_appcontext()` and `jsonify`, without their look-ups through Flask's proxies
+                current_g().setdefault(SMOREST_CONTEXT, {})["result_dump"] = result_dump
+                answer = current_flask_app().json.response(prepared(result_dump))
                 set_status_and_headers_in_response(answer, status, headers)
                 if status is None:
                     answer.status_code = status_code

@@ -134,10 +134,10 @@ def strict_loads(body: bytes | str) -> Any:
     )
     if plain:
         try:
-            return _loads(text, _unique_keys_or_stop)
+            return _loads(text, _PLAIN_DECODER)
         except _DuplicateSeen:
             pass
-    value = _loads(text, _unique_keys)
+    value = _loads(text, _STRICT_DECODER)
     try:
         _check(value, "$", 0)
     except _Refused as refused:
@@ -145,11 +145,24 @@ def strict_loads(body: bytes | str) -> Any:
     return value
 
 
-def _loads(text: str, object_pairs_hook: Any) -> Any:
+def _decoder(object_pairs_hook: Any) -> json.JSONDecoder:
+    return json.JSONDecoder(
+        parse_int=_integer, parse_float=_number, parse_constant=_NotJson, object_pairs_hook=object_pairs_hook
+    )
+
+
+# Made once: `json.loads` with these arguments makes a decoder on every call (the stdlib shares its own default
+# decoder between threads the same way).
+_PLAIN_DECODER = _decoder(_unique_keys_or_stop)
+_STRICT_DECODER = _decoder(_unique_keys)
+BOM = "\ufeff"
+
+
+def _loads(text: str, decoder: json.JSONDecoder) -> Any:
     try:
-        return json.loads(
-            text, parse_int=_integer, parse_float=_number, parse_constant=_NotJson, object_pairs_hook=object_pairs_hook
-        )
+        if text.startswith(BOM):  # as json.loads refuses it, before decoding
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        return decoder.decode(text)
     except RecursionError:
         raise ApiError(400, "nesting_too_deep", f"the request body nests deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as error:

@@ -4,6 +4,7 @@ value or the error answer the walk gives (`services/api/strict_json.py`)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from hypothesis import given
@@ -21,7 +22,7 @@ def walked(body: bytes) -> Any:
     except UnicodeDecodeError as error:
         return ("error", 400, "malformed_json", f"the request body is not UTF-8 (at byte {error.start})")
     try:
-        value = strict_json._loads(text, strict_json._unique_keys)
+        value = strict_json._loads(text, strict_json._STRICT_DECODER)
         strict_json._check(value, "$", 0)
     except ApiError as error:
         return ("error", error.status, error.code, error.detail)
@@ -97,3 +98,49 @@ def test_each_kind_of_refusal_is_still_named() -> None:
     ]:
         assert taken(body)[:3] == ("error", 400, code), body
     assert taken(b'{"type":"discard","card":"7H"}') == ("value", '{"type": "discard", "card": "7H"}', "dict")
+
+
+def shown(value: Any) -> str:
+    """`repr` without objects' addresses (the walk's markers, `_NotJson` say, are objects)."""
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+
+def loaded_by_json_loads(text: str, hook: Any) -> Any:
+    """What `_loads` answered when it called `json.loads` with the hooks (a decoder made per call)."""
+    try:
+        value = json.loads(
+            text,
+            parse_int=strict_json._integer,
+            parse_float=strict_json._number,
+            parse_constant=strict_json._NotJson,
+            object_pairs_hook=hook,
+        )
+    except json.JSONDecodeError as error:
+        return ("error", f"the request body is not valid JSON: {error.msg} (at {error.pos})")
+    except Exception as error:
+        return ("raised", type(error).__name__)
+    return ("value", shown(value))
+
+
+def loaded_by_decoder(text: str, decoder: Any) -> Any:
+    try:
+        value = strict_json._loads(text, decoder)
+    except ApiError as error:
+        return ("error", error.detail)
+    except Exception as error:
+        return ("raised", type(error).__name__)
+    return ("value", shown(value))
+
+
+@given(st.lists(pieces | st.sampled_from(["\ufeff", " \ufeff", "\t"]), max_size=12))
+def test_the_decoders_made_once_decode_as_json_loads_did(parts: list[str]) -> None:
+    text = "".join(parts)
+    for hook, decoder in (
+        (strict_json._unique_keys, strict_json._STRICT_DECODER),
+        (strict_json._unique_keys_or_stop, strict_json._PLAIN_DECODER),
+    ):
+        assert loaded_by_decoder(text, decoder) == loaded_by_json_loads(text, hook)
+    assert loaded_by_decoder("\ufeff{}", strict_json._STRICT_DECODER) == (
+        "error",
+        "the request body is not valid JSON: Unexpected UTF-8 BOM (decode using utf-8-sig) (at 0)",
+    )

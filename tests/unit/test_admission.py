@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from services.api import admission as admission_module
-from services.api.admission import Admission
+from services.api.admission import Admission, Slots
 
 STREAM = "/v1/tables/5d0c4d4e-0000-4000-8000-000000000001/stream"
 
@@ -318,3 +318,43 @@ def test_a_seat_view_stream_is_admitted_as_a_stream_within_its_callers_stream_sl
     assert request_status.startswith("200")
     for body in (held, other, request):
         body.close()
+
+
+def test_slots_count_as_a_bounded_semaphore() -> None:
+    slots = Slots(2)
+    assert slots.acquire(blocking=False) and slots.acquire(timeout=0.01)
+    assert not slots.acquire(blocking=False)
+    assert not slots.acquire(timeout=0.05), "none is free: the wait ends with its timeout"
+    slots.release()
+    assert slots.acquire(blocking=False)
+    slots.release()
+    slots.release()
+    with pytest.raises(ValueError, match="given back twice"):
+        slots.release()
+
+
+def test_a_slot_given_back_wakes_one_waiter_and_never_more_are_held_than_there_are() -> None:
+    slots = Slots(3)
+    held, most, lock = [0], [0], threading.Lock()
+    taken = []
+
+    def work() -> None:
+        for _ in range(200):
+            if not slots.acquire(timeout=10):
+                taken.append(False)
+                return
+            with lock:
+                held[0] += 1
+                most[0] = max(most[0], held[0])
+            with lock:
+                held[0] -= 1
+            slots.release()
+        taken.append(True)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert taken == [True] * 8 and most[0] <= 3
+    assert [slots.acquire(blocking=False) for _ in range(4)] == [True, True, True, False], "all given back"
