@@ -14,7 +14,9 @@ from infra import sodium
 from infra.receipts import b64url_decode, receipt_message
 from infra.signing import ReceiptSigner
 
-needs_sodium = pytest.mark.skipif(sodium.library() is None, reason="this system has no libsodium")
+needs_sodium = pytest.mark.skipif(
+    sodium.library() is None, reason="this system has no libsodium: `apt-get install libsodium23` (Debian/Ubuntu)"
+)
 
 
 @needs_sodium
