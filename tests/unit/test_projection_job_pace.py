@@ -46,6 +46,7 @@ def run_job(monkeypatch: pytest.MonkeyPatch, rate: float, seconds: float = 2.0) 
     monkeypatch.setattr(jobs.redis_bus, "release_looking", lambda client, job_id: True)
     monkeypatch.setattr(jobs, "connection", lambda: None)
     monkeypatch.setattr(jobs, "caches", lambda: None)
+    monkeypatch.setattr(jobs, "_stopping", lambda: False)  # a worker test earlier in the run may have set the stop
     job = SimpleNamespace(id="job", connection=None, origin="projections")
     applied = jobs._catch_up_while_events_come(job, lambda counts: None)  # type: ignore[arg-type]
     assert applied["table_views"] == int(rate * seconds)  # every event taken in, the last by the final look
