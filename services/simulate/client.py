@@ -96,6 +96,19 @@ class Endpoint:
         return sock
 
 
+def request_body_and_headers(
+    body: Any, token: str | None, headers: Mapping[str, str] | None
+) -> tuple[bytes | None, dict[str, str]]:
+    """A request's JSON body (None without one) and its headers: JSON accepted and sent, the bearer token."""
+    data = None if body is None else json.dumps(body).encode()
+    sent = {"Accept": "application/json", **(headers or {})}
+    if data is not None:
+        sent["Content-Type"] = "application/json"
+    if token:
+        sent["Authorization"] = f"Bearer {token}"
+    return data, sent
+
+
 def request_bytes(endpoint: Endpoint, method: str, path: str, headers: Mapping[str, str], body: bytes | None) -> bytes:
     """The request as sent, byte for byte what `http.client` sends for it: the request line, Host,
     Accept-Encoding, Content-Length (with a body, or 0 for a method that expects one), `headers`, the body."""
@@ -228,12 +241,7 @@ class HttpClient:
         token: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Response:
-        data = None if body is None else json.dumps(body).encode()
-        sent = {"Accept": "application/json", **(headers or {})}
-        if data is not None:
-            sent["Content-Type"] = "application/json"
-        if token:
-            sent["Authorization"] = f"Bearer {token}"
+        data, sent = request_body_and_headers(body, token, headers)
         message = request_bytes(self.endpoint, method, path, sent, data)
         for attempt in range(1, CONNECT_ATTEMPTS + 1):
             started = time.perf_counter()

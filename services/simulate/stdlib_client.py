@@ -7,13 +7,12 @@ client costs what it did when the ratio's target was set; the bots use `services
 from __future__ import annotations
 
 import http.client
-import json
 import time
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from services.simulate.client import CONNECT_ATTEMPTS, Response, decode_answer
+from services.simulate.client import CONNECT_ATTEMPTS, Response, decode_answer, request_body_and_headers
 
 
 class StdlibHttpClient:
@@ -50,12 +49,7 @@ class StdlibHttpClient:
         token: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Response:
-        data = None if body is None else json.dumps(body).encode()
-        sent = {"Accept": "application/json", **(headers or {})}
-        if data is not None:
-            sent["Content-Type"] = "application/json"
-        if token:
-            sent["Authorization"] = f"Bearer {token}"
+        data, sent = request_body_and_headers(body, token, headers)
         for attempt in range(1, CONNECT_ATTEMPTS + 1):
             started = time.perf_counter()
             try:
