@@ -48,7 +48,6 @@ import logging
 import random
 import threading
 import time
-from collections import deque
 from typing import Any
 
 import psycopg
@@ -58,6 +57,7 @@ from infra import redis_bus
 from infra.db import Conn, application_name, connect
 from infra.event_store import START, LogPosition, RecordedEvent, committed_after_in, read_log_in
 from infra.metrics import count_error
+from infra.pacing import RatePace
 from infra.projections.checkpoint import (
     LOG_CHANNEL,
     RELAY_ASLEEP_KEY,
@@ -150,8 +150,7 @@ class Relay:
         self._next_poll = poll_interval
         self._looked_at = 0.0  # when the last look at the log began
         self._found_at = 0.0  # when a look last found events to publish
-        self._recent: deque[tuple[float, int]] = deque()  # (when, how many) of the batches of the rate window
-        self._recent_events = 0  # their events, the oldest batch's left out
+        self._pace = RatePace(EVENTS_PER_LOOK, poll_interval, max(MAX_POLL_INTERVAL_S, poll_interval), RATE_WINDOW_S)
         self._stored = START  # the position stored last, and when
         self._stored_at = 0.0
 
@@ -266,19 +265,7 @@ class Relay:
         the commit rate of the batches of the last `RATE_WINDOW_S` (the events after the window's first batch over
         the time since it), within `poll_interval` .. `MAX_POLL_INTERVAL_S`; `poll_interval` when there is no
         earlier batch in the window (the first batch of a burst: more may follow at once)."""
-        recent = self._recent
-        if recent:
-            self._recent_events += found
-        recent.append((now, found))
-        while now - recent[0][0] > RATE_WINDOW_S:
-            recent.popleft()
-            self._recent_events -= recent[0][1]  # the new oldest (the batch just added is never popped)
-        elapsed = now - recent[0][0]
-        if elapsed <= 0:
-            return self.poll_interval
-        rate = self._recent_events / elapsed
-        longest = max(MAX_POLL_INTERVAL_S, self.poll_interval)
-        return min(max(EVENTS_PER_LOOK / rate, self.poll_interval), longest)
+        return self._pace.interval_after(now, found)
 
     def _poll(self) -> None:
         """Wait until the next poll interval after the last look began (the batch's publishing counts in it), and

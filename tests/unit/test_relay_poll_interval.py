@@ -41,4 +41,4 @@ def test_the_rate_forgets_batches_older_than_its_window() -> None:
         r._interval_after(now + step * 0.002, 10)
     later = now + 19 * 0.002 + RATE_WINDOW_S * 2  # after a pause longer than the window: a burst's first batch
     assert r._interval_after(later, 1) == POLL_INTERVAL_S
-    assert len(r._recent) == 1 and r._recent_events == 0
+    assert len(r._pace._looks) == 1 and r._pace._found == 0
