@@ -45,9 +45,7 @@ import argparse
 import hashlib
 import os
 import random
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections import Counter
@@ -57,6 +55,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
+
+from bench.callgrind import module_instructions
 
 if TYPE_CHECKING:
     from bench.database_cost import DatabaseCost, Window
@@ -739,15 +739,9 @@ def callgrind_instructions(
     """The instructions this script executes (callgrind's total) to script `count` actions and post them or not,
     and read the other seat's view after each or not; `woken`: publish each action's events, and (with
     `views`) read the views as woken long-polls."""
-    with tempfile.TemporaryDirectory(prefix="cardledger-callgrind-") as scratch:
-        out = Path(scratch) / "callgrind.out"
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            "-m",
-            "bench.action_cost",
+    return module_instructions(
+        "bench.action_cost",
+        [
             "--game",
             game,
             "--actions",
@@ -759,19 +753,8 @@ def callgrind_instructions(
             "--storage",
             storage,
             *([] if streamed is None else ["--streamed", *streamed]),
-        ]
-        env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
-        done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}: {done.stderr[-2000:]}")
-        return sum(_totals(path) for path in Path(scratch).glob("callgrind.out*"))
-
-
-def _totals(path: Path) -> int:
-    for line in path.read_text(errors="replace").splitlines():
-        if line.startswith("totals:") or line.startswith("summary:"):
-            return int(line.split()[1])
-    raise ValueError(f"no totals in {path}")
+        ],
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,11 +30,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -45,7 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.action_cost import _totals, redis_url, served_app, server_url  # noqa: E402
+from bench.action_cost import redis_url, served_app, server_url  # noqa: E402
+from bench.callgrind import module_instructions  # noqa: E402
 
 READS: dict[str, Callable[[str, int], str]] = {
     "deal record": lambda table, deal: f"/v1/tables/{table}/deals/{deal}",
@@ -159,25 +157,15 @@ def read_all(url: str, chosen: list[Target], reads: int, measured: list[tuple[st
 def callgrind_instructions(args: argparse.Namespace, chosen: list[Target], measured: tuple[str, str] | None) -> int:
     """Instructions of this script under callgrind reading every target once, then (`measured`) one kind of one
     target `--reads` times more."""
-    with tempfile.TemporaryDirectory(prefix="cardledger-callgrind-") as scratch:
-        out = Path(scratch) / "callgrind.out"
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            "-m",
-            "bench.audit_cost",
+    return module_instructions(
+        "bench.audit_cost",
+        [
             "--child",
             json.dumps({"targets": [asdict(t) for t in chosen], "measured": measured, "reads": args.reads}),
             "--use",
             *args.use,
-        ]
-        env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict and set orders in every run
-        done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}: {done.stderr[-2000:]}")
-        return sum(_totals(path) for path in Path(scratch).glob("callgrind.out*"))
+        ],
+    )
 
 
 def child(spec: str, url: str) -> None:

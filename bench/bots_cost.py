@@ -32,6 +32,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.callgrind import totals
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -100,14 +102,7 @@ def callgrind(command: list[str], tree: Path) -> tuple[int, str]:
         done = subprocess.run(full, cwd=tree, env=child_env(tree), capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(full)} exited with {done.returncode}: {done.stderr[-2000:]}")
-        return sum(_totals(path) for path in Path(scratch).glob("callgrind.out*")), done.stdout
-
-
-def _totals(path: Path) -> int:
-    for line in path.read_text(errors="replace").splitlines():
-        if line.startswith("totals:") or line.startswith("summary:"):
-            return int(line.split()[1])
-    raise ValueError(f"no totals in {path}")
+        return sum(totals(path) for path in Path(scratch).glob("callgrind.out*")), done.stdout
 
 
 def simulate_arguments(url: str, game: str, client: str, deals: int, out: Path) -> list[str]:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from bench.callgrind import module_instructions
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -93,27 +93,7 @@ def run(subject: str, requests: int) -> None:
 
 
 def instructions(subject: str, requests: int) -> int:
-    with tempfile.TemporaryDirectory(prefix="cardledger-callgrind-") as scratch:
-        out = Path(scratch) / "callgrind.out"
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            "-m",
-            "bench.pipeline_cost",
-            "--run",
-            subject,
-            "--requests",
-            str(requests),
-        ]
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}: {done.stderr[-2000:]}")
-        from bench.action_cost import _totals
-
-        return sum(_totals(path) for path in Path(scratch).glob("callgrind.out*"))
+    return module_instructions("bench.pipeline_cost", ["--run", subject, "--requests", str(requests)])
 
 
 def main(argv: list[str] | None = None) -> None:
