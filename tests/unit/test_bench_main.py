@@ -44,3 +44,29 @@ def test_the_backends_total_comes_before_its_parts_and_counts_once() -> None:
     ]
     assert values[api.PG_BACKENDS] == pytest.approx(1.75e6)
     assert values["all components"] == pytest.approx(4.85e6)
+
+
+def test_the_targets_of_bench_api_are_the_issues_ratios_on_the_targeted_client_only() -> None:
+    from bench.__main__ import verdict
+
+    summary = {
+        "actions_per_s": 300.0,
+        "requests_per_s": 310.0,
+        "latency_ms": {"p50": 10.0, "p99": 30.0},
+        "deals_completed": 5,
+        "deals_failed": 0,
+        "errors": {},
+        "cpu": {},
+        "actions": 3000,
+    }
+    baseline = {"rate": 1000.0, "p50": 4.0, "p99": 12.0}
+    targeted = {row["benchmark"].removeprefix("x: "): row for row in api.client_rows("x", summary, baseline, True)}
+    assert targeted["actions/s / baseline requests/s"]["value"] == pytest.approx(0.3)
+    assert verdict(targeted["actions/s / baseline requests/s"]) == "MISSED"
+    p99 = targeted["action POST p99 / baseline p99"]
+    assert p99["value"] == pytest.approx(2.5) and p99["target"] == api.P99_RATIO_TARGET
+    assert verdict(p99) == "MISSED"
+    assert verdict({**p99, "value": 1.9}) == "ok"
+    others = api.client_rows("x", summary, baseline, False)
+    assert all(row["target"] is None for row in others)
+    assert api.TARGETED_CLIENT in api.CLIENTS
