@@ -165,6 +165,12 @@ def closing_rows(head: TableHead, closed: RecordedEvent) -> list[dict[str, Any]]
     return rows
 
 
+def settles_no_deal(events: list[RecordedEvent]) -> bool:
+    """Whether the batch leaves the deal settlements and closing refunds as they are: no transfers (a closing's
+    refunds are transfers), no deal ended."""
+    return not any(event.type == DEAL_ENDED or "transfers" in event.data for event in events)
+
+
 def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
     closings = [e for e in events if e.type == TABLE_CLOSED and "transfers" in e.data]
     deal_events = [e for e in events if e.type != TABLE_CLOSED]
@@ -241,4 +247,5 @@ DEAL_SETTLEMENTS = Projection(
         ),
     ),
     apply_deal_settlements,
+    idle_for=settles_no_deal,
 )

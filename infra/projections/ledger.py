@@ -131,6 +131,16 @@ def apply_ledger(conn: Conn, events: list[RecordedEvent], caches: ProjectionCach
             cur.executemany(_INSERT_LINE, rows)
 
 
+def moves_no_money(events: list[RecordedEvent]) -> bool:
+    """Whether no event of the batch carries transfers (the ledger's lines, and the deal settlements' too)."""
+    return not any("transfers" in event.data for event in events)
+
+
+def settles_nothing(events: list[RecordedEvent]) -> bool:
+    """Whether the batch leaves the settlements as they are: no transfers, nobody seated, no deal ended."""
+    return moves_no_money(events) and not any(event.type in (PLAYER_SEATED, DEAL_ENDED) for event in events)
+
+
 def _money_unit(game: str) -> str:
     try:
         return game_named(game).money_unit
@@ -180,6 +190,7 @@ LEDGER = Projection(
         ),
     ),
     apply_ledger,
+    idle_for=moves_no_money,
 )
 SETTLEMENTS = Projection(
     "settlements",
@@ -189,4 +200,5 @@ SETTLEMENTS = Projection(
         ),
     ),
     apply_settlements,
+    idle_for=settles_nothing,
 )
