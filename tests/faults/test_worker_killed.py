@@ -10,12 +10,13 @@ import pytest
 from psycopg.rows import dict_row
 
 from infra import projections
-from infra.event_store import EventStore, read_log_in
+from infra.event_store import EventStore
 from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.projections.runner import DELAY_VARIABLE
 from services.projector.rebuild import rebuild
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
 from tests.faults.workload import TableGame, play_tables
+from tests.integration.test_round_statement import visible_after
 
 
 def open_batch(db_url: str) -> bool:
@@ -107,8 +108,9 @@ def test_sigkill_mid_batch_of_one_statement_then_restart_equals_rebuild(
         while True:  # appends until one that the one statement takes
             before = read_position(conn, checkpoint_name("table_views"))
             next(run)
-            new = read_log_in(conn, before, 100)
-            if new and all(p.upsert or (p.idle_for and p.idle_for(new)) for p in projections.PROJECTIONS.values()):
+            assert game.state is not None
+            new = visible_after(conn, before, game.state.version)
+            if all(p.upsert or (p.idle_for and p.idle_for(new)) for p in projections.PROJECTIONS.values()):
                 break
             projections.catch_up_all(conn)
         version = conn.execute("SELECT version FROM table_views WHERE table_id = 'quiet'").fetchone()
