@@ -2,6 +2,7 @@
 
 Run: python -m bench.tables_counts stack [--game cholek-tiga] [--seconds 20]
      python -m bench.tables_counts app [--game cholek-tiga] [--actions 800] [--rounds 2]
+     python -m bench.tables_counts mix [--game cholek-tiga]
 
 `stack`: one `cardledger up` stack and bench.tables' points (`measure`), mirrored (8, 256, 256, 8); around each
 window PostgreSQL's statistics of the bench's database (pg_stat_database, and per table pg_stat_user_tables and
@@ -14,6 +15,11 @@ a second, so a window's edges blur by about a second of work.
 connections, libpq traced), the polling client's requests (read the seat view, act; read again when another seat
 is to act) at 8 and 256 tables played in turn, interleaved rounds: Python calls (cProfile), SQL round trips and
 decks shuffled (`domain.decks.shuffles`) per action.
+
+`mix`: what a play brings with it by where it falls in its deal, through the pure domain (the random bot, 60 tables
+of fixed seeds): events appended per play (with the `ready` writes and deal starts and ends between deals) and how
+often the seat to act differs from the last one (the polling client then reads a second view), over deals 2 to 4
+against plays 3 to 19 of deal 1 (what a 256-table window of bench.tables holds).
 """
 
 from __future__ import annotations
@@ -183,9 +189,52 @@ def run_app(game: str, actions: int, rounds: int) -> None:
                     )
 
 
+def run_mix(game: str) -> None:
+    from bench.action_cost import fixed_seed
+    from domain import table as domain_tables
+    from services.simulate.bots import RandomBot
+
+    bot = RandomBot(random.Random(1))
+    whole = {"events": 0, "plays": 0, "switches": 0}
+    early = {"events": 0, "plays": 0, "switches": 0}
+    for n in range(60):
+        opened = domain_tables.open_table(f"mix-{n}", game, 2, {"turn_seconds": 3600}, fixed_seed(1))
+        state = domain_tables.fold(None, [opened])
+        for seat in range(2):
+            sit = domain_tables.Sit(f"p{seat}", seat, f"c{seat}")
+            _, state = domain_tables.decide_and_evolve(state, sit, {1: fixed_seed(1), 2: fixed_seed(2)})
+        position, deal, last = 0, state.deal_no, None
+        while state.deal_no <= 4:
+            seeds = {d: fixed_seed(d) for d in (state.deal_no, state.deal_no + 1) if d >= 1}
+            if state.status == domain_tables.BETWEEN_DEALS:
+                seat = min(set(range(state.seats)) - set(state.ready))
+                ready = domain_tables.Act(seat, {"type": "ready", "client_seed": f"r{seat}"})
+                events, state = domain_tables.decide_and_evolve(state, ready, seeds)
+                whole["events"] += len(events) if deal >= 2 else 0
+                continue
+            if state.deal_no != deal:
+                deal, position = state.deal_no, 0
+            seat = domain_tables.to_act(state)
+            assert seat is not None
+            play = domain_tables.Act(seat, bot.choose(domain_tables.seat_view(state, seat)))
+            events, state = domain_tables.decide_and_evolve(state, play, seeds)
+            switched, last = int(last is not None and seat != last), seat
+            for counts, counted in ((whole, deal >= 2), (early, deal == 1 and 3 <= position < 20)):
+                if counted:
+                    counts["events"] += len(events)
+                    counts["plays"] += 1
+                    counts["switches"] += switched
+            position += 1
+    for name, counts in (("deals 2-4, whole", whole), ("deal 1, plays 3-19", early)):
+        print(
+            f"{game}, {name}: {counts['events'] / counts['plays']:.3f} events appended and "
+            f"{counts['switches'] / counts['plays']:.3f} changes of the seat to act per play ({counts['plays']} plays)"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.tables_counts")
-    parser.add_argument("what", choices=("stack", "app"))
+    parser.add_argument("what", choices=("stack", "app", "mix"))
     parser.add_argument("--game", default="cholek-tiga")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--actions", type=int, default=800)
@@ -193,6 +242,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.what == "app":
         run_app(args.game, args.actions, args.rounds)
+        return
+    if args.what == "mix":
+        run_mix(args.game)
         return
     points = run_stack(args.game, args.seconds)
     keys = sorted(set().union(*(p["statistics"] for p in points)))
