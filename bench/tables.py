@@ -14,7 +14,10 @@ on them alike. Each point is measured for BENCH_TABLES_SECONDS (default 15) once
 opened and seated and the tables have made WARM_ACTIONS_PER_TABLE actions each on average (a deal's first action
 reads what later ones find cached, once per deal whatever the number of tables), and stopped then in the middle of
 its deals (the tables keep a turn clock of an hour, so nothing acts on them afterwards). The tables of earlier
-points stay open, so the later points run beside every table opened before them.
+points stay open, so the later points run beside every table opened before them. Before each point the bench waits
+until the relay and the projections have processed the whole log (`wait_caught_up`): the in-process part below
+writes thousands of events into the same database, and an earlier point may leave a backlog, which the
+projection workers would otherwise work off inside the next point's window and charge to its actions.
 
 Per point: actions/s, the action POST's p50 and p99, and the CPU seconds spent per action (psutil) by the stack's
 processes (API workers, relay, projection workers, supervisor) and by the PostgreSQL backends connected to the
@@ -30,7 +33,7 @@ TABLES_FEW and TABLES_MANY tables played in turn, interleaved rounds in the same
 Left as it is, and to be kept in mind: a point's window starts on fresh tables (deal 1, their first plays), so with
 TABLES_MANY tables the window holds the first plays of every table's first deal and none of the ends and starts of
 deals, while with TABLES_FEW tables it spans whole deals; the mix of plays differs (docs/performance.md, "Flat
-with the number of tables", 2026-12-02).
+with the number of tables, counted"; `python -m bench.tables_counts mix`).
 """
 
 from __future__ import annotations
@@ -70,12 +73,31 @@ RATIO_TARGET = 0.9
 TURN_SECONDS = 3600
 OPEN_TIMEOUT_S = 180.0
 DATABASE = "PostgreSQL backend"  # the bench database's backends, beside bench.memory's kinds
+CATCH_UP_TIMEOUT_S = 120.0
 WARM_ACTIONS_PER_TABLE = 2  # actions after the last table is seated, before the window opens (first reads behind)
 
 
 def point_order(round_no: int) -> tuple[int, int]:
     """The numbers of tables of round `round_no`'s two points: few then many, then mirrored (module docstring)."""
     return (TABLES_FEW, TABLES_MANY) if round_no % 2 == 0 else (TABLES_MANY, TABLES_FEW)
+
+
+def wait_caught_up(url: str, timeout: float = CATCH_UP_TIMEOUT_S) -> bool:
+    """Wait until the relay and every projection have processed the whole log (their `log_positions` rows), so that
+    a point's window does not carry the backlog of what ran before it; False when `timeout` passed first."""
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            row = conn.execute(
+                """SELECT count(*) FROM log_positions p WHERE EXISTS (
+                       SELECT 1 FROM events e WHERE (e.tx_id, e.global_position) > (p.tx_id, p.global_position))""",
+                prepare=False,
+            ).fetchone()
+            if row is not None and int(row[0]) == 0:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.2)
 
 
 def stack_cpu_seconds(root: psutil.Process) -> dict[str, float]:
@@ -281,6 +303,11 @@ def run() -> list[dict[str, Any]]:
             in_process[game] = application_cpu_per_action(url, game, 300 if quick() else 1500, rounds)
             for n in range(rounds):
                 for tables in point_order(n):
+                    if not wait_caught_up(url):
+                        print(
+                            f"  bench.tables: the read models still lag after {CATCH_UP_TIMEOUT_S:.0f} s",
+                            file=sys.stderr,
+                        )
                     print(
                         f"  bench.tables: {game}, {tables} tables on {THREADS} threads, round {n + 1}, "
                         f"{seconds:.0f} s ...",
