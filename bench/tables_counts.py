@@ -2,7 +2,7 @@
 
 Run: python -m bench.tables_counts stack [--game cholek-tiga] [--seconds 20]
      python -m bench.tables_counts app [--game cholek-tiga] [--actions 800] [--rounds 2]
-     python -m bench.tables_counts mix [--game cholek-tiga]
+     python -m bench.tables_counts mix [--game cholek-tiga] [--first 3] [--last 19]
 
 `stack`: one `cardledger up` stack and bench.tables' points (`measure`), mirrored (8, 256, 256, 8); around each
 window PostgreSQL's statistics of the bench's database (pg_stat_database, and per table pg_stat_user_tables and
@@ -19,7 +19,8 @@ decks shuffled (`domain.decks.shuffles`) per action.
 `mix`: what a play brings with it by where it falls in its deal, through the pure domain (the random bot, 60 tables
 of fixed seeds): events appended per play (with the `ready` writes and deal starts and ends between deals) and how
 often the seat to act differs from the last one (the polling client then reads a second view), over deals 2 to 4
-against plays 3 to 19 of deal 1 (what a 256-table window of bench.tables holds).
+against plays --first to --last of deal 1 (what a 256-table window of bench.tables holds: the fewer actions per
+second, the fewer plays per table past the warm-up).
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ def run_app(game: str, actions: int, rounds: int) -> None:
                     )
 
 
-def run_mix(game: str) -> None:
+def run_mix(game: str, first: int, last: int) -> None:
     from bench.action_cost import fixed_seed
     from domain import table as domain_tables
     from services.simulate.bots import RandomBot
@@ -203,7 +204,7 @@ def run_mix(game: str) -> None:
         for seat in range(2):
             sit = domain_tables.Sit(f"p{seat}", seat, f"c{seat}")
             _, state = domain_tables.decide_and_evolve(state, sit, {1: fixed_seed(1), 2: fixed_seed(2)})
-        position, deal, last = 0, state.deal_no, None
+        position, deal, previous = 0, state.deal_no, None
         while state.deal_no <= 4:
             seeds = {d: fixed_seed(d) for d in (state.deal_no, state.deal_no + 1) if d >= 1}
             if state.status == domain_tables.BETWEEN_DEALS:
@@ -218,14 +219,14 @@ def run_mix(game: str) -> None:
             assert seat is not None
             play = domain_tables.Act(seat, bot.choose(domain_tables.seat_view(state, seat)))
             events, state = domain_tables.decide_and_evolve(state, play, seeds)
-            switched, last = int(last is not None and seat != last), seat
-            for counts, counted in ((whole, deal >= 2), (early, deal == 1 and 3 <= position < 20)):
+            switched, previous = int(previous is not None and seat != previous), seat
+            for counts, counted in ((whole, deal >= 2), (early, deal == 1 and first <= position <= last)):
                 if counted:
                     counts["events"] += len(events)
                     counts["plays"] += 1
                     counts["switches"] += switched
             position += 1
-    for name, counts in (("deals 2-4, whole", whole), ("deal 1, plays 3-19", early)):
+    for name, counts in (("deals 2-4, whole", whole), (f"deal 1, plays {first}-{last}", early)):
         print(
             f"{game}, {name}: {counts['events'] / counts['plays']:.3f} events appended and "
             f"{counts['switches'] / counts['plays']:.3f} changes of the seat to act per play ({counts['plays']} plays)"
@@ -239,12 +240,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--actions", type=int, default=800)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--first", type=int, default=3, help="mix: the first play of deal 1 counted (from 0)")
+    parser.add_argument("--last", type=int, default=19, help="mix: the last play of deal 1 counted")
     args = parser.parse_args(argv)
     if args.what == "app":
         run_app(args.game, args.actions, args.rounds)
         return
     if args.what == "mix":
-        run_mix(args.game)
+        run_mix(args.game, args.first, args.last)
         return
     points = run_stack(args.game, args.seconds)
     keys = sorted(set().union(*(p["statistics"] for p in points)))
