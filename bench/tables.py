@@ -2,25 +2,38 @@
 
 Run: python -m bench.tables          (about 3 minutes; BENCH_QUICK=1 for a short check)
 
-One `cardledger up` stack (as bench/api.py starts it: a fresh database on DATABASE_URL's server, REDIS_URL,
-rate limits off). `cardledger simulate`'s random bots, polling client, play TABLES_FEW and then TABLES_MANY
-tables at once, on the same THREADS client threads and connections (`SimulationConfig.threads`: each thread
-takes one step of each of its tables in turn), so the server sees the same number of requests in flight and
-only the number of tables differs. The points alternate (few, many, few, many: ROUNDS rounds), each measured
-for BENCH_TABLES_SECONDS (default 15) once every table of the point has been opened and seated and the tables
-have made WARM_ACTIONS_PER_TABLE actions each on average (a deal's first action reads what later ones find
-cached, once per deal whatever the number of tables), and stopped
-then in the middle of its deals (the tables keep a turn clock of an hour, so nothing acts on them afterwards).
-The tables of earlier points stay open, so the later points run beside every table opened before them.
+One `cardledger up` stack (as bench/api.py starts it: a fresh database on DATABASE_URL's server, REDIS_URL, rate
+limits off). `cardledger simulate`'s random bots, polling client, play TABLES_FEW and then TABLES_MANY tables at
+once, on the same THREADS client threads and connections (`SimulationConfig.threads`: each thread takes one step of
+each of its tables in turn), so the server sees the same number of requests in flight and only the number of tables
+differs. The points alternate in mirrored rounds (few, many, then many, few: ROUNDS rounds, `point_order`): the
+database's history grows all through the run (every point's actions stay in the log and its indexes, and a later
+point pays for the larger ones), so in few-many-few-many order the many point of each round comes later than its few
+point and carries more history; mirrored, both counts have the same mean position in the run and that growth weighs
+on them alike. Each point is measured for BENCH_TABLES_SECONDS (default 15) once every table of the point has been
+opened and seated and the tables have made WARM_ACTIONS_PER_TABLE actions each on average (a deal's first action
+reads what later ones find cached, once per deal whatever the number of tables), and stopped then in the middle of
+its deals (the tables keep a turn clock of an hour, so nothing acts on them afterwards). The tables of earlier
+points stay open, so the later points run beside every table opened before them. Before each point the bench waits
+until the relay and the projections have processed the whole log (`wait_caught_up`): the in-process part below
+writes thousands of events into the same database, and an earlier point may leave a backlog, which the
+projection workers would otherwise work off inside the next point's window and charge to its actions.
 
 Per point: actions/s, the action POST's p50 and p99, and the CPU seconds spent per action (psutil) by the stack's
 processes (API workers, relay, projection workers, supervisor) and by the PostgreSQL backends connected to the
 bench's database (not the server's shared processes, nor Redis): wall-clock rates are noisy on a shared machine,
-CPU per action is a count. The target: the
+CPU per action is a count. Beside them, counts of the database per action: the events appended (exact), the buffer
+pages PostgreSQL's backends touched and the `table_views` rows updated (its statistics; `database_counts`). The
+target: the
 rate with TABLES_MANY tables at least RATIO_TARGET of the rate with TABLES_FEW.
 
 Before the HTTP points, the application alone (`CardLedger` in this process, no HTTP): the CPU per action with
-TABLES_FEW and TABLES_MANY tables played in turn, interleaved rounds.
+TABLES_FEW and TABLES_MANY tables played in turn, interleaved rounds in the same mirrored order.
+
+Left as it is, and to be kept in mind: a point's window starts on fresh tables (deal 1, their first plays), so with
+TABLES_MANY tables the window holds the first plays of every table's first deal and none of the ends and starts of
+deals, while with TABLES_FEW tables it spans whole deals; the mix of plays differs (docs/performance.md, "Flat
+with the number of tables, counted"; `python -m bench.tables_counts mix`).
 """
 
 from __future__ import annotations
@@ -60,7 +73,31 @@ RATIO_TARGET = 0.9
 TURN_SECONDS = 3600
 OPEN_TIMEOUT_S = 180.0
 DATABASE = "PostgreSQL backend"  # the bench database's backends, beside bench.memory's kinds
+CATCH_UP_TIMEOUT_S = 120.0
 WARM_ACTIONS_PER_TABLE = 2  # actions after the last table is seated, before the window opens (first reads behind)
+
+
+def point_order(round_no: int) -> tuple[int, int]:
+    """The numbers of tables of round `round_no`'s two points: few then many, then mirrored (module docstring)."""
+    return (TABLES_FEW, TABLES_MANY) if round_no % 2 == 0 else (TABLES_MANY, TABLES_FEW)
+
+
+def wait_caught_up(url: str, timeout: float = CATCH_UP_TIMEOUT_S) -> bool:
+    """Wait until the relay and every projection have processed the whole log (their `log_positions` rows), so that
+    a point's window does not carry the backlog of what ran before it; False when `timeout` passed first."""
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            row = conn.execute(
+                """SELECT count(*) FROM log_positions p WHERE EXISTS (
+                       SELECT 1 FROM events e WHERE (e.tx_id, e.global_position) > (p.tx_id, p.global_position))""",
+                prepare=False,
+            ).fetchone()
+            if row is not None and int(row[0]) == 0:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.2)
 
 
 def stack_cpu_seconds(root: psutil.Process) -> dict[str, float]:
@@ -94,6 +131,31 @@ def database_cpu_seconds(url: str) -> dict[int, float]:
             continue
         seconds[pid] = times.user + times.system
     return seconds
+
+
+def database_counts(url: str, after_position: int | None = None) -> dict[str, float]:
+    """Counts so far in the bench's database: the newest event's position (with `after_position`, also the events
+    after it: appended since, exactly) and, from PostgreSQL's statistics, the buffer pages its backends touched
+    and the `table_views` rows updated (a backend reports these at most once a second, so a window's edges blur
+    by about a second of work)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        position = conn.execute("SELECT coalesce(max(global_position), 0) FROM events").fetchone()
+        pages = conn.execute(
+            "SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+        updated = conn.execute("SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'table_views'").fetchone()
+        counts = {
+            "position": float(position[0]) if position else 0.0,
+            "pages": float(pages[0]) if pages else 0.0,
+            "table_views updated": float(updated[0]) if updated else 0.0,
+        }
+        if after_position is not None:
+            appended = conn.execute(
+                "SELECT count(*) FROM events WHERE global_position > %s", (int(after_position),)
+            ).fetchone()
+            counts["appended"] = float(appended[0]) if appended else 0.0
+        return counts
 
 
 def measure(
@@ -132,12 +194,14 @@ def measure(
         with stats.lock:
             first, started = stats.actions, time.monotonic()
         cpu_before, database_before = stack_cpu_seconds(root), database_cpu_seconds(url)
+        counts_before = database_counts(url)
         time.sleep(seconds)
         with stats.lock:
             last, ended = stats.actions, time.monotonic()
             latencies = stats.latencies_ms[first:last]
             errors = sum(stats.errors.values()) - stats.errors.get("version_mismatch", 0)
         cpu_after, database_after = stack_cpu_seconds(root), database_cpu_seconds(url)
+        counts_after = database_counts(url, int(counts_before["position"]))
         cpu = {kind: cpu_after.get(kind, 0.0) - cpu_before.get(kind, 0.0) for kind in cpu_after}
         cpu[DATABASE] = sum(spent - database_before.get(pid, 0.0) for pid, spent in database_after.items())
     finally:
@@ -151,6 +215,14 @@ def measure(
         "p99": percentile(latencies, 0.99),
         "cpu_ms_per_action": {kind: 1000 * seconds / actions for kind, seconds in cpu.items()} if actions else {},
         "actions": actions,
+        "per_action": {
+            "events appended": counts_after["appended"] / actions,
+            "PostgreSQL buffer pages": (counts_after["pages"] - counts_before["pages"]) / actions,
+            "table_views rows updated": (counts_after["table_views updated"] - counts_before["table_views updated"])
+            / actions,
+        }
+        if actions
+        else {},
         "errors": errors,
         "failed_tables": len(failed),
     }
@@ -201,8 +273,9 @@ def application_cpu_per_action(url: str, game: str, actions: int, rounds: int) -
         for opened in played.values():  # every table has acted once: first reads of its deal are behind
             for table_id, callers in opened:
                 step(table_id, callers)
-        for _ in range(rounds):
-            for count, opened in played.items():
+        for n in range(rounds):
+            for count in point_order(n):
+                opened = played[count]
                 done, turn, started = 0, 0, time.process_time()
                 while done < actions:
                     table_id, callers = opened[turn % count]
@@ -229,7 +302,12 @@ def run() -> list[dict[str, Any]]:
             )
             in_process[game] = application_cpu_per_action(url, game, 300 if quick() else 1500, rounds)
             for n in range(rounds):
-                for tables in (TABLES_FEW, TABLES_MANY):
+                for tables in point_order(n):
+                    if not wait_caught_up(url):
+                        print(
+                            f"  bench.tables: the read models still lag after {CATCH_UP_TIMEOUT_S:.0f} s",
+                            file=sys.stderr,
+                        )
                     print(
                         f"  bench.tables: {game}, {tables} tables on {THREADS} threads, round {n + 1}, "
                         f"{seconds:.0f} s ...",
@@ -279,6 +357,15 @@ def run() -> list[dict[str, Any]]:
                         "unit": "ms (max)",
                     }
                     for kind in (*KINDS[:3], DATABASE)
+                ),
+                *(
+                    {
+                        "benchmark": f"{label}: {name} per action",
+                        "value": statistics.mean(p["per_action"].get(name, 0.0) for p in measured),
+                        "target": None,
+                        "unit": "count",
+                    }
+                    for name in ("events appended", "PostgreSQL buffer pages", "table_views rows updated")
                 ),
                 {
                     "benchmark": f"{label}: actions measured / error answers / failed tables",

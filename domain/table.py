@@ -20,15 +20,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
+from domain.decks import deck_of
 from domain.errors import ConflictError, NotYourTurn, OptionError, RuleError
 from domain.events import JSON, Event
 from domain.games import game_named
 from domain.hashchain import canonical_timestamp
 from domain.ledger import Transfer
-from domain.shuffle import commitment, deal_deck, validate_client_seed
+from domain.shuffle import commitment, validate_client_seed
 
 OPEN, PLAYING, BETWEEN_DEALS, CLOSED = "open", "playing", "between_deals", "closed"
 
@@ -346,12 +346,7 @@ def _deal_ended(state: TableState, seeds: Mapping[int, bytes]) -> Event:
 
 
 def _deck(state: TableState, seeds: Mapping[int, bytes]) -> tuple[str, ...]:
-    return _deal_deck(state.game, seeds[state.deal_no], state.table_id, state.deal_no, state.deal_client_seeds)
-
-
-@lru_cache(maxsize=256)
-def _deal_deck(game: str, seed: bytes, table_id: str, deal_no: int, client_seeds: tuple[str, ...]) -> tuple[str, ...]:
-    return deal_deck(game_named(game).canonical_deck, seed, table_id, deal_no, client_seeds)
+    return deck_of(state.game, seeds[state.deal_no], state.table_id, state.deal_no, state.deal_client_seeds)
 
 
 # Evolution ------------------------------------------------------------------

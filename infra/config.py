@@ -25,7 +25,8 @@ CARDLEDGER_CORS_ORIGINS    (none)          browser origins allowed to call the A
                                            (https://app.example.com,http://localhost:3000), or * for any;
                                            unset: no CORS headers at all (services/api/cors.py)
 CARDLEDGER_CACHE_TABLES    10000           tables whose folded state one API process keeps (and twice as
-                                           many deals' seeds, as many deals' withheld-hash answers)
+                                           many deals' seeds, as many deals' withheld-hash answers and
+                                           shuffled decks)
 CARDLEDGER_CACHE_PLAYERS   50000           players (and their token hashes) one API process keeps
 =========================  ==============  =============================================
 

@@ -31,6 +31,7 @@ import psycopg
 import redis
 from psycopg_pool import ConnectionPool
 
+from domain.decks import keep_decks
 from infra.config import CacheSizes, Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
@@ -116,6 +117,7 @@ def application(
     """The application service on `storage`, its signing key listed (or left to its first write); `caches`
     bounds its caches (the defaults when None)."""
     caches = caches if caches is not None else CacheSizes()
+    keep_decks(caches.tables)  # the decks of the deals of the tables whose states it keeps
     ledger = CardLedger(storage, auditor_token, signer, FoldedStates(caches.tables), caches)
     list_signing_key(ledger)
     return ledger
