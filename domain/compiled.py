@@ -18,8 +18,9 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 MANIFEST = "compiled-sources.txt"  # one "<sha256 of the source>  <its path under domain/>" line per module
 GROUP = "domain.compiled"  # mypyc's shared library of the group: domain/compiled__mypyc.<suffix>
 # Of the package's own directory. errors.py too: mypyc leaves the class-level defaults of an exception class
-# compiled natively unset (DomainError.code), and raising is not a hot path.
-INTERPRETED = ("__init__.py", "compiled.py", "errors.py")
+# compiled natively unset (DomainError.code), and raising is not a hot path. No package's __init__ either: a
+# compiled one cannot import its submodules by name (`import domain.cholek_tiga.rules` fails).
+INTERPRETED = ("compiled.py", "errors.py")
 _SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 
@@ -31,7 +32,9 @@ def sources_to_compile(package_dir: Path = PACKAGE_DIR) -> list[Path]:
     return sorted(
         path
         for path in package_dir.rglob("*.py")
-        if not (path.parent == package_dir and path.name in INTERPRETED) and "__pycache__" not in path.parts
+        if path.name != "__init__.py"
+        and not (path.parent == package_dir and path.name in INTERPRETED)
+        and "__pycache__" not in path.parts
     )
 
 

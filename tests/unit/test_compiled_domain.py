@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,8 +33,22 @@ def test_the_package_and_its_check_stay_interpreted() -> None:
     assert not domain.__file__ or domain.__file__.endswith("__init__.py")
     assert compiled.__file__.endswith("compiled.py")
     names = {path.relative_to(compiled.PACKAGE_DIR).as_posix() for path in sources_to_compile()}
-    assert {"table.py", "hashchain.py", "cholek_tiga/evolve.py", "cha_kau_tsz/__init__.py"} <= names
-    assert names.isdisjoint({"__init__.py", "compiled.py", "errors.py"})
+    assert {"table.py", "hashchain.py", "cholek_tiga/evolve.py", "cha_kau_tsz/rules.py"} <= names
+    assert names.isdisjoint({"__init__.py", "compiled.py", "errors.py", "cholek_tiga/__init__.py"})
+
+
+def test_every_module_imports_first_on_its_own() -> None:
+    """Compiled, an import order that works in Python can fail (a compiled package could not import its
+    submodules): each module is imported first in a fresh interpreter."""
+    modules = [
+        "domain." + ".".join(path.relative_to(compiled.PACKAGE_DIR).with_suffix("").parts).removesuffix(".__init__")
+        for path in sorted(compiled.PACKAGE_DIR.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    ]
+    script = "import importlib, sys\nfor name in sys.argv[1:]: importlib.import_module(name)"
+    for module in modules:
+        done = subprocess.run([sys.executable, "-c", script, module], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"import {module}: {done.stderr[-500:]}"
 
 
 def a_package(root: Path) -> Path:
