@@ -7,22 +7,17 @@ WORKDIR /src
 # Two environments: /opt/build holds the locked build tools, /opt/venv (without pip) only what the image runs.
 # Both install from the lock files, hash-checked (docs/operations.md, "Locked dependencies"); the embedded
 # servers (cardledger[embedded]) are not among them.
-# The domain's modules are compiled by mypyc (setup.py, CARDLEDGER_MYPYC=1): gcc here, mypy among the build tools
-# (requirements/mypyc.txt); the final stage gets the extension modules in the wheel, without the compiler.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends build-essential=12.9 \
-    && rm -rf /var/lib/apt/lists/*
-COPY requirements/runtime.txt requirements/build.txt requirements/mypyc.txt ./requirements/
+COPY requirements/runtime.txt requirements/build.txt ./requirements/
 RUN python -m venv /opt/build \
-    && /opt/build/bin/pip install --no-cache-dir --require-hashes -r requirements/build.txt -r requirements/mypyc.txt \
+    && /opt/build/bin/pip install --no-cache-dir --require-hashes -r requirements/build.txt \
     && python -m venv --without-pip /opt/venv \
     && /opt/build/bin/pip --python /opt/venv/bin/python install --no-cache-dir --require-hashes \
         -r requirements/runtime.txt
-COPY pyproject.toml setup.py README.md LICENSE ./
+COPY pyproject.toml README.md LICENSE ./
 COPY domain ./domain
 COPY infra ./infra
 COPY services ./services
-RUN CARDLEDGER_MYPYC=1 /opt/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /tmp/wheels . \
+RUN /opt/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /tmp/wheels . \
     && /opt/build/bin/pip --python /opt/venv/bin/python install --no-cache-dir --no-deps /tmp/wheels/*.whl
 
 FROM ${PYTHON_IMAGE}

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-fast lint hadolint k8s-validate bench spec client lock clean compiled uncompiled
+.PHONY: run test test-fast lint hadolint k8s-validate bench spec client lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -83,21 +83,9 @@ lock: $(VENV)/.installed-dev
 	$(PIP_COMPILE) -c requirements/dev.txt --all-build-deps --extra embedded -o requirements/embedded.txt pyproject.toml
 	$(PIP_COMPILE) -c requirements/dev.txt -o requirements/runtime.txt pyproject.toml
 	$(PIP_COMPILE) -c requirements/dev.txt --all-build-deps --only-build-deps -o requirements/build.txt pyproject.toml
-	$(PIP_COMPILE) -c requirements/dev.txt -o requirements/mypyc.txt requirements/mypyc.in
 
-clean: uncompiled
+clean:
 	rm -rf $(VENV) .cardledger .pytest_cache .mypy_cache .ruff_cache
-
-# `make compiled`: the domain's modules (not domain/__init__, compiled.py, errors.py) compiled by mypyc into
-# extension modules beside their sources, which Python imports instead (the production image has the same;
-# gcc and the Python headers needed). Importing domain refuses them once a source differs from what they were
-# built from (domain/compiled.py): `make compiled` again, or `make uncompiled` to run the plain Python.
-compiled: $(VENV)/.installed-dev
-	CARDLEDGER_MYPYC=1 $(BIN)/python setup.py --quiet build_ext --inplace
-
-uncompiled:
-	find domain -name '*.so' -delete
-	rm -rf domain/compiled-sources.txt build/mypyc
 
 # The Python client of api-spec/openapi.json (clients/python), regenerated from the committed document.
 client: $(VENV)/.installed-dev

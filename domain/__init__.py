@@ -2,7 +2,3 @@
 
 Nothing in this package performs I/O or imports from `infra` or `services`.
 """
-
-from domain.compiled import refuse_stale_build
-
-refuse_stale_build()

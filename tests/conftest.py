@@ -293,13 +293,3 @@ def redis_server() -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
-
-
-def pytest_report_header() -> str:
-    """Whether the domain under test is the extension modules of `make compiled` or the plain Python."""
-    import domain.table
-    from domain.compiled import compiled_modules
-
-    if compiled_modules():
-        return f"domain: compiled by mypyc ({domain.table.__file__})"
-    return "domain: plain Python"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import fields
 from typing import Any
 
 from hypothesis import event as hypothesis_event
@@ -45,7 +44,7 @@ def card_codes(value: JSON) -> list[str]:
 
 def comparable(state: tbl.TableState, *ignored: str) -> dict[str, Any]:
     """Everything of a table state but its stream version (and the fields named)."""
-    return {f.name: getattr(state, f.name) for f in fields(state) if f.name not in ("version", *ignored)}
+    return {name: getattr(state, name) for name in state.__slots__ if name not in ("version", *ignored)}
 
 
 class ChaKauTszMachine(RuleBasedStateMachine):
