@@ -56,7 +56,7 @@ def child(database_url: str, redis_url: str, events: int, batch: int) -> dict[st
         return execute(cursor, query, *args, **kwargs)
 
     def look(conn: Any, position: Any) -> list[Any]:
-        found: list[Any] = read_log_in(conn, position, batch)
+        found: list[Any] = read(conn, position)
         if found:
             relay._next_poll = relay._interval_after(time.monotonic(), len(found))
             relay._publish(client, found)
@@ -64,6 +64,11 @@ def child(database_url: str, redis_url: str, events: int, batch: int) -> dict[st
         return found
 
     with connect(database_url, relay_module.COMPONENT) as conn:
+        if hasattr(relay_module, "LogTail"):  # the relay's reads on one cursor held across looks
+            tail = relay_module.LogTail(conn)
+            read = lambda _conn, position: tail.after(position, batch)  # noqa: E731
+        else:
+            read = lambda conn, position: read_log_in(conn, position, batch)  # noqa: E731
         position, published = START, 0
         while published < WARM_UP:
             found = look(conn, position)

@@ -88,22 +88,26 @@ def encode(event: RecordedEvent) -> str:
 # a job queue's list (or "" to skip the check), then each event's table stream; ARGV the two MAXLENs, the
 # notification channel and message, then each event's entry id, global position and body. An id Redis refuses
 # as not above the stream's top was published before and is skipped; any other error ends the script with it.
-# Returns the entries added and 1 when the queue was named, holds no job and no job is looking, else 0.
+# Returns twice the entries added, plus 1 when the queue was named, holds no job and no job is looking (one
+# integer: the cheapest reply to read).
 _PUBLISH_SCRIPT = """
 local added = 0
+local function add(stream, maxlen, id, position, body)
+  local reply = redis.pcall('XADD', stream, 'MAXLEN', '~', maxlen, id, 'global_position', position, 'event', body)
+  if type(reply) == 'table' and reply.err then
+    if not string.find(reply.err, 'equal or smaller', 1, true) then
+      return reply.err
+    end
+  else
+    added = added + 1
+  end
+end
 for i = 4, #KEYS do
   local at = 4 + (i - 4) * 3
   local id, position, body = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
-  for _, stream in ipairs({{KEYS[1], ARGV[1]}, {KEYS[i], ARGV[2]}}) do
-    local reply = redis.pcall('XADD', stream[1], 'MAXLEN', '~', stream[2], id,
-                              'global_position', position, 'event', body)
-    if type(reply) == 'table' and reply.err then
-      if not string.find(reply.err, 'equal or smaller', 1, true) then
-        return redis.error_reply(reply.err)
-      end
-    else
-      added = added + 1
-    end
+  local failed = add(KEYS[1], ARGV[1], id, position, body) or add(KEYS[i], ARGV[2], id, position, body)
+  if failed then
+    return redis.error_reply(failed)
   end
 end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
@@ -111,7 +115,7 @@ local idle = 0
 if KEYS[3] ~= '' and redis.call('EXISTS', KEYS[2]) == 0 and redis.call('LLEN', KEYS[3]) == 0 then
   idle = 1
 end
-return {added, idle}
+return added * 2 + idle
 """
 _PUBLISH_SHA = hashlib.sha1(_PUBLISH_SCRIPT.encode()).hexdigest()
 
@@ -154,10 +158,11 @@ def publish_checking_queue(
     }
     args[3] = compact_ascii(notice)
     try:
-        added, idle = redis_wire.call(client, ["EVALSHA", _PUBLISH_SHA, len(keys), *keys, *args])
+        reply = redis_wire.call(client, ["EVALSHA", _PUBLISH_SHA, len(keys), *keys, *args])
     except redis.exceptions.NoScriptError:  # a server that has not seen it yet (or was restarted): send it whole
-        added, idle = redis_wire.call(client, ["EVAL", _PUBLISH_SCRIPT, len(keys), *keys, *args])
-    return int(added), bool(idle)
+        reply = redis_wire.call(client, ["EVAL", _PUBLISH_SCRIPT, len(keys), *keys, *args])
+    added, idle = divmod(int(reply), 2)
+    return added, bool(idle)
 
 
 def _run_script(client: Redis, script: str, sha: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:

@@ -56,7 +56,7 @@ from redis.connection import Connection
 
 from infra import redis_bus
 from infra.db import Conn, application_name, connect
-from infra.event_store import START, LogPosition, RecordedEvent, committed_after_in, read_log_in
+from infra.event_store import START, LogPosition, LogTail, RecordedEvent, committed_after_in
 from infra.metrics import count_error
 from infra.pacing import RatePace
 from infra.projections.checkpoint import (
@@ -210,6 +210,7 @@ class Relay:
                 position = read_position(conn, RELAY_POSITION)
                 self._stored, self._stored_at = position, time.monotonic()
                 listen(conn, LOG_CHANNEL)
+                tail = LogTail(conn)
                 log.info("relay starting after %s", position)
                 pinged = 0.0
                 while not self.stop.is_set():
@@ -218,7 +219,7 @@ class Relay:
                         pinged = time.monotonic()
                     self._looked_at = time.monotonic()
                     self.looks += 1
-                    events = read_log_in(conn, position, self.batch_size)
+                    events = tail.after(position, self.batch_size)
                     if events:
                         self._found_at = time.monotonic()
                         self._next_poll = self._interval_after(self._found_at, len(events))
