@@ -1,7 +1,7 @@
 """What the relay's looks and batches cost per event, counted: its instructions (callgrind), its backend's CPU and
 the Redis server's (the server's own accounting), over a played log of Cholek Tiga.
 
-Run:  python -m bench.relay_cost [--events 2000] [--batch 2] [--tables 8]     (valgrind; a minute or two)
+Run:  python -m bench.relay_cost [--events 2000] [--batch 2] [--tables 8] [--redis-instructions]   (valgrind; minutes)
 
 A fresh database on DATABASE_URL's server is filled by `bench.catch_up.played_log` (Cholek Tiga, `--tables`
 tables, two deals each) and a private redis-server started. The relay's work per look is then done in a child
@@ -9,9 +9,11 @@ process under `valgrind --tool=callgrind`, batch after batch of `--batch` events
 running relay does after each wait: read the log after its position (one statement), pace the next look, publish
 the batch (one script call; a projection job waiting, as under steady writes, so none is enqueued), count it. The
 child runs twice, publishing only the first `WARM_UP` events and then `--events` more: the difference over
-`--events` is the relay's instructions per event. Beside it, from the second run: its backend's CPU per event
-(/proc, user + system), the statements it sent, and the Redis server's microseconds per event (INFO
-commandstats, summed over the commands the batches ran, and INFO cpu, the whole server).
+`--events` is the relay's instructions per event. The same work is then done once more in this process without
+valgrind, for its backend's CPU per event (/proc, user + system), the statements it sent, and the Redis server's
+microseconds per event (INFO commandstats by command, and INFO cpu, the whole server). With
+`--redis-instructions`, the work is done twice more (`WARM_UP` events, then `--events` more) against a
+redis-server run by callgrind, whose difference is the server's instructions per event.
 """
 
 from __future__ import annotations
@@ -150,14 +152,17 @@ def measure(events: int, batch: int, tables: int, redis_instructions: bool) -> d
     from tests.conftest import fresh_database
 
     server_url = os.environ.get("DATABASE_URL", "").strip() or "postgresql://postgres@127.0.0.1:5432/postgres"
-    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
+    with (
+        _redis() as redis_url,
+        fresh_database(server_url, prefix="cardledger_bench") as url,
+        tempfile.TemporaryDirectory(prefix="cardledger-relay-cost-") as scratch,
+    ):
         played_log(url, "cholek-tiga", tables)
         client = redis.Redis.from_url(redis_url)
         counts = {}
-        out = Path(tempfile.mkdtemp(prefix="cardledger-relay-cost-")) / "child.json"
         for n in (0, events):
             _prepared(client)
-            counts[n] = _child_run(url, redis_url, n, batch, out)
+            counts[n] = _child_run(url, redis_url, n, batch, Path(scratch) / "child.json")
         _prepared(client)  # the same work again without valgrind: the servers' CPU beside a relay at full speed
         _, cpu_before = _redis_usage(client)
         results = child(url, redis_url, events, batch)
@@ -168,13 +173,13 @@ def measure(events: int, batch: int, tables: int, redis_instructions: bool) -> d
         if redis_instructions:
             server_counts = {}
             for n in (0, events):
-                scratch = out.parent / f"redis-{n}.callgrind"
-                with _redis_under_callgrind(scratch) as private_url:
+                out = Path(scratch) / f"redis-{n}.callgrind"
+                with _redis_under_callgrind(out) as private_url:
                     private = redis.Redis.from_url(private_url)
                     _prepared(private)
                     private.close()
                     child(url, private_url, n, batch)
-                server_counts[n] = totals(scratch)
+                server_counts[n] = totals(out)
             results["redis_instructions"] = (server_counts[events] - server_counts[0]) / results["published"]
     return results
 
@@ -196,13 +201,15 @@ def main(argv: list[str] | None = None) -> None:
     n = got["published"]
     print(f"relay, batches of {args.batch}: {got['instructions']:,.0f} instructions per event ({n} events)")
     print(f"its backend: {got['backend_s'] / n * 1e6:,.1f} us CPU per event, {got['statements'] / n:.2f} statements")
-    redis_calls = sum(calls for calls, _ in got["redis_commands"].values())
-    print(f"Redis server: {got['redis_cpu_s'] / n * 1e6:,.1f} us CPU per event (INFO cpu, the whole server)")
     if "redis_instructions" in got:
         print(f"Redis server: {got['redis_instructions']:,.0f} instructions per event (callgrind, --hz 1)")
-    print(f"  commands per event: {redis_calls / n:.2f}; usec per event by command (INFO commandstats):")
+    everything = n + WARM_UP  # the server's own counts take in the warm-up's events too
+    redis_calls = sum(calls for calls, _ in got["redis_commands"].values())
+    print(f"Redis server: {got['redis_cpu_s'] / everything * 1e6:,.1f} us CPU per event (INFO cpu, the whole server)")
+    print(f"  commands per event: {redis_calls / everything:.2f}; usec per event by command (INFO commandstats):")
     for name, (calls, usec) in sorted(got["redis_commands"].items()):
-        print(f"    {name:<10} {calls / n:6.2f} calls  {usec / n:7.2f} us  ({usec / max(calls, 1):.2f} us per call)")
+        each, per_call = (calls / everything, usec / everything), usec / max(calls, 1)
+        print(f"    {name:<10} {each[0]:6.2f} calls  {each[1]:7.2f} us  ({per_call:.2f} us per call)")
 
 
 if __name__ == "__main__":
