@@ -17,14 +17,15 @@ def _not_json(value: object) -> object:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def compact_ascii_encoder(default: Callable[[Any], Any] | None = None) -> Encode:
-    """A function writing the same text as `json.dumps(value, separators=(",", ":"), default=default)` (keys in
-    the dicts' order, non-ASCII escaped, NaN and infinities as JavaScript names, as json.dumps allows)."""
+def compact_ascii_encoder(default: Callable[[Any], Any] | None = None, sort_keys: bool = False) -> Encode:
+    """A function writing the same text as `json.dumps(value, separators=(",", ":"), default=default,
+    sort_keys=sort_keys)` (keys in the dicts' order unless sorted, non-ASCII escaped, NaN and infinities as
+    JavaScript names, as json.dumps allows)."""
     fallback = _not_json if default is None else default
     if c_make_encoder is None:  # a Python without the _json accelerator: json.dumps itself
-        options: dict[str, Any] = {"separators": (",", ":"), "default": default}
+        options: dict[str, Any] = {"separators": (",", ":"), "default": default, "sort_keys": sort_keys}
         return lambda value: json.dumps(value, **options)
-    encoder = c_make_encoder(None, fallback, encode_basestring_ascii, None, ":", ",", False, False, True)
+    encoder = c_make_encoder(None, fallback, encode_basestring_ascii, None, ":", ",", sort_keys, False, True)
 
     def encode(value: Any) -> str:
         return "".join(encoder(value, 0))

@@ -25,9 +25,11 @@ from typing import Any
 
 import redis
 
-from domain.events import JSON, Event
+from domain.events import JSON
 from domain.hashchain import canonical_timestamp
-from domain.redaction import public_form
+from domain.redaction import PUBLIC, redact_data
+from infra import redis_wire
+from infra.compact_json import compact_ascii, compact_ascii_encoder
 from infra.event_store import RecordedEvent
 
 GLOBAL_STREAM = "cardledger:events"
@@ -54,8 +56,8 @@ def entry_id(event: RecordedEvent) -> str:
 
 
 def message_body(event: RecordedEvent) -> dict[str, JSON]:
-    """The public form of a recorded event, as published (JSON object)."""
-    public = public_form(Event(event.type, event.data))
+    """The public form of a recorded event, as published (JSON object): its data as
+    `domain.redaction.public_form` gives it (never the private part)."""
     return {
         "global_position": event.global_position,
         "tx_id": event.tx_id,
@@ -64,7 +66,7 @@ def message_body(event: RecordedEvent) -> dict[str, JSON]:
         "type": event.type,
         "deal_no": event.deal_no,
         "occurred_at": canonical_timestamp(event.occurred_at),
-        "data": dict(public.data),
+        "data": redact_data(event.data, PUBLIC, deal_ended=False),
         "schema_version": event.schema_version,
         "hash_version": event.hash_version,
         "prev_hash": event.prev_hash,
@@ -72,30 +74,40 @@ def message_body(event: RecordedEvent) -> dict[str, JSON]:
     }
 
 
+# The text of `json.dumps(body, separators=(",", ":"), sort_keys=True)` from one C encoder made once (json.dumps
+# makes a new one per call): consumers and tests read these bytes, so they stay exactly those.
+_encode_sorted = compact_ascii_encoder(sort_keys=True)
+
+
 def encode(event: RecordedEvent) -> str:
-    return json.dumps(message_body(event), separators=(",", ":"), sort_keys=True)
+    """The published text of an event's message body: compact JSON, keys sorted, non-ASCII escaped."""
+    return _encode_sorted(message_body(event))
 
 
 # Publishes a batch in one command, run by Redis as a whole: KEYS are the global stream, the "looking" key,
 # a job queue's list (or "" to skip the check), then each event's table stream; ARGV the two MAXLENs, the
 # notification channel and message, then each event's entry id, global position and body. An id Redis refuses
 # as not above the stream's top was published before and is skipped; any other error ends the script with it.
-# Returns the entries added and 1 when the queue was named, holds no job and no job is looking, else 0.
+# Returns twice the entries added, plus 1 when the queue was named, holds no job and no job is looking (one
+# integer: the cheapest reply to read).
 _PUBLISH_SCRIPT = """
 local added = 0
+local function add(stream, maxlen, id, position, body)
+  local reply = redis.pcall('XADD', stream, 'MAXLEN', '~', maxlen, id, 'global_position', position, 'event', body)
+  if type(reply) == 'table' and reply.err then
+    if not string.find(reply.err, 'equal or smaller', 1, true) then
+      return reply.err
+    end
+  else
+    added = added + 1
+  end
+end
 for i = 4, #KEYS do
   local at = 4 + (i - 4) * 3
   local id, position, body = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
-  for _, stream in ipairs({{KEYS[1], ARGV[1]}, {KEYS[i], ARGV[2]}}) do
-    local reply = redis.pcall('XADD', stream[1], 'MAXLEN', '~', stream[2], id,
-                              'global_position', position, 'event', body)
-    if type(reply) == 'table' and reply.err then
-      if not string.find(reply.err, 'equal or smaller', 1, true) then
-        return redis.error_reply(reply.err)
-      end
-    else
-      added = added + 1
-    end
+  local failed = add(KEYS[1], ARGV[1], id, position, body) or add(KEYS[i], ARGV[2], id, position, body)
+  if failed then
+    return redis.error_reply(failed)
   end
 end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
@@ -103,18 +115,20 @@ local idle = 0
 if KEYS[3] ~= '' and redis.call('EXISTS', KEYS[2]) == 0 and redis.call('LLEN', KEYS[3]) == 0 then
   idle = 1
 end
-return {added, idle}
+return added * 2 + idle
 """
 _PUBLISH_SHA = hashlib.sha1(_PUBLISH_SCRIPT.encode()).hexdigest()
 
 
-def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
+def publish(client: redis_wire.Target, events: Sequence[RecordedEvent]) -> int:
     """Publish `events` (in log order) to the global and table streams and notify; returns the entries added
     (see `publish_checking_queue`)."""
     return publish_checking_queue(client, events, None)[0]
 
 
-def publish_checking_queue(client: Redis, events: Sequence[RecordedEvent], queue_key: str | None) -> tuple[int, bool]:
+def publish_checking_queue(
+    client: redis_wire.Target, events: Sequence[RecordedEvent], queue_key: str | None
+) -> tuple[int, bool]:
     """Publish `events` (in log order) to the global and table streams and notify; returns the entries added
     and, when `queue_key` names a job queue's list, whether that queue is empty while no job holds the
     "looking" key (`PROJECTIONS_LOOKING_KEY`): then the caller enqueues a job, else it need not.
@@ -125,8 +139,9 @@ def publish_checking_queue(client: Redis, events: Sequence[RecordedEvent], queue
     it must be published again.
 
     The batch goes as one script call (EVALSHA), not a pipeline of two XADDs per event, whose commands cost
-    the relay more than the rest of its work (docs/performance.md). A script's keys must live on one Redis
-    node: no Redis Cluster.
+    the relay more than the rest of its work, and it is packed and sent by `infra.redis_wire`, not through
+    redis-py's command machinery (docs/performance.md). A script's keys must live on one Redis node: no Redis
+    Cluster.
     """
     if not events:
         return 0, False
@@ -141,9 +156,13 @@ def publish_checking_queue(client: Redis, events: Sequence[RecordedEvent], queue
         "tx_id": last.tx_id,
         "tables": sorted({event.stream_id for event in events}),
     }
-    args[3] = json.dumps(notice, separators=(",", ":"))
-    added, idle = _run_script(client, _PUBLISH_SCRIPT, _PUBLISH_SHA, keys, args)
-    return int(added), bool(idle)
+    args[3] = compact_ascii(notice)
+    try:
+        reply = redis_wire.call(client, ["EVALSHA", _PUBLISH_SHA, len(keys), *keys, *args])
+    except redis.exceptions.NoScriptError:  # a server that has not seen it yet (or was restarted): send it whole
+        reply = redis_wire.call(client, ["EVAL", _PUBLISH_SCRIPT, len(keys), *keys, *args])
+    added, idle = divmod(int(reply), 2)
+    return added, bool(idle)
 
 
 def _run_script(client: Redis, script: str, sha: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:

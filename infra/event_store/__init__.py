@@ -29,6 +29,7 @@ from infra.event_store.postgres import EventStore
 from infra.event_store.read import (
     EVENT_COLUMNS,
     READ_LOG_SQL,
+    LogTail,
     committed_after_in,
     fetch_events,
     read_log_in,
@@ -46,6 +47,7 @@ __all__ = [
     "IdempotencyRecord",
     "InMemoryEventStore",
     "LogPosition",
+    "LogTail",
     "NewEvent",
     "PendingAppend",
     "RecordedEvent",

@@ -67,6 +67,20 @@ def read_log_in(conn: Conn, after: LogPosition, limit: int) -> list[RecordedEven
     return fetch_events(conn, READ_LOG_SQL, (str(after.tx_id), after.global_position, limit))
 
 
+class LogTail:
+    """Reads of the log after a position (`READ_LOG_SQL`, prepared at once) again and again on one cursor, for a
+    reader that looks every few milliseconds (the relay): a cursor made per read (`read_log_in`) sets up its
+    query, parameter dumpers and row loaders anew each time."""
+
+    def __init__(self, conn: Conn) -> None:
+        self._cursor = conn.cursor(row_factory=_event_row)
+
+    def after(self, position: LogPosition, limit: int) -> list[RecordedEvent]:
+        """Committed events after `position`, in commit-safe order, as `read_log_in` reads them."""
+        params = (str(position.tx_id), position.global_position, limit)
+        return self._cursor.execute(READ_LOG_SQL, params, prepare=True).fetchall()
+
+
 def committed_after_in(conn: Conn, after: LogPosition) -> bool:
     """Whether any committed event lies after `after`, safe to read yet or still held back by an older
     transaction that is running (`READ_LOG_SQL` returns only the former)."""

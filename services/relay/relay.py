@@ -52,10 +52,11 @@ from typing import Any
 
 import psycopg
 import redis
+from redis.connection import Connection
 
 from infra import redis_bus
 from infra.db import Conn, application_name, connect
-from infra.event_store import START, LogPosition, RecordedEvent, committed_after_in, read_log_in
+from infra.event_store import START, LogPosition, LogTail, RecordedEvent, committed_after_in
 from infra.metrics import count_error
 from infra.pacing import RatePace
 from infra.projections.checkpoint import (
@@ -153,6 +154,9 @@ class Relay:
         self._pace = RatePace(EVENTS_PER_LOOK, poll_interval, max(MAX_POLL_INTERVAL_S, poll_interval), RATE_WINDOW_S)
         self._stored = START  # the position stored last, and when
         self._stored_at = 0.0
+        # The connection the batches go on, taken from the client's pool at the first batch and held until the
+        # relay stops (taking one per batch costs a check for unread data); redis-py reconnects it after a failure.
+        self._connection: Connection | None = None
 
     # Leadership ---------------------------------------------------------------
 
@@ -206,6 +210,7 @@ class Relay:
                 position = read_position(conn, RELAY_POSITION)
                 self._stored, self._stored_at = position, time.monotonic()
                 listen(conn, LOG_CHANNEL)
+                tail = LogTail(conn)
                 log.info("relay starting after %s", position)
                 pinged = 0.0
                 while not self.stop.is_set():
@@ -214,7 +219,7 @@ class Relay:
                         pinged = time.monotonic()
                     self._looked_at = time.monotonic()
                     self.looks += 1
-                    events = read_log_in(conn, position, self.batch_size)
+                    events = tail.after(position, self.batch_size)
                     if events:
                         self._found_at = time.monotonic()
                         self._next_poll = self._interval_after(self._found_at, len(events))
@@ -232,6 +237,9 @@ class Relay:
                 if position != self._stored:
                     self._store(conn, position)
         finally:
+            if self._connection is not None:
+                client.connection_pool.release(self._connection)
+                self._connection = None
             client.close()
 
     def _wait_for_commits(self, conn: Conn, position: LogPosition) -> None:
@@ -283,7 +291,9 @@ class Relay:
         }
         while not self.stop.is_set():
             try:
-                publish_and_enqueue(client, events, meta=meta)
+                if self._connection is None:
+                    self._connection = client.connection_pool.get_connection()
+                publish_and_enqueue(client, events, meta=meta, connection=self._connection)
                 log.debug("relay published %d events", len(events), extra=meta)
                 return True
             except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError) as error:

@@ -193,6 +193,29 @@ def test_publishing_stops_at_an_error_other_than_a_published_entry(store: EventS
     assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
 
 
+def test_a_held_connection_publishes_after_an_error_reply_and_a_forgotten_script(
+    store: EventStore, rclient: redis.Redis
+) -> None:
+    append_many(store, streams=2, per_stream=2)
+    wait_until(lambda: len(store.read_log(limit=100)) == 8, what="the appends past the commit-safe horizon")
+    events = store.read_log(limit=100)
+    connection = rclient.connection_pool.get_connection()
+    try:
+        rclient.set(redis_bus.table_stream(events[0].stream_id), "not a stream")
+        with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+            queueing.publish_and_enqueue(rclient, events[:2], connection=connection)
+        rclient.delete(redis_bus.table_stream(events[0].stream_id))
+        rclient.script_flush()
+        assert queueing.publish_and_enqueue(rclient, events, connection=connection) == 1
+        assert queueing.publish_and_enqueue(rclient, events, connection=connection) == 0  # a job waits
+    finally:
+        rclient.connection_pool.release(connection)
+    assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
+    for stream_id in {e.stream_id for e in events}:
+        mine = [e.global_position for e in events if e.stream_id == stream_id]
+        assert [b["global_position"] for b in published(rclient, redis_bus.table_stream(stream_id))] == mine
+
+
 def test_a_batch_is_published_in_one_round_trip_when_no_job_is_needed(
     store: EventStore, rclient: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
