@@ -161,20 +161,23 @@ def decide(state: TableState, command: Command, seeds: Mapping[int, bytes]) -> l
 
 
 def decide_and_evolve(
-    state: TableState, command: Command, seeds: Mapping[int, bytes]
+    state: TableState, command: Command, seeds: Mapping[int, bytes], at: datetime | None = None
 ) -> tuple[list[Event], TableState]:
-    """`decide`, and the state those events lead to (equal to `fold(state, events)`, without folding twice)."""
+    """`decide`, and the state those events lead to (equal to `fold(state, events)`, without folding twice).
+    `at`: the time the events will be appended at; the state is then `stamped(fold(state, events), at)`."""
     if state.status == CLOSED:
         raise ConflictError(f"table {state.table_id} is closed", code="table_closed")
     if isinstance(command, Sit):
         events = _sit(state, command, seeds)
-        return events, fold(state, events)
-    if isinstance(command, Expire):
-        return _expire(state, command.now, seeds)
-    if isinstance(command, Abandon):
+        after = fold(state, events)
+    elif isinstance(command, Expire):
+        events, after = _expire(state, command.now, seeds, at)
+    elif isinstance(command, Abandon):
         events = [_abandon(state, command.now, command.after)]
-        return events, fold(state, events)
-    return _act(state, command.seat, command.action, seeds)
+        after = fold(state, events)
+    else:
+        events, after = _act(state, command.seat, command.action, seeds, at)
+    return events, after if at is None or after.clock_since is not None else stamped(after, at)
 
 
 def _sit(state: TableState, command: Sit, seeds: Mapping[int, bytes]) -> list[Event]:
@@ -202,7 +205,7 @@ def _sit(state: TableState, command: Sit, seeds: Mapping[int, bytes]) -> list[Ev
 
 
 def _act(
-    state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping[int, bytes]
+    state: TableState, seat: int, action: Mapping[str, Any], seeds: Mapping[int, bytes], at: datetime | None = None
 ) -> tuple[list[Event], TableState]:
     if not 0 <= seat < state.seats or state.players[seat] is None:
         raise RuleError(f"seat {seat} is not taken at table {state.table_id}", code="not_seated")
@@ -233,10 +236,12 @@ def _act(
     if to_act != seat:
         raise NotYourTurn(f"it is seat {to_act}'s turn, not seat {seat}'s")
     events = game.decide_play(state, seat, action, _deck(state, seeds))
-    after = state
-    for event in events:  # game events only: each is one `_with_deal` step of `evolve`
-        after = _with_deal(after, game.evolve_deal(after, after.deal, event))
-    if game.is_over(after.deal):
+    # Game events only: one run of `fold`, so one TableState at its end (with the append's time, when known).
+    deal = state.deal
+    for event in events:
+        deal = game.evolve_deal(state, deal, event)
+    after = _with_deal(state, deal, len(events), at)
+    if game.is_over(deal):
         ended = _deal_ended(after, seeds)
         events.append(ended)
         after = evolve(after, ended)
@@ -250,7 +255,9 @@ def _left(state: TableState, seat: int, timed_out: bool) -> Event:
     return Event(PLAYER_LEFT, data)
 
 
-def _expire(state: TableState, now: datetime, seeds: Mapping[int, bytes]) -> tuple[list[Event], TableState]:
+def _expire(
+    state: TableState, now: datetime, seeds: Mapping[int, bytes], at: datetime | None = None
+) -> tuple[list[Event], TableState]:
     """The clock's move once the deadline has passed: the default action of the seat to act (its first event
     marked `timed_out`), or between deals every seat not ready unseated."""
     deadline = turn_deadline(state)
@@ -264,7 +271,7 @@ def _expire(state: TableState, now: datetime, seeds: Mapping[int, bytes]) -> tup
     if state.status == PLAYING:
         seat = to_act(state)
         assert seat is not None  # turn_deadline is None when nobody is to act
-        events, after = _act(state, seat, game_named(state.game).timeout_action(state, seat), seeds)
+        events, after = _act(state, seat, game_named(state.game).timeout_action(state, seat), seeds, at)
         events[0] = Event(events[0].type, {**events[0].data, TIMED_OUT: True})
         return events, after
     events = [_left(state, seat, timed_out=True) for seat in seats_not_ready(state)]
@@ -374,21 +381,22 @@ def evolve(state: TableState | None, event: Event) -> TableState:
     if event.type not in TABLE_EVENT_TYPES:  # the hot path: one replace per game event
         deal = game_named(state.game).evolve_deal(state, state.deal, event)
         return _with_deal(state, deal, 1, event.occurred_at)
-    state = replace(state, version=state.version + 1)
+    version = state.version + 1  # one replace per table event, the version with the rest
     if event.type == PLAYER_SEATED:
         seat = int(data["seat"])
         players = _set(state.players, seat, str(data["player_id"]))
         seeds = _set(state.next_client_seeds, seat, str(data["client_seed"]))
         if state.status == BETWEEN_DEALS:  # sitting down between deals is being ready for the next one
-            return replace(state, players=players, next_client_seeds=seeds, ready=state.ready | {seat})
+            return replace(state, version=version, players=players, next_client_seeds=seeds, ready=state.ready | {seat})
         status = PLAYING if None not in players else OPEN
-        return replace(state, players=players, next_client_seeds=seeds, status=status)
+        return replace(state, version=version, players=players, next_client_seeds=seeds, status=status)
     if event.type == PLAYER_LEFT:
         seat = int(data["seat"])
         players = _set(state.players, seat, None)
         empty = all(player is None for player in players)
         return replace(
             state,
+            version=version,
             players=players,
             ready=state.ready - {seat},
             next_client_seeds=_set(state.next_client_seeds, seat, ""),
@@ -398,6 +406,7 @@ def evolve(state: TableState | None, event: Event) -> TableState:
         players = tuple(data["players"]) if "players" in data else state.players  # absent before seats could change
         return replace(
             state,
+            version=version,
             players=players,
             clock_since=event.occurred_at,
             status=PLAYING,
@@ -411,6 +420,7 @@ def evolve(state: TableState | None, event: Event) -> TableState:
     if event.type == DEAL_ENDED:
         return replace(
             state,
+            version=version,
             status=BETWEEN_DEALS,
             deal_no=int(data["deal_no"]),
             deal_client_seeds=tuple(data["client_seeds"]),
@@ -424,11 +434,12 @@ def evolve(state: TableState | None, event: Event) -> TableState:
         seat = int(data["seat"])
         return replace(
             state,
+            version=version,
             ready=state.ready | {seat},
             next_client_seeds=_set(state.next_client_seeds, seat, str(data["client_seed"])),
         )
     if event.type == TABLE_CLOSED:
-        return replace(state, status=CLOSED)
+        return replace(state, version=version, status=CLOSED)
     raise ValueError(f"{event.type} is not a table event")  # pragma: no cover - TABLE_EVENT_TYPES lists them all
 
 

@@ -61,11 +61,19 @@ class KnownSeeds:
 
     def seeds_for(self, stored: Seeds, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
         """As `stored.seeds_for`, without asking it when every seed is known."""
+        return self.lookup(stored, table_id, deal_numbers)[0]
+
+    def lookup(
+        self, stored: Seeds, table_id: str, deal_numbers: Iterable[int]
+    ) -> tuple[dict[int, bytes], dict[int, bytes]]:
+        """`seeds_for`, and the part of it `stored` gave (empty when every seed was known): what is left to
+        `remember` once committed."""
         wanted = sorted({n for n in deal_numbers if n >= 1})
         known = {n: seed for n in wanted if (seed := self._seeds.get((table_id, n))) is not None}
         if len(known) == len(wanted):
-            return known
-        return known | stored.seeds_for(table_id, [n for n in wanted if n not in known])
+            return known, {}
+        read = stored.seeds_for(table_id, [n for n in wanted if n not in known])
+        return known | read, read
 
     def remember(self, table_id: str, seeds: Mapping[int, bytes]) -> None:
         for deal_no, seed in seeds.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,9 +20,9 @@ class FinishedTrick:
     tricks: int  # tricks credited to the winner: the number of cards led
 
 
-@dataclass(frozen=True, slots=True)
-class Hand:
-    """One Cha Kau Tsz hand (a deal of the table)."""
+class Hand(NamedTuple):
+    """One Cha Kau Tsz hand (a deal of the table). A NamedTuple, not a frozen dataclass: every event of the hand
+    folds into a new one, and a tuple is made without a Python call per field."""
 
     seats: int
     hand_no: int

@@ -8,7 +8,7 @@ sorted; the pool and piles keep the order in which cards arrived.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from domain.cards import CHERKI_DECK
 
@@ -18,8 +18,10 @@ DRAW_SIZE = 3
 Cards = tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class DealState:
+class DealState(NamedTuple):
+    """A NamedTuple, not a frozen dataclass: every game event folds into a new one, and a tuple is made without a
+    Python call per field (as `infra.event_store.RecordedEvent`)."""
+
     players: int
     first_seat: int  # who moved first in this game
     taken: int  # cards taken from the stock so far (drawn or turned up): the stock position

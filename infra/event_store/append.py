@@ -58,6 +58,7 @@ def append_sql(event_count: int, remember: bool) -> bytes:
         RETURNING version, global_position, tx_id""".encode()
 
 
+@functools.cache
 def statement_name(event_count: int, remember: bool) -> bytes:
     return f"cardledger_append_{event_count}_{int(remember)}".encode()
 

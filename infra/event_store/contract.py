@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Protocol
 
 from infra.event_store.model import START, IdempotencyRecord, LogPosition, NewEvent, PendingAppend, RecordedEvent
@@ -18,7 +19,12 @@ class EventStorage(Protocol):
     """
 
     def prepare(
-        self, stream_id: str, expected_version: int, events: Sequence[NewEvent], head_hash: str
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        head_hash: str,
+        at: datetime | None = None,
     ) -> PendingAppend:
         """`chain.prepare`: the events numbered, sealed and chained after the head, before any store takes them."""
         ...

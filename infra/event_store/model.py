@@ -108,24 +108,28 @@ class PendingAppend:
         """The events with the (global position, tx id) the store gave each version; (0, 0) when `numbers`
         is None. A version missing from `numbers` is a KeyError: the store numbers every event it takes."""
         events = []
+        stream_id, occurred_at, hashes = self.stream_id, self.occurred_at, self.hashes
         for offset, new in enumerate(self.new):
             version = self.expected_version + offset + 1
             global_position, tx_id = (0, 0) if numbers is None else numbers[version]
-            events.append(
-                RecordedEvent(
-                    global_position,
-                    self.stream_id,
-                    version,
-                    new.type,
-                    new.schema_version,
-                    new.deal_no,
-                    new.data,
-                    new.metadata,
-                    self.occurred_at,
-                    self.hashes[offset],
-                    self.hashes[offset + 1],
-                    tx_id,
-                    CURRENT_HASH_VERSION,
-                )
+            # Every field given, in order: the tuple is made in C, without the NamedTuple's Python __new__.
+            event = (
+                global_position,
+                stream_id,
+                version,
+                new.type,
+                new.schema_version,
+                new.deal_no,
+                new.data,
+                new.metadata,
+                occurred_at,
+                hashes[offset],
+                hashes[offset + 1],
+                tx_id,
+                CURRENT_HASH_VERSION,
             )
+            events.append(_new_tuple(RecordedEvent, event))
         return events
+
+
+_new_tuple = tuple.__new__

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from itertools import chain
 
 import psycopg
 from psycopg.pq import ConnStatus, ExecStatus, TransactionStatus
@@ -111,8 +112,7 @@ class EventStore:
             response = compact_ascii(dict(idempotency.response))
             params += [idempotency.scope, idempotency.key, idempotency.request_hash, response]
         params.append(pending.occurred_at_text)
-        for event_row in pending.rows:
-            params.extend(event_row)
+        params.extend(chain.from_iterable(pending.rows))
         try:
             rows = self._execute_append(conn, len(pending.rows), idempotency is not None, params)
         except psycopg.errors.UniqueViolation as error:

@@ -18,7 +18,7 @@ import hashlib
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain import table as tables
@@ -308,14 +308,14 @@ class TableCommands:
                 f"If-Match names version {expected_version} but table {table_id} is at {state.version}"
             )
         command = write.command_for(state)
-        seeds = self.seeds.seeds_for(conn, table_id, [state.deal_no, state.deal_no + 1])
+        seeds, seeds_read = self.seeds.lookup(conn, table_id, (state.deal_no, state.deal_no + 1))
+        # The append's time, taken first so that the state decided is folded with it (its clock runs from it).
+        at = datetime.now(UTC)
         try:
-            events, after = tables.decide_and_evolve(state, command, seeds)
+            events, after = tables.decide_and_evolve(state, command, seeds, at)
         except DomainError as error:
             raise domain_error(error) from error
-        pending = self.store.prepare(table_id, state.version, _annotate(state, events, caller), known.last_hash)
-        # The clock of the new state runs from the append's time (events decided have none).
-        after = tables.stamped(after, pending.occurred_at)
+        pending = self.store.prepare(table_id, state.version, _annotate(state, events, caller), known.last_hash, at)
         # Signed before the append so the idempotency record keeps this very receipt for replays.
         receipt: JSON = None
         if signed:
@@ -329,12 +329,13 @@ class TableCommands:
         recorded = conn.append_prepared(pending, write.record(answer))
         # Committed: only now may this process trust the new state and the seeds.
         self.states.remember(table_id, KnownTable(after, recorded[-1].hash))
-        self.seeds.remember(table_id, seeds)
+        if seeds_read:
+            self.seeds.remember(table_id, seeds_read)  # those known here already are kept
         count_appended(event.type for event in recorded)
-        # Numbered in place (`numbered` copies; this answer is this request's own, its record already sent).
-        positions = {event.version: event.global_position for event in recorded}
-        for shown in answer["events"]:
-            shown["global_position"] = positions.get(shown["position"])
+        # Numbered in place (`numbered` copies; this answer is this request's own, its record already sent). Both
+        # lists follow `pending.new`.
+        for shown, event in zip(answer["events"], recorded, strict=True):
+            shown["global_position"] = event.global_position
         return Written(after, answer)
 
     def list_signing_key(self) -> None:
@@ -359,17 +360,22 @@ class TableCommands:
 def _annotate(state: TableState, events: Sequence[Event], caller: Caller) -> list[NewEvent]:
     """Store-ready events, each tagged with its deal number (a deal's events from its `deal_started` on)."""
     deal_no = state.deal_no
+    metadata = _metadata(caller)  # one dict for the append's events: nothing changes it
     new: list[NewEvent] = []
     for event in events:
         if event.type == tables.DEAL_STARTED:
             deal_no = int(event.data["deal_no"])
-        new.append(_new_event(event, deal_no, caller))
+        new.append(NewEvent(event.type, event.data, deal_no, metadata))
     return new
 
 
 def _new_event(event: Event, deal_no: int, caller: Caller) -> NewEvent:
+    return NewEvent(event.type, event.data, deal_no, _metadata(caller))
+
+
+def _metadata(caller: Caller) -> dict[str, JSON]:
     metadata: dict[str, JSON] = {"actor": caller.player_id or caller.name}
     request_id = current_request_id()
     if request_id is not None:
         metadata["request_id"] = request_id
-    return NewEvent(event.type, event.data, deal_no, metadata)
+    return metadata

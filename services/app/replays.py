@@ -11,6 +11,7 @@ Records written before keep the whole answer (`events`); they are answered as be
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from domain.events import JSON
@@ -38,7 +39,7 @@ def record_of(answer: Mapping[str, Any], table_id: str) -> dict[str, JSON]:
     if receipt is not None and list(receipt)[:3] == list(RECEIPT_FROM_LOG) and receipt["table_id"] == table_id:
         last = answer["events"][-1] if answer["events"] else None
         if receipt["version"] == answer["version"] and last is not None and receipt["hash"] == last["hash"]:
-            record[SIGNED] = {name: value for name, value in receipt.items() if name not in RECEIPT_FROM_LOG}
+            record[SIGNED] = dict(islice(receipt.items(), len(RECEIPT_FROM_LOG), None))  # its first keys are those
             return record
     record["receipt"] = receipt
     return record

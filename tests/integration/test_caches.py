@@ -546,6 +546,20 @@ def test_known_seeds_are_served_without_a_query(pool: Pool, conn: Conn, closed_c
     assert both[2] == stored[2] and both == {2: stored[2], 3: stored_seeds(conn, table_id)[3]}
 
 
+def test_known_seeds_lookup_tells_what_the_store_gave(pool: Pool, conn: Conn, closed_conn: Conn) -> None:
+    """The write path remembers only the seeds the store gave (`lookup`'s second part) once its append commits."""
+    seeds = KnownSeeds()
+    on, closed = session_on(conn, pool), session_on(closed_conn, pool)
+    table_id = f"seed-test-{uuid.uuid4()}"
+    first, read = seeds.lookup(on, table_id, (0, 1, 2))
+    assert first == read == stored_seeds(conn, table_id) and sorted(first) == [1, 2]
+    seeds.remember(table_id, {1: first[1]})
+    again, read = seeds.lookup(on, table_id, (1, 2))
+    assert again == first and read == {2: first[2]}
+    seeds.remember(table_id, read)
+    assert seeds.lookup(closed, table_id, (1, 2)) == (first, {})  # all known: no statement, nothing to remember
+
+
 def known_seed(seeds: KnownSeeds, closed: PostgresSession, table_id: str, deal_no: int) -> bytes | None:
     """The seed `seeds` knows without asking the store (`closed` fails any statement), or None."""
     try:

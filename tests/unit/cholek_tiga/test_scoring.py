@@ -148,9 +148,7 @@ def test_no_bonus_when_the_option_is_off_or_the_three_are_not_identical() -> Non
 
 def test_bonuses_count_in_the_result_net_but_not_in_the_outcome_transfers() -> None:
     deal = deal_state([[], []], piles=[["5C"] * 3, ["1C"]], taken=120, to_act=None)
-    from dataclasses import replace
-
-    deal = replace(deal, bonus_net=(100, -100))
+    deal = deal._replace(bonus_net=(100, -100))
     outcome = GAME.outcome(table_with(deal, in_play_bonuses=True))
     assert outcome.transfers == [Transfer("seat:1", "seat:0", 30, "points")]
     assert outcome.result["net"] == [130, -130]
