@@ -23,8 +23,6 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import redis
 
@@ -90,12 +88,10 @@ class Following:
             self.seen = table.newest
             return -1 if table.version is None else table.version
 
-    @contextmanager
-    def single_read(self) -> Iterator[None]:
-        """Held around a read of the store for this table: another waiter of the table in this process reads
-        after it, and finds what it folded."""
-        with self.table.reading:
-            yield
+    def single_read(self) -> threading.Lock:
+        """Held (`with`) around a read of the store for this table: another waiter of the table in this process
+        reads after it, and finds what it folded."""
+        return self.table.reading
 
     def close(self) -> None:
         if not self.closed:

@@ -52,6 +52,9 @@ def _act(api: Api, tokens: list[str], table: str, rng: random.Random) -> None:
 class PublicHand:
     """Reads whose view has a public key named as a seat's ("hand", before the seat's keys)."""
 
+    def public_view_at(self, state: TableState) -> dict[str, Any]:
+        return {"version": state.version, "hand": [], "status": "playing"}
+
     def seat_view_at(self, caller: Any, table_id: str, state: TableState) -> dict[str, Any]:
         return {"version": state.version, "hand": [], "status": "playing", "seat": 0, "legal_actions": []}
 
