@@ -222,26 +222,47 @@ def read_table(
 
 
 def newest_entries(
-    client: Redis, after: Mapping[str, str], count: int, block_ms: int
-) -> dict[str, tuple[str, int | None]]:
-    """For each stream of `after` (its key -> the entry id read up to) that has entries after that id: the newest
+    connection: redis.Connection, keys: Sequence[bytes], after: Sequence[bytes], count: int, block_ms: int
+) -> dict[bytes, tuple[bytes, int | None]]:
+    """For each stream of `keys` that has entries after its id in `after` (the entry read up to): the newest
     entry read (its id, and the version its event carries or None); waits up to `block_ms` if none has any. At
     most `count` entries of a stream are read: a stream with more answers the count-th, and the next read goes
-    on from it. Only that entry's event is parsed."""
-    streams_after: dict[Any, Any] = dict(after)
-    reply: Any = client.xread(streams_after, count=count, block=block_ms)
+    on from it. Only that entry's event is parsed.
+
+    One XREAD on `connection`, which the caller holds for its reads, its raw reply read: none of a client's
+    layers around each command (a pool's checkout, its metrics, the reply's conversion to dicts). Keys and ids
+    are bytes, as sent and as answered."""
+    command = (b"XREAD", b"COUNT", str(count).encode(), b"BLOCK", str(block_ms).encode(), b"STREAMS", *keys, *after)
+
+    def send_and_read() -> Any:
+        connection.send_command(*command)
+        return connection.read_response()
+
+    reply: Any = connection.retry.call_with_retry(send_and_read, lambda error: connection.disconnect())
     if not reply:
         return {}
     streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
-    newest: dict[str, tuple[str, int | None]] = {}
+    newest: dict[bytes, tuple[bytes, int | None]] = {}
     for key, raw in streams:
         if not raw:
             continue
         entry, fields = raw[-1]
-        body = fields.get(b"event", fields.get("event"))
+        body = _field(fields, b"event")
         version = json.loads(body).get("version") if body is not None else None
-        newest[_decode(key)] = (_decode(entry), version if isinstance(version, int) else None)
+        newest[_encoded(key)] = (_encoded(entry), version if isinstance(version, int) else None)
     return newest
+
+
+def _field(fields: Any, name: bytes) -> Any:
+    """A field of a stream entry as a raw reply gives it (a flat list of names and values), or None."""
+    for at in range(0, len(fields) - 1, 2):
+        if _encoded(fields[at]) == name:
+            return fields[at + 1]
+    return None
+
+
+def _encoded(value: bytes | str) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()  # str from a client that decodes its replies
 
 
 def range_stream(client: Redis, key: str, count: int | None = None) -> list[tuple[str, dict[str, JSON]]]:

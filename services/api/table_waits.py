@@ -38,9 +38,9 @@ WAKE_KEY_PREFIX = "cardledger:waits:"
 WAKE_KEY_TTL_MS = 3_600_000  # a reader's wake-up stream outlives a process that died by an hour at most
 
 
-def entry_order(entry_id: str) -> tuple[int, int]:
+def entry_order(entry_id: str | bytes) -> tuple[int, int]:
     """A stream entry id as a pair of numbers, to compare ids as Redis orders them."""
-    first, _, second = entry_id.partition("-")
+    first, _, second = entry_id.partition("-") if isinstance(entry_id, str) else entry_id.partition(b"-")
     return int(first), int(second or 0)
 
 
@@ -51,11 +51,23 @@ class TableWaitFailed(redis.ConnectionError):
 class _Table:
     """What this process knows of one followed table's stream."""
 
-    __slots__ = ("changed", "failed", "idle_since", "key", "newest", "position", "reading", "version", "waiters")
+    __slots__ = (
+        "changed",
+        "failed",
+        "idle_since",
+        "key",
+        "key_bytes",
+        "newest",
+        "position",
+        "reading",
+        "version",
+        "waiters",
+    )
 
     def __init__(self, lock: threading.Lock, table_id: str, head: str, version: int | None) -> None:
         self.key = redis_bus.table_stream(table_id)
-        self.position = head  # where the reader's next XREAD of this stream starts
+        self.key_bytes = self.key.encode()
+        self.position = head.encode()  # where the reader's next XREAD of this stream starts
         self.newest = entry_order(head)  # the newest entry known here (read, or noted by a waiter)
         self.version = version  # the version that entry carries
         self.waiters = 0
@@ -109,7 +121,7 @@ class TableWaits:
         self.reader: threading.Thread | None = None
         self.blocking_on: frozenset[str] = frozenset()  # the keys of the XREAD the reader is in
         self.wake_key = f"{WAKE_KEY_PREFIX}{uuid.uuid4().hex}"
-        self.wake_position = "0-0"
+        self.wake_position = b"0-0"
         self.pid = os.getpid()
         self.follows = 0  # waiters that have followed a table here (for tests and benchmarks)
 
@@ -179,8 +191,22 @@ class TableWaits:
         pipe.execute()
 
     def _read(self) -> None:
+        pool = self.client.connection_pool
+        try:
+            connection = pool.get_connection()
+        except Exception as error:  # as a failed read: every waiter learns of it
+            self._fail(error)
+            return
+        try:
+            self._read_on(connection)
+        finally:
+            pool.release(connection)
+
+    def _read_on(self, connection: redis.Connection) -> None:
+        """The reader's loop, its reads on `connection`, held while it runs (no pool checkout per read)."""
         longest = redis_bus.longest_block(self.client)
         block_ms = max(1, int(min(READ_BLOCK_SECONDS if longest is None else longest, READ_BLOCK_SECONDS) * 1000))
+        wake_key = self.wake_key.encode()
         while True:
             with self.lock:
                 now = time.monotonic()
@@ -190,28 +216,34 @@ class TableWaits:
                 if not self.tables:
                     self.reader, self.blocking_on = None, frozenset()
                     return
-                positions = {table.key: table.position for table in self.tables.values()}
-                self.blocking_on = frozenset(positions)
-                positions[self.wake_key] = self.wake_position
+                followed = list(self.tables.values())
+                self.blocking_on = frozenset(table.key for table in followed)
+            keys = [table.key_bytes for table in followed]
+            keys.append(wake_key)
+            positions = [table.position for table in followed]
+            positions.append(self.wake_position)
             try:
-                newest = redis_bus.newest_entries(self.client, positions, ENTRIES_PER_READ, block_ms)
+                newest = redis_bus.newest_entries(connection, keys, positions, ENTRIES_PER_READ, block_ms)
             except Exception as error:  # any: a reader that died without failing its waiters would leave them waiting
+                connection.disconnect()  # a reply maybe half read: the next reader connects anew
                 self._fail(error)
                 return
+            if not newest:
+                continue
             with self.lock:
-                by_key = {table.key: table for table in self.tables.values()}
-                for key, (entry_id, version) in newest.items():
-                    if key == self.wake_key:
-                        self.wake_position = entry_id
+                for table in followed:
+                    read = newest.get(table.key_bytes)
+                    if read is None:
                         continue
-                    moved = by_key.get(key)
-                    if moved is None:
-                        continue  # dropped while the read blocked
-                    moved.position = entry_id
+                    entry_id, version = read
+                    table.position = entry_id  # a table dropped while the read blocked: no longer read anyway
                     order = entry_order(entry_id)
-                    if order > moved.newest:
-                        moved.newest, moved.version = order, version
-                        moved.changed.notify_all()
+                    if order > table.newest:
+                        table.newest, table.version = order, version
+                        table.changed.notify_all()
+                woken = newest.get(wake_key)
+                if woken is not None:
+                    self.wake_position = woken[0]
 
     def _fail(self, error: Exception) -> None:
         log.warning("the reader of the tables' streams lost Redis: %s", redis_bus.describe_failure(error))

@@ -18,6 +18,19 @@ import redis
 from infra import redis_bus
 from services.api import table_waits
 from services.api.table_waits import TableWaitFailed, TableWaits
+from tests.redis_commands import command_name
+
+
+class CountingConnection(redis.Connection):
+    """A connection that counts the stream commands sent on it (the reader sends its XREAD on a connection)."""
+
+    sent: Counter[str] = Counter()
+
+    def send_command(self, *args: Any, **kwargs: Any) -> None:
+        name = command_name(args[0])
+        if name in ("XREAD", "XREVRANGE"):
+            self.sent[name] += 1
+        super().send_command(*args, **kwargs)
 
 
 class CountingRedis(redis.Redis):
@@ -25,24 +38,19 @@ class CountingRedis(redis.Redis):
 
     sent: Counter[str]
 
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        self.sent["XREAD"] += 1
-        return super().xread(*args, **kwargs)
 
-    def xrevrange(self, *args: Any, **kwargs: Any) -> Any:
-        self.sent["XREVRANGE"] += 1
-        return super().xrevrange(*args, **kwargs)
-
-
-class LosingRedis(redis.Redis):
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        raise redis.ConnectionError("Redis went away")
+class LosingConnection(redis.Connection):
+    def send_command(self, *args: Any, **kwargs: Any) -> None:
+        if command_name(args[0]) == "XREAD":
+            raise redis.ConnectionError("Redis went away")
+        super().send_command(*args, **kwargs)
 
 
 @pytest.fixture
 def client(redis_url: str, redis_client: redis.Redis) -> Iterator[CountingRedis]:
-    counting = CountingRedis.from_url(redis_url)  # no socket timeout: the reader blocks READ_BLOCK_SECONDS
-    counting.sent = Counter()
+    # no socket timeout: the reader blocks READ_BLOCK_SECONDS
+    counting = CountingRedis.from_url(redis_url, connection_class=CountingConnection)
+    counting.sent = CountingConnection.sent = Counter()
     yield counting
     counting.close()
 
@@ -119,7 +127,7 @@ def test_the_head_of_a_followed_table_needs_no_command(client: CountingRedis) ->
 
 
 def test_a_reader_that_loses_redis_fails_every_waiter(redis_url: str) -> None:
-    losing = LosingRedis.from_url(redis_url)
+    losing = redis.Redis.from_url(redis_url, connection_class=LosingConnection)
     try:
         waits = TableWaits(losing)
         followers = [waits.follow(str(uuid.uuid4()), None) for _ in range(2)]
