@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 
@@ -221,8 +221,20 @@ def read_table(
     return read_stream(client, table_stream(table_id), after_id, count, block_ms)
 
 
+class StreamConnection(Protocol):
+    """What `newest_entries` uses of a connection (`redis.Connection`, as a pool gives it)."""
+
+    retry: Any
+
+    def send_command(self, *args: Any, **kwargs: Any) -> None: ...
+
+    def read_response(self) -> Any: ...
+
+    def disconnect(self) -> None: ...
+
+
 def newest_entries(
-    connection: redis.Connection, keys: Sequence[bytes], after: Sequence[bytes], count: int, block_ms: int
+    connection: StreamConnection, keys: Sequence[bytes], after: Sequence[bytes], count: int, block_ms: int
 ) -> dict[bytes, tuple[bytes, int | None]]:
     """For each stream of `keys` that has entries after its id in `after` (the entry read up to): the newest
     entry read (its id, and the version its event carries or None); waits up to `block_ms` if none has any. At

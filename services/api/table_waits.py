@@ -202,7 +202,7 @@ class TableWaits:
         finally:
             pool.release(connection)
 
-    def _read_on(self, connection: redis.Connection) -> None:
+    def _read_on(self, connection: redis_bus.StreamConnection) -> None:
         """The reader's loop, its reads on `connection`, held while it runs (no pool checkout per read)."""
         longest = redis_bus.longest_block(self.client)
         block_ms = max(1, int(min(READ_BLOCK_SECONDS if longest is None else longest, READ_BLOCK_SECONDS) * 1000))
