@@ -259,18 +259,14 @@ def newest_entries(
         if not raw:
             continue
         entry, fields = raw[-1]
-        body = _field(fields, b"event")
-        version = json.loads(body).get("version") if body is not None else None
+        named = dict(zip(fields[::2], fields[1::2], strict=False))  # a raw entry's fields: names and values in turn
+        body = named.get(b"event", named.get("event"))
+        version = _JSON.raw_decode(_decode(body))[0].get("version") if body is not None else None
         newest[_encoded(key)] = (_encoded(entry), version if isinstance(version, int) else None)
     return newest
 
 
-def _field(fields: Any, name: bytes) -> Any:
-    """A field of a stream entry as a raw reply gives it (a flat list of names and values), or None."""
-    for at in range(0, len(fields) - 1, 2):
-        if _encoded(fields[at]) == name:
-            return fields[at + 1]
-    return None
+_JSON = json.JSONDecoder()  # raw_decode: a body as published (`encode`), without json.loads' layers
 
 
 def _encoded(value: bytes | str) -> bytes:

@@ -4,6 +4,7 @@ either order of the seats; a view whose public part names a seat's key is encode
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -35,7 +36,12 @@ def test_a_message_is_the_seat_views_text(api: Api, container: Container, game: 
                 assert caller is not None
                 view = queries.seat_view_at(caller, table, state)
                 assert view is not None and view["seat"] == seat
-                assert pushes.message(queries, caller, table, state) == (state.version, view_message(view)), step
+                message = pushes.message(queries, caller, table, state)
+                assert message == (state.version, view_message(view)), step
+                assert (
+                    message[1]
+                    == f"id: {state.version}\nevent: view\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
+                )
         _act(api, tokens, table, rng)
 
 
