@@ -236,18 +236,12 @@ def counting_redis(commands: Counter[str]) -> Any:
     in `commands` by name."""
     import redis
 
-    def count(name: Any) -> None:
-        commands[(name.decode() if isinstance(name, bytes) else str(name)).upper()] += 1
+    from tests.redis_commands import command_names
 
     class CountingConnection(redis.Connection):
-        def send_command(self, *args: Any, **kwargs: Any) -> None:
-            count(args[0])
-            super().send_command(*args, **kwargs)
-
-        def pack_commands(self, commands: Any) -> Any:  # a pipeline's
-            for command in commands:
-                count(command[0])
-            return super().pack_commands(commands)
+        def send_packed_command(self, command: Any, check_health: bool = True) -> None:  # every command sent
+            commands.update(command_names(command))
+            super().send_packed_command(command, check_health)
 
     return redis.Redis.from_url(
         redis_url(),

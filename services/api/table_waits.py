@@ -33,6 +33,7 @@ log = logging.getLogger("cardledger.api")
 MAX_TABLES = 1_000
 ENTRIES_PER_READ = 100
 LINGER_SECONDS = 10.0
+SWEEP_SECONDS = 1.0  # how often the reader looks for tables that have lingered LINGER_SECONDS
 READ_BLOCK_SECONDS = 5.0  # the longest XREAD when the client sets no socket timeout (a dropped table's wait)
 WAKE_KEY_PREFIX = "cardledger:waits:"
 WAKE_KEY_TTL_MS = 3_600_000  # a reader's wake-up stream outlives a process that died by an hour at most
@@ -124,6 +125,7 @@ class TableWaits:
         self.wake_position = b"0-0"
         self.pid = os.getpid()
         self.follows = 0  # waiters that have followed a table here (for tests and benchmarks)
+        self.generation = 0  # moves whenever a table is followed or dropped (the reader packs its read anew)
 
     def head(self, table_id: str) -> tuple[str, int | None] | None:
         """The table stream's newest entry this process must wait after: (its id, the version it carries), or
@@ -145,6 +147,7 @@ class TableWaits:
             if table is None:
                 self._make_room()
                 table = self.tables[table_id] = _Table(self.lock, table_id, head_id, version)
+                self.generation += 1
                 wake = self.reader is not None and table.key not in self.blocking_on
             elif seen > table.newest:  # the reader has not read up to this waiter's entry yet
                 table.newest, table.version = seen, version
@@ -176,6 +179,7 @@ class TableWaits:
         if not idle:
             raise TableWaitFailed(f"this process follows {MAX_TABLES} tables' streams at once, each awaited")
         del self.tables[min(idle)[1]]
+        self.generation += 1
 
     def _leave(self, table: _Table) -> None:
         with self.lock:
@@ -203,27 +207,35 @@ class TableWaits:
             pool.release(connection)
 
     def _read_on(self, connection: redis_bus.StreamConnection) -> None:
-        """The reader's loop, its reads on `connection`, held while it runs (no pool checkout per read)."""
+        """The reader's loop, its reads on `connection`, held while it runs (no pool checkout per read); the
+        read's command is packed anew only when the tables followed change."""
         longest = redis_bus.longest_block(self.client)
         block_ms = max(1, int(min(READ_BLOCK_SECONDS if longest is None else longest, READ_BLOCK_SECONDS) * 1000))
         wake_key = self.wake_key.encode()
+        packed_for, next_sweep = -1, 0.0
         while True:
             with self.lock:
                 now = time.monotonic()
-                for table_id, table in list(self.tables.items()):
-                    if table.waiters == 0 and now - table.idle_since >= LINGER_SECONDS:
-                        del self.tables[table_id]
+                if now >= next_sweep:  # the lingering tables dropped (at most once a second: a scan of them all)
+                    next_sweep = now + SWEEP_SECONDS
+                    for table_id, table in list(self.tables.items()):
+                        if table.waiters == 0 and now - table.idle_since >= LINGER_SECONDS:
+                            del self.tables[table_id]
+                            self.generation += 1
                 if not self.tables:
                     self.reader, self.blocking_on = None, frozenset()
                     return
-                followed = list(self.tables.values())
-                self.blocking_on = frozenset(table.key for table in followed)
-            keys = [table.key_bytes for table in followed]
-            keys.append(wake_key)
+                if packed_for != self.generation:
+                    packed_for = self.generation
+                    followed = list(self.tables.values())
+                    self.blocking_on = frozenset(table.key for table in followed)
+                    read = redis_bus.StreamsRead(
+                        [*(table.key_bytes for table in followed), wake_key], ENTRIES_PER_READ, block_ms
+                    )
             positions = [table.position for table in followed]
             positions.append(self.wake_position)
             try:
-                newest = redis_bus.newest_entries(connection, keys, positions, ENTRIES_PER_READ, block_ms)
+                newest = read.newest(connection, positions)
             except Exception as error:  # any: a reader that died without failing its waiters would leave them waiting
                 connection.disconnect()  # a reply maybe half read: the next reader connects anew
                 self._fail(error)
@@ -232,10 +244,10 @@ class TableWaits:
                 continue
             with self.lock:
                 for table in followed:
-                    read = newest.get(table.key_bytes)
-                    if read is None:
+                    entry = newest.get(table.key_bytes)
+                    if entry is None:
                         continue
-                    entry_id, version = read
+                    entry_id, version = entry
                     table.position = entry_id  # a table dropped while the read blocked: no longer read anyway
                     order = entry_order(entry_id)
                     if order > table.newest:
@@ -252,6 +264,7 @@ class TableWaits:
                 table.failed = True
                 table.changed.notify_all()
             self.tables.clear()
+            self.generation += 1
             self.reader, self.blocking_on = None, frozenset()
 
 

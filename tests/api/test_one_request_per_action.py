@@ -15,7 +15,7 @@ from infra import redis_bus
 from services.api import create_app
 from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG, Api, Scene, bearer
-from tests.redis_commands import command_name
+from tests.redis_commands import command_names
 
 REPRESENTATION = {"Prefer": "return=representation"}
 
@@ -114,10 +114,10 @@ class NotingConnection(redis.Connection):
 
     waiting = threading.Event()
 
-    def send_command(self, *args: Any, **kwargs: Any) -> None:
-        if command_name(args[0]) == "XREAD":
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        if "XREAD" in command_names(command):
             self.waiting.set()
-        super().send_command(*args, **kwargs)
+        super().send_packed_command(command, check_health)
 
 
 class NotingRedis(redis.Redis):

@@ -18,7 +18,7 @@ import redis
 from infra import redis_bus
 from services.api import table_waits
 from services.api.table_waits import TableWaitFailed, TableWaits
-from tests.redis_commands import command_name
+from tests.redis_commands import command_names
 
 
 class CountingConnection(redis.Connection):
@@ -26,11 +26,11 @@ class CountingConnection(redis.Connection):
 
     sent: Counter[str] = Counter()
 
-    def send_command(self, *args: Any, **kwargs: Any) -> None:
-        name = command_name(args[0])
-        if name in ("XREAD", "XREVRANGE"):
-            self.sent[name] += 1
-        super().send_command(*args, **kwargs)
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        for name in command_names(command):
+            if name in ("XREAD", "XREVRANGE"):
+                self.sent[name] += 1
+        super().send_packed_command(command, check_health)
 
 
 class CountingRedis(redis.Redis):
@@ -40,10 +40,10 @@ class CountingRedis(redis.Redis):
 
 
 class LosingConnection(redis.Connection):
-    def send_command(self, *args: Any, **kwargs: Any) -> None:
-        if command_name(args[0]) == "XREAD":
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        if "XREAD" in command_names(command):
             raise redis.ConnectionError("Redis went away")
-        super().send_command(*args, **kwargs)
+        super().send_packed_command(command, check_health)
 
 
 @pytest.fixture
