@@ -6,14 +6,13 @@ seat's message adds its own part. The text is the same, byte for byte, as the wh
 
 from __future__ import annotations
 
-import json
 import threading
 import weakref
-from collections.abc import Callable
 
 from domain import table as tables
 from domain.events import JSON
 from domain.table import TableState
+from infra.compact_json import compact_ascii
 from infra.lru import Lru
 from services.app.callers import Caller
 from services.app.queries import TableQueries
@@ -21,19 +20,7 @@ from services.app.queries import TableQueries
 PUBLIC_PARTS_KEPT = 1_000  # tables whose public part this process keeps (one version each)
 SEAT_KEYS = frozenset(("seat", "hand", "legal_actions"))  # what `seat_private` adds, after the public keys
 
-
-def _compact_encoder() -> Callable[[object], str]:
-    """`json.JSONEncoder(separators=(",", ":")).encode`, the same text, without making the C encoder anew for
-    each value (as `encode` does): the views are plain JSON values, never circular."""
-    standard = json.JSONEncoder(separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return standard.encode
-    chunks = make(None, standard.default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
-    return lambda value: "".join(chunks(value, 0))
-
-
-_encode = _compact_encoder()
+_encode = compact_ascii  # json.JSONEncoder(separators=(",", ":")).encode's text, one C encoder made once
 
 Pushed = tuple[int, str]  # a message: the view's version, its text
 
