@@ -196,3 +196,24 @@ def _wait_until_reading(waits: TableWaits, tables: set[str]) -> None:
     while not keys <= waits.blocking_on:
         assert time.monotonic() < deadline, "the reader did not read the tables' streams"
         time.sleep(0.01)
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_the_reader_reads_either_protocols_replies(redis_url: str, protocol: int) -> None:
+    """The reader parses XREAD's raw reply itself: RESP3's map and RESP2's list of pairs, bytes or decoded."""
+    for decoded in (False, True):
+        client = redis.Redis.from_url(redis_url, protocol=protocol, decode_responses=decoded)
+        try:
+            waits, table = TableWaits(client), str(uuid.uuid4())
+            following = waits.follow(table, None)
+            try:
+                _wait_until_reading(waits, {table})
+                publish(client, table, 3)
+                publish(client, table, 4)
+                assert following.next(5) in (3, 4)
+                if waits.tables[table].version == 3:
+                    assert following.next(5) == 4
+            finally:
+                following.close()
+        finally:
+            client.close()
