@@ -11,6 +11,7 @@ Run:  python -m bench.push_opcodes [--same-app] [--game cholek-tiga] [--actions 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import threading
 from collections import Counter
@@ -59,10 +60,10 @@ class OpcodeCounter:
 
 
 def _short(path: str) -> str:
-    for marker in ("site-packages/", "lib/python3"):
-        if marker in path:
-            return path.split(marker, 1)[1]
-    return path
+    """A library's file from its package (`redis/connection.py`, `threading.py`); the project's as it is."""
+    if "site-packages/" in path:
+        return path.split("site-packages/", 1)[1]
+    return re.sub(r"^.*/lib/python3\.\d+/", "", path)
 
 
 def main(argv: list[str] | None = None) -> None:
