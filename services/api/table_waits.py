@@ -6,7 +6,9 @@ A waiter follows a table from an entry of its Redis stream (the newest one when 
 entry carries. The reader is a thread that blocks on one XREAD over every followed table's stream (and a
 wake-up stream of its own, written when a table joins a read already blocking), so an action wakes one
 Redis reply per process, however many streams and long-polls wait on its table here; no waiter holds a
-database connection or a Redis connection.
+database connection or a Redis connection. The reader holds one connection of the client's pool while it
+runs and sends its XREAD there itself (`redis_bus.StreamsRead`: packed once per set of tables, the raw
+reply read), as a read per action is most of what a push costs.
 
 Bounded: at most MAX_TABLES tables followed (one XREAD's keys), ENTRIES_PER_READ entries per table per
 read, and a fixed record per table. A table nobody waits on any more stays followed LINGER_SECONDS (a
