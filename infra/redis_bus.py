@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 
@@ -240,27 +240,66 @@ def read_table(
     return read_stream(client, table_stream(table_id), after_id, count, block_ms)
 
 
-def newest_entries(
-    client: Redis, after: Mapping[str, str], count: int, block_ms: int
-) -> dict[str, tuple[str, int | None]]:
-    """For each stream of `after` (its key -> the entry id read up to) that has entries after that id: the newest
-    entry read (its id, and the version its event carries or None); waits up to `block_ms` if none has any. At
-    most `count` entries of a stream are read: a stream with more answers the count-th, and the next read goes
-    on from it. Only that entry's event is parsed."""
-    streams_after: dict[Any, Any] = dict(after)
-    reply: Any = client.xread(streams_after, count=count, block=block_ms)
-    if not reply:
-        return {}
-    streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
-    newest: dict[str, tuple[str, int | None]] = {}
-    for key, raw in streams:
-        if not raw:
-            continue
-        entry, fields = raw[-1]
-        body = fields.get(b"event", fields.get("event"))
-        version = json.loads(body).get("version") if body is not None else None
-        newest[_decode(key)] = (_decode(entry), version if isinstance(version, int) else None)
-    return newest
+class StreamConnection(Protocol):
+    """What `StreamsRead` uses of a connection (`redis.Connection`, as a pool gives it)."""
+
+    retry: Any
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None: ...
+
+    def read_response(self) -> Any: ...
+
+    def disconnect(self) -> None: ...
+
+
+def _bulk(value: bytes) -> bytes:
+    return b"$%d\r\n%s\r\n" % (len(value), value)
+
+
+class StreamsRead:
+    """A blocking XREAD of the streams `keys`, sent again and again with the ids read up to: packed once for its
+    keys (RESP, as any client packs a command), so that each read packs its ids only."""
+
+    def __init__(self, keys: Sequence[bytes], count: int, block_ms: int) -> None:
+        self.keys = tuple(keys)
+        words = [b"XREAD", b"COUNT", b"%d" % count, b"BLOCK", b"%d" % block_ms, b"STREAMS", *self.keys]
+        self.head = b"*%d\r\n" % (len(words) + len(self.keys)) + b"".join(map(_bulk, words))
+
+    def newest(self, connection: StreamConnection, after: Sequence[bytes]) -> dict[bytes, tuple[bytes, int | None]]:
+        """For each stream that has entries after its id in `after` (the entry read up to, in the order of
+        `keys`): the newest entry read (its id, and the version its event carries or None); waits up to the
+        block if none has any. At most `count` entries of a stream are read: a stream with more answers the
+        count-th, and the next read goes on from it. Only that entry's event is parsed.
+
+        Sent on `connection`, which the caller holds for its reads, and its raw reply read: none of a client's
+        layers around each command (a pool's checkout, its metrics, the reply's conversion to dicts)."""
+        command = [self.head + b"".join(map(_bulk, after))]  # a list of chunks, as a client's packing gives it
+
+        def send_and_read() -> Any:
+            connection.send_packed_command(command)
+            return connection.read_response()
+
+        reply: Any = connection.retry.call_with_retry(send_and_read, lambda error: connection.disconnect())
+        if not reply:
+            return {}
+        streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
+        newest: dict[bytes, tuple[bytes, int | None]] = {}
+        for key, raw in streams:
+            if not raw:
+                continue
+            entry, fields = raw[-1]
+            named = dict(zip(fields[::2], fields[1::2], strict=False))  # a raw entry's fields: names, values in turn
+            body = named.get(b"event", named.get("event"))
+            version = _JSON.raw_decode(_decode(body))[0].get("version") if body is not None else None
+            newest[_encoded(key)] = (_encoded(entry), version if isinstance(version, int) else None)
+        return newest
+
+
+_JSON = json.JSONDecoder()  # raw_decode: a body as published (`encode`), without json.loads' layers
+
+
+def _encoded(value: bytes | str) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()  # str from a client that decodes its replies
 
 
 def range_stream(client: Redis, key: str, count: int | None = None) -> list[tuple[str, dict[str, JSON]]]:

@@ -6,21 +6,21 @@ seat's message adds its own part. The text is the same, byte for byte, as the wh
 
 from __future__ import annotations
 
-import json
 import threading
 import weakref
 
 from domain import table as tables
 from domain.events import JSON
 from domain.table import TableState
+from infra.compact_json import compact_ascii
 from infra.lru import Lru
 from services.app.callers import Caller
 from services.app.queries import TableQueries
 
 PUBLIC_PARTS_KEPT = 1_000  # tables whose public part this process keeps (one version each)
-SEAT_KEYS = ("seat", "hand", "legal_actions")  # what `seat_private` adds, in its order
+SEAT_KEYS = frozenset(("seat", "hand", "legal_actions"))  # what `seat_private` adds, after the public keys
 
-_encode = json.JSONEncoder(separators=(",", ":")).encode
+_encode = compact_ascii  # json.JSONEncoder(separators=(",", ":")).encode's text, one C encoder made once
 
 Pushed = tuple[int, str]  # a message: the view's version, its text
 
@@ -48,13 +48,10 @@ class SeatPushes:
             return None
         part = self.public_parts.get(table_id)
         if part is None or part[0] != state.version:
-            view = queries.seat_view_at(caller, table_id, state)
-            if view is None:
-                return None
-            keys = list(view)
-            if len(keys) <= len(SEAT_KEYS) or tuple(keys[-len(SEAT_KEYS) :]) != SEAT_KEYS:
-                return pushed(view)  # a public key named as a seat's: not in this order
-            public = {key: view[key] for key in keys[: -len(SEAT_KEYS)]}
+            public = queries.public_view_at(state)
+            if not SEAT_KEYS.isdisjoint(public):  # a public key named as a seat's: its value is the seat's
+                view = queries.seat_view_at(caller, table_id, state)
+                return None if view is None else pushed(view)
             part = (state.version, _encode(public)[:-1])
             self.public_parts.put(table_id, part, replaces=lambda kept: kept[0] < state.version)
         own = _encode(tables.seat_private(state, seat))

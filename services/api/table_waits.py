@@ -6,7 +6,9 @@ A waiter follows a table from an entry of its Redis stream (the newest one when 
 entry carries. The reader is a thread that blocks on one XREAD over every followed table's stream (and a
 wake-up stream of its own, written when a table joins a read already blocking), so an action wakes one
 Redis reply per process, however many streams and long-polls wait on its table here; no waiter holds a
-database connection or a Redis connection.
+database connection or a Redis connection. The reader holds one connection of the client's pool while it
+runs and sends its XREAD there itself (`redis_bus.StreamsRead`: packed once per set of tables, the raw
+reply read), as a read per action is most of what a push costs.
 
 Bounded: at most MAX_TABLES tables followed (one XREAD's keys), ENTRIES_PER_READ entries per table per
 read, and a fixed record per table. A table nobody waits on any more stays followed LINGER_SECONDS (a
@@ -23,8 +25,6 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import redis
 
@@ -35,14 +35,15 @@ log = logging.getLogger("cardledger.api")
 MAX_TABLES = 1_000
 ENTRIES_PER_READ = 100
 LINGER_SECONDS = 10.0
+SWEEP_SECONDS = 1.0  # how often the reader looks for tables that have lingered LINGER_SECONDS
 READ_BLOCK_SECONDS = 5.0  # the longest XREAD when the client sets no socket timeout (a dropped table's wait)
 WAKE_KEY_PREFIX = "cardledger:waits:"
 WAKE_KEY_TTL_MS = 3_600_000  # a reader's wake-up stream outlives a process that died by an hour at most
 
 
-def entry_order(entry_id: str) -> tuple[int, int]:
+def entry_order(entry_id: str | bytes) -> tuple[int, int]:
     """A stream entry id as a pair of numbers, to compare ids as Redis orders them."""
-    first, _, second = entry_id.partition("-")
+    first, _, second = entry_id.partition("-") if isinstance(entry_id, str) else entry_id.partition(b"-")
     return int(first), int(second or 0)
 
 
@@ -53,11 +54,23 @@ class TableWaitFailed(redis.ConnectionError):
 class _Table:
     """What this process knows of one followed table's stream."""
 
-    __slots__ = ("changed", "failed", "idle_since", "key", "newest", "position", "reading", "version", "waiters")
+    __slots__ = (
+        "changed",
+        "failed",
+        "idle_since",
+        "key",
+        "key_bytes",
+        "newest",
+        "position",
+        "reading",
+        "version",
+        "waiters",
+    )
 
     def __init__(self, lock: threading.Lock, table_id: str, head: str, version: int | None) -> None:
         self.key = redis_bus.table_stream(table_id)
-        self.position = head  # where the reader's next XREAD of this stream starts
+        self.key_bytes = self.key.encode()
+        self.position = head.encode()  # where the reader's next XREAD of this stream starts
         self.newest = entry_order(head)  # the newest entry known here (read, or noted by a waiter)
         self.version = version  # the version that entry carries
         self.waiters = 0
@@ -90,12 +103,10 @@ class Following:
             self.seen = table.newest
             return -1 if table.version is None else table.version
 
-    @contextmanager
-    def single_read(self) -> Iterator[None]:
-        """Held around a read of the store for this table: another waiter of the table in this process reads
-        after it, and finds what it folded."""
-        with self.table.reading:
-            yield
+    def single_read(self) -> threading.Lock:
+        """Held (`with`) around a read of the store for this table: another waiter of the table in this process
+        reads after it, and finds what it folded."""
+        return self.table.reading
 
     def close(self) -> None:
         if not self.closed:
@@ -113,9 +124,10 @@ class TableWaits:
         self.reader: threading.Thread | None = None
         self.blocking_on: frozenset[str] = frozenset()  # the keys of the XREAD the reader is in
         self.wake_key = f"{WAKE_KEY_PREFIX}{uuid.uuid4().hex}"
-        self.wake_position = "0-0"
+        self.wake_position = b"0-0"
         self.pid = os.getpid()
         self.follows = 0  # waiters that have followed a table here (for tests and benchmarks)
+        self.generation = 0  # moves whenever a table is followed or dropped (the reader packs its read anew)
 
     def head(self, table_id: str) -> tuple[str, int | None] | None:
         """The table stream's newest entry this process must wait after: (its id, the version it carries), or
@@ -137,6 +149,7 @@ class TableWaits:
             if table is None:
                 self._make_room()
                 table = self.tables[table_id] = _Table(self.lock, table_id, head_id, version)
+                self.generation += 1
                 wake = self.reader is not None and table.key not in self.blocking_on
             elif seen > table.newest:  # the reader has not read up to this waiter's entry yet
                 table.newest, table.version = seen, version
@@ -168,6 +181,7 @@ class TableWaits:
         if not idle:
             raise TableWaitFailed(f"this process follows {MAX_TABLES} tables' streams at once, each awaited")
         del self.tables[min(idle)[1]]
+        self.generation += 1
 
     def _leave(self, table: _Table) -> None:
         with self.lock:
@@ -183,39 +197,67 @@ class TableWaits:
         pipe.execute()
 
     def _read(self) -> None:
+        pool = self.client.connection_pool
+        try:
+            connection = pool.get_connection()
+        except Exception as error:  # as a failed read: every waiter learns of it
+            self._fail(error)
+            return
+        try:
+            self._read_on(connection)
+        finally:
+            pool.release(connection)
+
+    def _read_on(self, connection: redis_bus.StreamConnection) -> None:
+        """The reader's loop, its reads on `connection`, held while it runs (no pool checkout per read); the
+        read's command is packed anew only when the tables followed change."""
         longest = redis_bus.longest_block(self.client)
         block_ms = max(1, int(min(READ_BLOCK_SECONDS if longest is None else longest, READ_BLOCK_SECONDS) * 1000))
+        wake_key = self.wake_key.encode()
+        packed_for, next_sweep = -1, 0.0
         while True:
             with self.lock:
                 now = time.monotonic()
-                for table_id, table in list(self.tables.items()):
-                    if table.waiters == 0 and now - table.idle_since >= LINGER_SECONDS:
-                        del self.tables[table_id]
+                if now >= next_sweep:  # the lingering tables dropped (at most once a second: a scan of them all)
+                    next_sweep = now + SWEEP_SECONDS
+                    for table_id, table in list(self.tables.items()):
+                        if table.waiters == 0 and now - table.idle_since >= LINGER_SECONDS:
+                            del self.tables[table_id]
+                            self.generation += 1
                 if not self.tables:
                     self.reader, self.blocking_on = None, frozenset()
                     return
-                positions = {table.key: table.position for table in self.tables.values()}
-                self.blocking_on = frozenset(positions)
-                positions[self.wake_key] = self.wake_position
+                if packed_for != self.generation:
+                    packed_for = self.generation
+                    followed = list(self.tables.values())
+                    self.blocking_on = frozenset(table.key for table in followed)
+                    read = redis_bus.StreamsRead(
+                        [*(table.key_bytes for table in followed), wake_key], ENTRIES_PER_READ, block_ms
+                    )
+            positions = [table.position for table in followed]
+            positions.append(self.wake_position)
             try:
-                newest = redis_bus.newest_entries(self.client, positions, ENTRIES_PER_READ, block_ms)
+                newest = read.newest(connection, positions)
             except Exception as error:  # any: a reader that died without failing its waiters would leave them waiting
+                connection.disconnect()  # a reply maybe half read: the next reader connects anew
                 self._fail(error)
                 return
+            if not newest:
+                continue
             with self.lock:
-                by_key = {table.key: table for table in self.tables.values()}
-                for key, (entry_id, version) in newest.items():
-                    if key == self.wake_key:
-                        self.wake_position = entry_id
+                for table in followed:
+                    entry = newest.get(table.key_bytes)
+                    if entry is None:
                         continue
-                    moved = by_key.get(key)
-                    if moved is None:
-                        continue  # dropped while the read blocked
-                    moved.position = entry_id
+                    entry_id, version = entry
+                    table.position = entry_id  # a table dropped while the read blocked: no longer read anyway
                     order = entry_order(entry_id)
-                    if order > moved.newest:
-                        moved.newest, moved.version = order, version
-                        moved.changed.notify_all()
+                    if order > table.newest:
+                        table.newest, table.version = order, version
+                        table.changed.notify_all()
+                woken = newest.get(wake_key)
+                if woken is not None:
+                    self.wake_position = woken[0]
 
     def _fail(self, error: Exception) -> None:
         log.warning("the reader of the tables' streams lost Redis: %s", redis_bus.describe_failure(error))
@@ -224,6 +266,7 @@ class TableWaits:
                 table.failed = True
                 table.changed.notify_all()
             self.tables.clear()
+            self.generation += 1
             self.reader, self.blocking_on = None, frozenset()
 
 

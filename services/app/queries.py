@@ -82,6 +82,11 @@ class TableQueries:
             return None
         return self._with_names(tables.seat_view(state, seat))
 
+    def public_view_at(self, state: TableState) -> dict[str, JSON]:
+        """The public view of `state` with the players' names: the part of every seat's view at that version
+        that `seat_view_at` gives before the seat's own keys (`domain.table.seat_private`)."""
+        return self._with_names(tables.public_view(state))
+
     def _projected_view(self, table_id: str, read: Callable[[ReadModels], Projected | None]) -> dict[str, JSON] | None:
         """The projected view when this process keeps no state of the table and the projection has reached
         the stream's head; else None, and the caller folds the state on.

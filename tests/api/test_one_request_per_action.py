@@ -15,6 +15,7 @@ from infra import redis_bus
 from services.api import create_app
 from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG, Api, Scene, bearer
+from tests.redis_commands import command_names
 
 REPRESENTATION = {"Prefer": "return=representation"}
 
@@ -107,19 +108,27 @@ def test_unknown_or_malformed_preferences_are_ignored(scene: Scene, api: Api) ->
 # Long-poll ---------------------------------------------------------------------------------------------------------
 
 
+class NotingConnection(redis.Connection):
+    """A connection that notes when a blocking stream read is sent on it (the process's reader of the tables'
+    streams sends its XREAD on a connection of its own)."""
+
+    waiting = threading.Event()
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        if "XREAD" in command_names(command):
+            self.waiting.set()
+        super().send_packed_command(command, check_health)
+
+
 class NotingRedis(redis.Redis):
     """A Redis client that notes when a blocking stream read starts (a long-poll is waiting)."""
 
     waiting: threading.Event
 
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        self.waiting.set()
-        return super().xread(*args, **kwargs)
-
 
 def noting_app(container: Container, **config: Any) -> tuple[Flask, NotingRedis]:
-    client = NotingRedis.from_url(container.redis_url, socket_timeout=10)
-    client.waiting = threading.Event()
+    client = NotingRedis.from_url(container.redis_url, socket_timeout=10, connection_class=NotingConnection)
+    client.waiting = NotingConnection.waiting = threading.Event()
     app = create_app(container=dataclasses.replace(container, redis=client), config={**TEST_CONFIG, **config})
     return app, client
 

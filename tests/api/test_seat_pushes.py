@@ -4,6 +4,7 @@ either order of the seats; a view whose public part names a seat's key is encode
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -35,7 +36,12 @@ def test_a_message_is_the_seat_views_text(api: Api, container: Container, game: 
                 assert caller is not None
                 view = queries.seat_view_at(caller, table, state)
                 assert view is not None and view["seat"] == seat
-                assert pushes.message(queries, caller, table, state) == (state.version, view_message(view)), step
+                message = pushes.message(queries, caller, table, state)
+                assert message == (state.version, view_message(view)), step
+                assert (
+                    message[1]
+                    == f"id: {state.version}\nevent: view\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
+                )
         _act(api, tokens, table, rng)
 
 
@@ -51,6 +57,9 @@ def _act(api: Api, tokens: list[str], table: str, rng: random.Random) -> None:
 
 class PublicHand:
     """Reads whose view has a public key named as a seat's ("hand", before the seat's keys)."""
+
+    def public_view_at(self, state: TableState) -> dict[str, Any]:
+        return {"version": state.version, "hand": [], "status": "playing"}
 
     def seat_view_at(self, caller: Any, table_id: str, state: TableState) -> dict[str, Any]:
         return {"version": state.version, "hand": [], "status": "playing", "seat": 0, "legal_actions": []}

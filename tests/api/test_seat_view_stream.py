@@ -24,6 +24,7 @@ from services.bootstrap import Container
 from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, play_deal
 from tests.api.test_endpoints import assert_problem
 from tests.api.test_long_poll_reads import Process, Table
+from tests.redis_commands import command_names
 from tests.round_trips import statements
 
 LIVE_CONFIG = {**TEST_CONFIG, "SSE_MAX_SECONDS": 30.0, "SSE_HEARTBEAT_SECONDS": 0.2}
@@ -188,15 +189,17 @@ def test_a_stream_beats_and_ends_at_its_lifetime(api: Api, scene: Scene) -> None
     assert text.rstrip().endswith("connection lifetime reached; reconnect with Last-Event-ID")
 
 
-class LosingRedis(redis.Redis):
-    """A Redis client whose blocking stream reads fail, as when Redis is lost while a stream waits."""
+class LosingConnection(redis.Connection):
+    """A connection whose blocking stream reads fail, as when Redis is lost while a stream waits."""
 
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        raise redis.ConnectionError("Redis went away")
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        if "XREAD" in command_names(command):
+            raise redis.ConnectionError("Redis went away")
+        super().send_packed_command(command, check_health)
 
 
 def test_a_stream_that_loses_redis_ends_with_an_error_event(scene: Scene, container: Container) -> None:
-    losing = LosingRedis.from_url(container.redis_url)
+    losing = redis.Redis.from_url(container.redis_url, connection_class=LosingConnection)
     try:
         app = create_app(container=dataclasses.replace(container, redis=losing), config=TEST_CONFIG)
         text = app.test_client().get(stream_path(scene.table), headers=bearer(scene.alice)).get_data(as_text=True)

@@ -18,6 +18,19 @@ import redis
 from infra import redis_bus
 from services.api import table_waits
 from services.api.table_waits import TableWaitFailed, TableWaits
+from tests.redis_commands import command_names
+
+
+class CountingConnection(redis.Connection):
+    """A connection that counts the stream commands sent on it (the reader sends its XREAD on a connection)."""
+
+    sent: Counter[str] = Counter()
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        for name in command_names(command):
+            if name in ("XREAD", "XREVRANGE"):
+                self.sent[name] += 1
+        super().send_packed_command(command, check_health)
 
 
 class CountingRedis(redis.Redis):
@@ -25,24 +38,19 @@ class CountingRedis(redis.Redis):
 
     sent: Counter[str]
 
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        self.sent["XREAD"] += 1
-        return super().xread(*args, **kwargs)
 
-    def xrevrange(self, *args: Any, **kwargs: Any) -> Any:
-        self.sent["XREVRANGE"] += 1
-        return super().xrevrange(*args, **kwargs)
-
-
-class LosingRedis(redis.Redis):
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        raise redis.ConnectionError("Redis went away")
+class LosingConnection(redis.Connection):
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        if "XREAD" in command_names(command):
+            raise redis.ConnectionError("Redis went away")
+        super().send_packed_command(command, check_health)
 
 
 @pytest.fixture
 def client(redis_url: str, redis_client: redis.Redis) -> Iterator[CountingRedis]:
-    counting = CountingRedis.from_url(redis_url)  # no socket timeout: the reader blocks READ_BLOCK_SECONDS
-    counting.sent = Counter()
+    # no socket timeout: the reader blocks READ_BLOCK_SECONDS
+    counting = CountingRedis.from_url(redis_url, connection_class=CountingConnection)
+    counting.sent = CountingConnection.sent = Counter()
     yield counting
     counting.close()
 
@@ -119,7 +127,7 @@ def test_the_head_of_a_followed_table_needs_no_command(client: CountingRedis) ->
 
 
 def test_a_reader_that_loses_redis_fails_every_waiter(redis_url: str) -> None:
-    losing = LosingRedis.from_url(redis_url)
+    losing = redis.Redis.from_url(redis_url, connection_class=LosingConnection)
     try:
         waits = TableWaits(losing)
         followers = [waits.follow(str(uuid.uuid4()), None) for _ in range(2)]
@@ -188,3 +196,24 @@ def _wait_until_reading(waits: TableWaits, tables: set[str]) -> None:
     while not keys <= waits.blocking_on:
         assert time.monotonic() < deadline, "the reader did not read the tables' streams"
         time.sleep(0.01)
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_the_reader_reads_either_protocols_replies(redis_url: str, protocol: int) -> None:
+    """The reader parses XREAD's raw reply itself: RESP3's map and RESP2's list of pairs, bytes or decoded."""
+    for decoded in (False, True):
+        client = redis.Redis.from_url(redis_url, protocol=protocol, decode_responses=decoded)
+        try:
+            waits, table = TableWaits(client), str(uuid.uuid4())
+            following = waits.follow(table, None)
+            try:
+                _wait_until_reading(waits, {table})
+                publish(client, table, 3)
+                publish(client, table, 4)
+                assert following.next(5) in (3, 4)
+                if waits.tables[table].version == 3:
+                    assert following.next(5) == 4
+            finally:
+                following.close()
+        finally:
+            client.close()

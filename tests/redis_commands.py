@@ -1,0 +1,29 @@
+"""The Redis commands a connection sends, read from what `send_packed_command` receives (every command goes
+through it: one sent alone, a pipeline's, or the reader of the tables' streams' XREAD, packed by that reader),
+for test doubles and benchmarks that count or fail commands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def command_names(packed: bytes | str | Sequence[bytes | memoryview]) -> list[str]:
+    """The names of the commands packed in `packed` (RESP arrays of bulk strings), upper case, in order."""
+    if isinstance(packed, str):
+        data = packed.encode()
+    elif isinstance(packed, bytes):
+        data = packed
+    else:
+        data = b"".join(bytes(part) for part in packed)
+    names: list[str] = []
+    at = 0
+    while at < len(data):
+        end = data.index(b"\r\n", at)
+        words, at = int(data[at + 1 : end]), end + 2  # "*<words>"
+        for word in range(words):
+            end = data.index(b"\r\n", at)
+            length, at = int(data[at + 1 : end]), end + 2  # "$<length>"
+            if word == 0:
+                names.append(data[at : at + length].decode().upper())
+            at += length + 2
+    return names
