@@ -252,10 +252,6 @@ class StreamConnection(Protocol):
     def disconnect(self) -> None: ...
 
 
-def _bulk(value: bytes) -> bytes:
-    return b"$%d\r\n%s\r\n" % (len(value), value)
-
-
 class StreamsRead:
     """A blocking XREAD of the streams `keys`, sent again and again with the ids read up to: packed once for its
     keys (RESP, as any client packs a command), so that each read packs its ids only."""
@@ -263,7 +259,7 @@ class StreamsRead:
     def __init__(self, keys: Sequence[bytes], count: int, block_ms: int) -> None:
         self.keys = tuple(keys)
         words = [b"XREAD", b"COUNT", b"%d" % count, b"BLOCK", b"%d" % block_ms, b"STREAMS", *self.keys]
-        self.head = b"*%d\r\n" % (len(words) + len(self.keys)) + b"".join(map(_bulk, words))
+        self.head = b"*%d\r\n" % (len(words) + len(self.keys)) + b"".join(map(redis_wire.bulk, words))
 
     def newest(self, connection: StreamConnection, after: Sequence[bytes]) -> dict[bytes, tuple[bytes, int | None]]:
         """For each stream that has entries after its id in `after` (the entry read up to, in the order of
@@ -273,7 +269,9 @@ class StreamsRead:
 
         Sent on `connection`, which the caller holds for its reads, and its raw reply read: none of a client's
         layers around each command (a pool's checkout, its metrics, the reply's conversion to dicts)."""
-        command = [self.head + b"".join(map(_bulk, after))]  # a list of chunks, as a client's packing gives it
+        command = [
+            self.head + b"".join(map(redis_wire.bulk, after))
+        ]  # a list of chunks, as a client's packing gives it
 
         def send_and_read() -> Any:
             connection.send_packed_command(command)

@@ -22,10 +22,15 @@ Arg = bytes | str | int
 Target = redis.Redis | AbstractConnection
 
 
+def bulk(item: bytes) -> bytes:
+    """One RESP bulk string."""
+    return b"$%d\r\n%b\r\n" % (len(item), item)
+
+
 def packed(args: Sequence[Arg]) -> bytes:
     """The RESP array of bulk strings of `args` (str as UTF-8, int in decimal), as redis-py packs it."""
     data = [arg if type(arg) is bytes else str(arg).encode() for arg in args]
-    return b"".join([b"*%d\r\n" % len(data), *[b"$%d\r\n%b\r\n" % (len(item), item) for item in data]])
+    return b"".join([b"*%d\r\n" % len(data), *map(bulk, data)])
 
 
 def call(target: Target, args: Sequence[Arg]) -> Any:
