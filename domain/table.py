@@ -177,7 +177,7 @@ def decide_and_evolve(
         after = fold(state, events)
     else:
         events, after = _act(state, command.seat, command.action, seeds, at)
-    return events, after if at is None or after.clock_since is not None else stamped(after, at)
+    return events, after if at is None else stamped(after, at)
 
 
 def _sit(state: TableState, command: Sit, seeds: Mapping[int, bytes]) -> list[Event]:

@@ -269,9 +269,8 @@ class StreamsRead:
 
         Sent on `connection`, which the caller holds for its reads, and its raw reply read: none of a client's
         layers around each command (a pool's checkout, its metrics, the reply's conversion to dicts)."""
-        command = [
-            self.head + b"".join(map(redis_wire.bulk, after))
-        ]  # a list of chunks, as a client's packing gives it
+        # A list of chunks, as a client's packing gives it.
+        command = [self.head + b"".join(map(redis_wire.bulk, after))]
 
         def send_and_read() -> Any:
             connection.send_packed_command(command)
