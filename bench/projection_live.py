@@ -120,10 +120,22 @@ class WorkerCounts:
                 name = "checkpoint rows moved" if "LOG_POSITIONS" in text else "rows written (read models)"
                 counts.add(name, rowcount)
 
+        def rows_of_one_statement(cursor: Any) -> None:
+            """A round's one statement (`infra.projections.round_statement`): a row per checkpoint moved, each
+            with the rows its upserts wrote (its second column)."""
+            result = cursor.pgresult
+            if result is not None and result.ntuples > 0:
+                counts.add("checkpoint rows moved", result.ntuples)
+                counts.add("rows written (read models)", int(result.get_value(0, 1)))
+
         def counted_execute(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
             result = execute(cursor, query, *args, **kwargs)
             counts.add("SQL statements")
-            rows_of(query, cursor.rowcount)
+            text = str(query).lstrip()
+            if text.startswith("WITH moved AS"):
+                rows_of_one_statement(cursor)
+            else:
+                rows_of(query, cursor.rowcount)
             return result
 
         def counted_many(cursor: Any, query: Any, params_seq: Any, **kwargs: Any) -> Any:

@@ -41,7 +41,6 @@ closed by its players) has no rows.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,6 +48,7 @@ from domain.events import Event
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
 from domain.table import DEAL_ENDED, TABLE_CLOSED, deal_transfers
+from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
@@ -165,6 +165,12 @@ def closing_rows(head: TableHead, closed: RecordedEvent) -> list[dict[str, Any]]
     return rows
 
 
+def settles_no_deal(events: list[RecordedEvent]) -> bool:
+    """Whether the batch leaves the deal settlements and closing refunds as they are: no transfers (a closing's
+    refunds are transfers), no deal ended."""
+    return not any(event.type == DEAL_ENDED or "transfers" in event.data for event in events)
+
+
 def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
     closings = [e for e in events if e.type == TABLE_CLOSED and "transfers" in e.data]
     deal_events = [e for e in events if e.type != TABLE_CLOSED]
@@ -174,7 +180,7 @@ def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: Proj
     if closings:
         refunds = [row for e in closings if e.stream_id in heads for row in closing_rows(heads[e.stream_id], e)]
         if refunds:
-            conn.execute(_ADD_CLOSINGS, (json.dumps(refunds),))
+            conn.execute(_ADD_CLOSINGS, (compact_ascii(refunds),))
     amounts: dict[DealKey, dict[str, int]] = {}  # this batch's transfers, by deal and account
     ended: dict[DealKey, RecordedEvent] = {}
     for event in deal_events:  # a closing's transfers (a pool refund) are no deal's: closing_rows above
@@ -197,7 +203,7 @@ def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: Proj
     ]
     with conn.cursor() as cur:
         if pending:
-            cur.execute(_ADD_PENDING, (json.dumps(pending),))
+            cur.execute(_ADD_PENDING, (compact_ascii(pending),))
         if not ended:
             return
         keys = sorted(ended)
@@ -222,7 +228,7 @@ def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: Proj
                 row.update(settled_at=event.occurred_at.isoformat(), result_net=net, consistent=agrees)
                 settled.append(row)
         if settled:
-            cur.execute(_SETTLE, (json.dumps(settled),))
+            cur.execute(_SETTLE, (compact_ascii(settled),))
 
 
 DEAL_SETTLEMENTS = Projection(
@@ -241,4 +247,5 @@ DEAL_SETTLEMENTS = Projection(
         ),
     ),
     apply_deal_settlements,
+    idle_for=settles_no_deal,
 )

@@ -20,6 +20,7 @@ from typing import Any
 from domain.events import Event
 from domain.games import game_named
 from domain.table import DEAL_ENDED, PLAYER_SEATED, deal_transfers
+from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.event_store import RecordedEvent
 from infra.projections.base import ModelTable, Projection
@@ -27,15 +28,24 @@ from infra.projections.heads import ProjectionCaches, TableHead, table_heads
 
 CENTS = "cents"
 
-_INSERT_LINE = """
+# A batch's rows go as one jsonb array (see infra/projections/tables.py), where executemany sent a statement a row.
+_INSERT_LINES = """
 INSERT INTO ledger_lines (global_position, line_no, table_id, game, deal_no, account, player_id,
                           amount, unit, amount_cents, reason, occurred_at, version, event_type)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+SELECT global_position, line_no, table_id, game, deal_no, account, player_id,
+       amount, unit, amount_cents, reason, occurred_at, version, event_type
+FROM jsonb_to_recordset(%s::jsonb)
+     AS row (global_position bigint, line_no integer, table_id text, game text, deal_no integer, account text,
+             player_id text, amount bigint, unit text, amount_cents bigint, reason text, occurred_at timestamptz,
+             version integer, event_type text)
 """
 
-_ADD_SETTLEMENT = """
+_ADD_SETTLEMENTS = """
 INSERT INTO settlements (player_id, table_id, game, net_cents, net_amount, unit, deals)
-VALUES (%s, %s, %s, %s, %s, %s, %s)
+SELECT player_id, table_id, game, net_cents, net_amount, unit, deals
+FROM jsonb_to_recordset(%s::jsonb)
+     AS row (player_id text, table_id text, game text, net_cents bigint, net_amount bigint, unit text,
+             deals integer)
 ON CONFLICT (player_id, table_id) DO UPDATE
 SET net_cents = settlements.net_cents + EXCLUDED.net_cents,
     net_amount = settlements.net_amount + EXCLUDED.net_amount,
@@ -109,26 +119,35 @@ def apply_ledger(conn: Conn, events: list[RecordedEvent], caches: ProjectionCach
             continue
         for line in ledger_lines(event, head):
             rows.append(
-                (
-                    line.global_position,
-                    line.line_no,
-                    line.table_id,
-                    line.game,
-                    line.deal_no,
-                    line.account,
-                    line.player_id,
-                    line.amount,
-                    line.unit,
-                    line.amount_cents,
-                    line.reason,
-                    line.occurred_at,
-                    line.version,
-                    line.event_type,
-                )
+                {
+                    "global_position": line.global_position,
+                    "line_no": line.line_no,
+                    "table_id": line.table_id,
+                    "game": line.game,
+                    "deal_no": line.deal_no,
+                    "account": line.account,
+                    "player_id": line.player_id,
+                    "amount": line.amount,
+                    "unit": line.unit,
+                    "amount_cents": line.amount_cents,
+                    "reason": line.reason,
+                    "occurred_at": line.occurred_at.isoformat(),
+                    "version": line.version,
+                    "event_type": line.event_type,
+                }
             )
     if rows:
-        with conn.cursor() as cur:
-            cur.executemany(_INSERT_LINE, rows)
+        conn.execute(_INSERT_LINES, (compact_ascii(rows),))
+
+
+def moves_no_money(events: list[RecordedEvent]) -> bool:
+    """Whether no event of the batch carries transfers (the ledger's lines, and the deal settlements' too)."""
+    return not any("transfers" in event.data for event in events)
+
+
+def settles_nothing(events: list[RecordedEvent]) -> bool:
+    """Whether the batch leaves the settlements as they are: no transfers, nobody seated, no deal ended."""
+    return moves_no_money(events) and not any(event.type in (PLAYER_SEATED, DEAL_ENDED) for event in events)
 
 
 def _money_unit(game: str) -> str:
@@ -163,10 +182,19 @@ def apply_settlements(conn: Conn, events: list[RecordedEvent], caches: Projectio
     rows = []
     for (player, table_id), (net_cents, net_amount, deals) in sorted(deltas.items()):
         game = heads[table_id].game
-        rows.append((player, table_id, game, net_cents, net_amount, _money_unit(game), deals))
+        rows.append(
+            {
+                "player_id": player,
+                "table_id": table_id,
+                "game": game,
+                "net_cents": net_cents,
+                "net_amount": net_amount,
+                "unit": _money_unit(game),
+                "deals": deals,
+            }
+        )
     if rows:
-        with conn.cursor() as cur:
-            cur.executemany(_ADD_SETTLEMENT, rows)
+        conn.execute(_ADD_SETTLEMENTS, (compact_ascii(rows),))
 
 
 LEDGER = Projection(
@@ -180,6 +208,7 @@ LEDGER = Projection(
         ),
     ),
     apply_ledger,
+    idle_for=moves_no_money,
 )
 SETTLEMENTS = Projection(
     "settlements",
@@ -189,4 +218,5 @@ SETTLEMENTS = Projection(
         ),
     ),
     apply_settlements,
+    idle_for=settles_nothing,
 )

@@ -19,7 +19,7 @@ import psycopg
 from psycopg.rows import tuple_row
 
 from infra.db import Conn
-from infra.event_store import LogPosition, read_log_in
+from infra.event_store import LogPosition, RecordedEvent, read_log_in
 from infra.projections.base import Projection
 from infra.projections.checkpoint import (
     checkpoint_name,
@@ -33,6 +33,7 @@ from infra.projections.checkpoint import (
 from infra.projections.deal_settlements import DEAL_SETTLEMENTS
 from infra.projections.heads import ProjectionCaches
 from infra.projections.ledger import LEDGER, SETTLEMENTS
+from infra.projections.round_statement import apply_in_one_statement
 from infra.projections.tables import HAND_TRICKS, TABLE_VIEWS
 
 PROJECTIONS: dict[str, Projection] = {
@@ -121,7 +122,8 @@ def catch_up_all(
     """Catch every projection up; returns the events applied per projection.
 
     Projections at the same checkpoint (the usual case) share one read of the
-    log per batch, and apply it in one transaction (`COMMITTED_TOGETHER`).
+    log per batch, and apply it in one transaction (`COMMITTED_TOGETHER`): one statement when the batch is
+    only upserts (`round_statement`), else a transaction of several.
     Each transaction locks the checkpoints of its projections and applies the
     batch only to those still where the batch was read from, so each event changes each model exactly once. A checkpoint
     locked elsewhere (another worker's job, a rebuild) is skipped, not waited
@@ -159,17 +161,14 @@ def catch_up_all(
                 checkpoints_here = [checkpoint_name(name) for name in together if checkpoint_name(name) in group]
                 if not checkpoints_here:
                     continue
-                with conn.transaction():
-                    # Moved first, in the transaction that applies the batch: one statement locks and moves.
-                    moved = set(move_positions_if_free(conn, checkpoints_here, position, events[-1].log_position))
-                    ours = [checkpoint for checkpoint in checkpoints_here if checkpoint in moved]
-                    moved_elsewhere = moved_elsewhere or len(ours) < len(checkpoints_here)
-                    if not ours:
-                        continue  # other workers hold them or have moved them on
-                    for checkpoint in ours:
-                        PROJECTIONS[names[checkpoint]].apply(conn, events, caches)
-                    if delay:
-                        time.sleep(delay)
+                projections_here = [PROJECTIONS[names[checkpoint]] for checkpoint in checkpoints_here]
+                moved = apply_in_one_statement(conn, projections_here, position, events, caches, delay)
+                if moved is None:
+                    moved = _apply_in_transaction(conn, projections_here, position, events, caches, delay)
+                ours = [checkpoint for checkpoint in checkpoints_here if checkpoint in moved]
+                moved_elsewhere = moved_elsewhere or len(ours) < len(checkpoints_here)
+                if not ours:
+                    continue  # other workers hold them or have moved them on
                 for checkpoint in ours:
                     counts[names[checkpoint]] = len(events)
                     left[checkpoint] = events[-1].log_position
@@ -182,6 +181,28 @@ def catch_up_all(
             on_batch(counts)
         if not full:
             return applied
+
+
+def _apply_in_transaction(
+    conn: Conn,
+    group: list[Projection],
+    at: LogPosition,
+    events: list[RecordedEvent],
+    caches: ProjectionCaches,
+    delay: float,
+) -> list[str]:
+    """Apply `events` (read from `at`) to the projections of `group` whose checkpoints are free and still at `at`,
+    moving them, in one transaction; the checkpoints moved."""
+    with conn.transaction():
+        # Moved first, in the transaction that applies the batch: one statement locks and moves.
+        to = events[-1].log_position
+        moved = move_positions_if_free(conn, [checkpoint_name(p.name) for p in group], at, to)
+        for projection in group:
+            if checkpoint_name(projection.name) in moved:
+                projection.apply(conn, events, caches)
+        if moved and delay:
+            time.sleep(delay)
+    return moved
 
 
 def digest(conn: Conn, name: str) -> tuple[str, int]:

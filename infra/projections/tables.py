@@ -17,17 +17,18 @@ from domain.table import TableState, public_view, seat_private, turn_deadline, v
 from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.event_store import RecordedEvent
-from infra.projections.base import ModelTable, Projection
+from infra.projections.base import ModelTable, Projection, Upsert
 from infra.projections.heads import ProjectionCaches, TableHead, fold_tables, states_before, table_heads
 
 # Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement per batch, where
-# executemany sends a statement per row (docs/performance.md, "Projections").
+# executemany sends a statement per row (docs/performance.md, "Projections"). `{rows}` is where the array goes
+# (`base.Upsert`).
 _UPSERT_TABLE_VIEWS = """
 INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since,
                          seat_parts, seat_parts_version, updated_at)
 SELECT table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since, seat_parts, version,
        now()
-FROM jsonb_to_recordset(%s::jsonb)
+FROM jsonb_to_recordset({rows})
      AS row (table_id text, game text, status text, seats integer, version integer, created_seq bigint, view jsonb,
              turn_deadline timestamptz, vacant_since timestamptz, seat_parts jsonb)
 ON CONFLICT (table_id) DO UPDATE
@@ -44,13 +45,21 @@ SET status = EXCLUDED.status,
 _UPSERT_HAND_TRICKS = """
 INSERT INTO hand_tricks (table_id, deal_no, seat, tricks)
 SELECT table_id, deal_no, seat, tricks
-FROM jsonb_to_recordset(%s::jsonb) AS row (table_id text, deal_no integer, seat integer, tricks integer)
+FROM jsonb_to_recordset({rows}) AS row (table_id text, deal_no integer, seat integer, tricks integer)
 ON CONFLICT (table_id, deal_no, seat) DO UPDATE
 SET tricks = EXCLUDED.tricks
 """
 
 
 _encode = compact_ascii  # json.dumps(value, separators=(",", ":"))'s text from one C encoder made once
+
+
+def _alone(statement: str) -> str:
+    """The upsert with the rows as its one parameter."""
+    return statement.replace("{rows}", "%s::jsonb")
+
+
+_TABLE_VIEWS_ALONE, _HAND_TRICKS_ALONE = _alone(_UPSERT_TABLE_VIEWS), _alone(_UPSERT_HAND_TRICKS)
 
 
 def seat_parts(state: TableState) -> dict[str, JSON]:
@@ -80,13 +89,20 @@ def _table_view_row(state: TableState, head: TableHead) -> str:
     return _encode(fields)
 
 
-def apply_table_views(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
+def table_view_rows(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> str | None:
+    """The table view rows of the tables the batch touches, as one jsonb array (None when it touches none)."""
     folded = fold_tables(conn, caches, events)
     if not folded:
-        return
+        return None
     heads = table_heads(conn, caches, folded)
     rows = [_table_view_row(states[-1], heads[table_id]) for table_id, states in sorted(folded.items())]
-    conn.execute(_UPSERT_TABLE_VIEWS, ("[" + ",".join(rows) + "]",))
+    return "[" + ",".join(rows) + "]"
+
+
+def apply_table_views(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
+    rows = table_view_rows(conn, events, caches)
+    if rows is not None:
+        conn.execute(_TABLE_VIEWS_ALONE, (rows,))
 
 
 def _tricks(state: TableState | None) -> list[int] | None:
@@ -97,13 +113,14 @@ def _tricks(state: TableState | None) -> list[int] | None:
     return [int(count) for count in tricks] if isinstance(tricks, list) else None
 
 
-def apply_hand_tricks(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
-    """Writes only the counts that changed since the state the batch started from: the row of a (table, deal,
-    seat) holds the count of the deal's last state written, which for the deal in play is that state."""
+def hand_trick_rows(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> str | None:
+    """The counts that changed since the state the batch started from, as one jsonb array (None when none did):
+    the row of a (table, deal, seat) holds the count of the deal's last state written, which for the deal in
+    play is that state."""
     wanted = [event for event in events if event.deal_no >= 1]
     tables = {event.stream_id for event in wanted}
     if not tables:
-        return
+        return None
     heads = table_heads(conn, caches, tables)
     ours = {table_id for table_id, head in heads.items() if game_named(head.game).counts_tricks}
     mine = [event for event in events if event.stream_id in ours]
@@ -127,8 +144,13 @@ def apply_hand_tricks(conn: Conn, events: list[RecordedEvent], caches: Projectio
                         "tricks": count,
                     }
             written = (state.deal_no, tricks)
-    if rows:
-        conn.execute(_UPSERT_HAND_TRICKS, (_encode(list(rows.values())),))
+    return _encode(list(rows.values())) if rows else None
+
+
+def apply_hand_tricks(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
+    rows = hand_trick_rows(conn, events, caches)
+    if rows is not None:
+        conn.execute(_HAND_TRICKS_ALONE, (rows,))
 
 
 TABLE_VIEWS = Projection(
@@ -142,9 +164,11 @@ TABLE_VIEWS = Projection(
         ),
     ),
     apply_table_views,
+    Upsert(table_view_rows, _UPSERT_TABLE_VIEWS),
 )
 HAND_TRICKS = Projection(
     "hand_tricks",
     (ModelTable("hand_tricks", "table_id, deal_no, seat, tricks", "table_id, deal_no, seat"),),
     apply_hand_tricks,
+    Upsert(hand_trick_rows, _UPSERT_HAND_TRICKS),
 )

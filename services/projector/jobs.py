@@ -51,6 +51,7 @@ RENEW_SECONDS = LOOKING_TTL_MS / 4000
 IDLE_SECONDS = 0.05
 
 _configured_url: str | None = None
+_round_ended = float("-inf")  # when a job that goes on last ended a round in this process (time.monotonic)
 _stop: threading.Event | None = None
 _caches: ProjectionCaches | None = None
 _local = threading.local()
@@ -233,6 +234,7 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
             counts = projections.catch_up_all(connection(), on_batch=on_batch, caches=caches(), checkpoints=checkpoints)
             _add(applied, counts)
             now = time.monotonic()
+            _note_round(now)
             if any(counts.values()):
                 last_found = now
             if now - last_found >= IDLE_SECONDS or _stopping():
@@ -248,6 +250,17 @@ def _catch_up_while_events_come(job: Job, on_batch: Callable[[dict[str, int]], N
     if holding and not handed_on and not _stopping():
         _add(applied, projections.catch_up_all(connection(), on_batch=on_batch, caches=caches()))
     return applied
+
+
+def _note_round(now: float) -> None:
+    global _round_ended
+    _round_ended = now
+
+
+def job_went_on_within(seconds: float) -> bool:
+    """Whether a job that goes on ended a round in this process in the last `seconds`: the polling fallback
+    then has nothing to add, and a catch-up of its own would only take batches from under the job's feet."""
+    return time.monotonic() - _round_ended < seconds
 
 
 def _hold(client: redis.Redis, job_id: str) -> bool:

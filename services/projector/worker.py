@@ -71,10 +71,12 @@ class ThreadWorker(SimpleWorker):
 
 
 def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -> None:
-    """Catch every projection up every `interval` seconds until `stop` is set."""
+    """Catch every projection up every `interval` seconds until `stop` is set, unless a job of this process is
+    going on (`jobs.job_went_on_within`): its rounds are catching up already."""
     while not stop.is_set():
         try:
-            jobs.catch_up_all()
+            if not jobs.job_went_on_within(interval):
+                jobs.catch_up_all()
         except Exception:
             log.exception("projection polling fallback failed; retrying in %.1f s", interval)
             count_error("worker", "catch_up_failed")

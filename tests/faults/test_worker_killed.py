@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import signal
 
 import psycopg
@@ -14,7 +15,8 @@ from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.projections.runner import DELAY_VARIABLE
 from services.projector.rebuild import rebuild
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
-from tests.faults.workload import play_tables
+from tests.faults.workload import TableGame, play_tables
+from tests.integration.test_round_statement import visible_after
 
 
 def open_batch(db_url: str) -> bool:
@@ -88,5 +90,48 @@ def test_sigkill_between_batches_keeps_committed_batches(
             wait_until(lambda: caught_up(conn), timeout=60, what="the restarted worker caught up")
         finally:
             terminate(worker)
+    reports = rebuild(db_url, None, progress=False)
+    assert all(report.equal for report in reports), [r.summary() for r in reports]
+
+
+@pytest.mark.slow
+def test_sigkill_mid_batch_of_one_statement_then_restart_equals_rebuild(
+    store: EventStore, db_url: str, redis_server: RedisServer
+) -> None:
+    """A batch of upserts only (`infra.projections.round_statement`) killed before its commit moves nothing."""
+    game = TableGame("quiet", game="cholek-tiga", seats=3, deals=1, rng=random.Random(6))
+    run = game.play_into(store)
+    with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn:
+        while game.state is None or game.state.deal_no < 1 or game.state.version < 12:
+            next(run)
+        projections.catch_up_all(conn)
+        while True:  # appends until one that the one statement takes
+            before = read_position(conn, checkpoint_name("table_views"))
+            next(run)
+            assert game.state is not None
+            new = visible_after(conn, before, game.state.version)
+            if all(p.upsert or (p.idle_for and p.idle_for(new)) for p in projections.PROJECTIONS.values()):
+                break
+            projections.catch_up_all(conn)
+        version = conn.execute("SELECT version FROM table_views WHERE table_id = 'quiet'").fetchone()
+        first = spawn("services.projector", db_url, redis_server.url, **{DELAY_VARIABLE: "30"})
+        try:
+            wait_until(lambda: open_batch(db_url), timeout=30, what="a batch in progress")
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+        finally:
+            terminate(first)
+        wait_until(lambda: not open_batch(db_url), timeout=30, what="the killed batch rolled back")
+        assert all(read_position(conn, checkpoint_name(n)) == before for n in projections.NAMES)
+        assert conn.execute("SELECT version FROM table_views WHERE table_id = 'quiet'").fetchone() == version
+        second = spawn("services.projector", db_url, redis_server.url)
+        try:
+            wait_until(lambda: caught_up(conn), timeout=60, what="the restarted worker caught up")
+        finally:
+            terminate(second)
+        assert game.state is not None
+        assert conn.execute("SELECT version FROM table_views WHERE table_id = 'quiet'").fetchone() == {
+            "version": game.state.version
+        }
     reports = rebuild(db_url, None, progress=False)
     assert all(report.equal for report in reports), [r.summary() for r in reports]

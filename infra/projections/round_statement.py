@@ -1,0 +1,75 @@
+"""A batch applied in one statement: the checkpoints' move and the upserts of the projections that write, sent
+together, for a batch that every projection of the group either writes with one upsert (`base.Upsert`) or
+leaves alone (`Projection.idle_for`): the table views and the tricks between two deal ends.
+
+The statement moves the checkpoints still at the batch's start that no other transaction holds, as
+`checkpoint.move_positions_if_free` does, and each upsert takes its rows only when its own checkpoint was among
+those moved. One statement is one transaction on an autocommit connection, so the move and the rows commit
+together or not at all, as in the transaction of `runner.catch_up_all`; its BEGIN, the move's statement, an
+upsert per projection and COMMIT become one round trip.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any
+
+from infra.db import Conn
+from infra.event_store import LogPosition, RecordedEvent
+from infra.projections.base import Projection
+from infra.projections.checkpoint import checkpoint_name
+from infra.projections.heads import ProjectionCaches
+
+_MOVE = """moved AS (
+    UPDATE log_positions
+    SET tx_id = %s::text::xid8, global_position = %s, updated_at = now()
+    WHERE name IN (SELECT name FROM log_positions WHERE name = ANY(%s) FOR UPDATE SKIP LOCKED)
+      AND tx_id = %s::text::xid8 AND global_position = %s
+    RETURNING name)"""
+
+# An upsert's rows when its checkpoint moved, else none (jsonb_to_recordset(NULL) gives no row).
+_ROWS_IF_MOVED = "(SELECT %s::jsonb WHERE EXISTS (SELECT FROM moved WHERE moved.name = %s))"
+
+
+@functools.cache
+def _statement(upserts: tuple[str, ...]) -> str:
+    """The move, then each upsert (which must not end in RETURNING); the names moved, each with the rows the
+    upserts wrote (`written`, the same on every row: the bench counts them)."""
+    parts = [_MOVE]
+    written = []
+    for index, upsert in enumerate(upserts):
+        parts.append(f"upsert_{index} AS ({upsert.replace('{rows}', _ROWS_IF_MOVED)} RETURNING 1)")
+        written.append(f"(SELECT count(*) FROM upsert_{index})")
+    return f"WITH {', '.join(parts)}\nSELECT name, {' + '.join(written) or '0'} AS written FROM moved"
+
+
+def apply_in_one_statement(
+    conn: Conn,
+    group: list[Projection],
+    at: LogPosition,
+    events: list[RecordedEvent],
+    caches: ProjectionCaches,
+    delay: float = 0.0,
+) -> list[str] | None:
+    """Apply `events` (read from `at`) to the projections of `group` and move their checkpoints, in one
+    statement on the autocommit connection `conn`; the checkpoints moved (those of the projections applied).
+    None, having written nothing, when a projection of the group would write the batch otherwise than by one
+    upsert. `delay` (fault injection) holds the statement's transaction open that long before its commit."""
+    if any(p.upsert is None and (p.idle_for is None or not p.idle_for(events)) for p in group):
+        return None
+    upserts = [p for p in group if p.upsert is not None]
+    to = events[-1].log_position
+    params: list[Any] = [str(to.tx_id), to.global_position, [checkpoint_name(p.name) for p in group]]
+    params += [str(at.tx_id), at.global_position]
+    for projection in upserts:
+        assert projection.upsert is not None
+        params += [projection.upsert.rows(conn, events, caches), checkpoint_name(projection.name)]
+    statement = _statement(tuple(p.upsert.statement for p in upserts if p.upsert is not None))
+    if delay:
+        with conn.transaction():
+            moved = conn.execute(statement, params).fetchall()
+            time.sleep(delay)
+    else:
+        moved = conn.execute(statement, params).fetchall()
+    return [str(row["name"]) for row in moved]
