@@ -16,7 +16,7 @@ from infra.projections.runner import DELAY_VARIABLE
 from services.projector.rebuild import rebuild
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
 from tests.faults.workload import TableGame, play_tables
-from tests.integration.test_round_statement import visible_after
+from tests.integration.test_round_statement import play_until_one_statement_takes
 
 
 def open_batch(db_url: str) -> bool:
@@ -102,17 +102,7 @@ def test_sigkill_mid_batch_of_one_statement_then_restart_equals_rebuild(
     game = TableGame("quiet", game="cholek-tiga", seats=3, deals=1, rng=random.Random(6))
     run = game.play_into(store)
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn:
-        while game.state is None or game.state.deal_no < 1 or game.state.version < 12:
-            next(run)
-        projections.catch_up_all(conn)
-        while True:  # appends until one that the one statement takes
-            before = read_position(conn, checkpoint_name("table_views"))
-            next(run)
-            assert game.state is not None
-            new = visible_after(conn, before, game.state.version)
-            if all(p.upsert or (p.idle_for and p.idle_for(new)) for p in projections.PROJECTIONS.values()):
-                break
-            projections.catch_up_all(conn)
+        before, _ = play_until_one_statement_takes(conn, game, run)
         version = conn.execute("SELECT version FROM table_views WHERE table_id = 'quiet'").fetchone()
         first = spawn("services.projector", db_url, redis_server.url, **{DELAY_VARIABLE: "30"})
         try:

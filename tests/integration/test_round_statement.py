@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -47,6 +48,24 @@ def visible_after(conn: Conn, after: LogPosition, version: int) -> list[Recorded
         time.sleep(0.05)
 
 
+def play_until_one_statement_takes(
+    conn: Conn, game: TableGame, run: Iterator[object]
+) -> tuple[LogPosition, list[RecordedEvent]]:
+    """Past the deal's opening, catch up, then append until the events after the catch-up are a batch the one
+    statement takes: the table views' checkpoint before them, and those events."""
+    while game.state is None or game.state.deal_no < 1 or game.state.version < 12:
+        next(run)
+    projections.catch_up_all(conn)
+    while True:
+        before = read_position(conn, checkpoint_name("table_views"))
+        next(run)
+        assert game.state is not None
+        new = visible_after(conn, before, game.state.version)
+        if in_one_statement(new):
+            return before, new
+        projections.catch_up_all(conn)
+
+
 def test_a_round_of_upserts_is_the_look_and_one_round_trip_and_the_models_equal_their_rebuild(
     store: EventStore, conn: Conn, db_url: str
 ) -> None:
@@ -84,17 +103,7 @@ def test_a_checkpoint_held_elsewhere_is_left_out_of_the_one_statement(
 ) -> None:
     game = TableGame("held", game="cholek-tiga", seats=3, deals=1, rng=random.Random(5))
     run = game.play_into(store)
-    while game.state is None or game.state.deal_no < 1 or game.state.version < 12:
-        next(run)
-    projections.catch_up_all(conn)
-    while True:  # appends until one that the one statement takes
-        before = read_position(conn, checkpoint_name("table_views"))
-        next(run)
-        assert game.state is not None
-        new = visible_after(conn, before, game.state.version)
-        if in_one_statement(new):
-            break
-        projections.catch_up_all(conn)
+    before, new = play_until_one_statement_takes(conn, game, run)
     version = conn.execute("SELECT version FROM table_views WHERE table_id = 'held'").fetchone()
     with psycopg.connect(db_url, row_factory=dict_row) as holder:  # a rebuild of the table views, say
         holder.execute("SELECT 1 FROM log_positions WHERE name = %s FOR UPDATE", (checkpoint_name("table_views"),))
