@@ -36,7 +36,6 @@ class TableGame:
     seats: int = 3
     deals: int = 1
     rng: random.Random = field(default_factory=random.Random)
-    options: dict[str, int] = field(default_factory=dict)  # the table's options (`turn_seconds`: a turn clock)
     state: TableState | None = None
     finished: bool = False
 
@@ -45,7 +44,7 @@ class TableGame:
 
     def step(self) -> list[Event]:
         if self.state is None:
-            return [open_table(self.table_id, self.game, self.seats, dict(self.options), self.seeds[1])]
+            return [open_table(self.table_id, self.game, self.seats, {}, self.seeds[1])]
         state = self.state
         if None in state.players:
             return decide(state, Sit(f"p-{self.table_id}-{state.players.index(None)}"), self.seeds)

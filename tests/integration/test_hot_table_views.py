@@ -30,9 +30,7 @@ def test_table_view_updates_are_hot_and_the_clock_is_written_when_its_times_chan
     store: EventStore, conn: Conn
 ) -> None:
     rng = random.Random(16)
-    games = [
-        TableGame(f"hot-{n}", game="cholek-tiga", seats=2, rng=rng, options={"turn_seconds": 30}) for n in range(6)
-    ]
+    games = [TableGame(f"hot-{n}", game="cholek-tiga", seats=2, rng=rng) for n in range(6)]  # a 60 s turn clock
     runs = [game.play_into(store) for game in games]
     while runs:
         run = rng.choice(runs)
