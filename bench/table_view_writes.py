@@ -87,7 +87,8 @@ def measure(server_url: str, tables: int, appends: int, batch: int, game: str) -
                 applied += done
                 if not done:
                     time.sleep(0.05)  # another database's transaction holds the log's horizon back
-            after, end = _updates(conn), conn.execute("SELECT pg_current_wal_insert_lsn()::text AS l").fetchone()
+            # Flushed: every commit of the catch-up is (synchronous commit), and pg_walinspect reads no further.
+            after, end = _updates(conn), conn.execute("SELECT pg_current_wal_flush_lsn()::text AS l").fetchone()
             assert start is not None and end is not None and applied == total, (applied, total)
             dboid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()
             assert dboid is not None

@@ -6,7 +6,8 @@
 --
 -- `table_clock` has one row per table the `table_views` projection has met (NULL times included), written by
 -- that projection in the statement of its table views (infra/projections/tables.py), and only when a time
--- changed. Its partial indexes are the ones the clock's sweeps read (infra/sql/table_views.py).
+-- changed. Its partial indexes are the ones the clock's sweeps read (infra/sql/table_views.py). A new deadline
+-- is an update with index entries; its fillfactor keeps the new version on the row's page (a smaller record).
 --
 -- `table_views` keeps its columns `turn_deadline` and `vacant_since`, emptied here and no longer written or
 -- read by this release: workers of the previous release (a rolling upgrade) still name them, and a later
@@ -16,7 +17,7 @@ CREATE TABLE table_clock (
     table_id       text PRIMARY KEY,
     turn_deadline  timestamptz,
     vacant_since   timestamptz
-);
+) WITH (fillfactor = 50);
 INSERT INTO table_clock (table_id, turn_deadline, vacant_since)
 SELECT table_id, turn_deadline, vacant_since FROM table_views;
 CREATE INDEX table_clock_turn_deadline ON table_clock (turn_deadline) WHERE turn_deadline IS NOT NULL;

@@ -18,8 +18,8 @@ Idle = Callable[[list[RecordedEvent]], bool]
 class Upsert:
     """A projection whose whole write for a batch is one statement taking the batch's rows as one jsonb array:
     `rows` makes the array's text (None when the batch has none), `statement` is the INSERT with `{rows}` where
-    its jsonb goes, and each of `also` another INSERT (on another table) taking the same rows, in the same
-    statement. The round's one statement (`infra.projections.round_statement`) takes it in."""
+    its jsonb goes, and each of `also` another INSERT or UPDATE (of another table) taking the same rows, in
+    the same statement. The round's one statement (`infra.projections.round_statement`) takes it in."""
 
     rows: Rows
     statement: str

@@ -41,20 +41,22 @@ SET status = EXCLUDED.status,
     updated_at = now()
 """
 
-# A table's clock row: made at its first batch, then written only when a time changed (the join leaves out the
-# rows whose times are as stored, so their rows are neither locked nor written; the conflict's WHERE says the
-# same for a row made meanwhile). Between two turns' deadlines most batches write nothing here.
-_UPSERT_TABLE_CLOCK = """
+# A table's clock row: made at its first batch, then updated only when a time changed (the rows whose times are
+# as stored are left out, neither locked nor written). A plain UPDATE, where ON CONFLICT DO UPDATE would lock
+# each row first (a WAL record more); the batch's checkpoint, held, keeps other writers out.
+_INSERT_TABLE_CLOCK = """
 INSERT INTO table_clock (table_id, turn_deadline, vacant_since)
 SELECT r.table_id, r.turn_deadline, r.vacant_since
 FROM jsonb_to_recordset({rows}) AS r (table_id text, turn_deadline timestamptz, vacant_since timestamptz)
-LEFT JOIN table_clock AS c ON c.table_id = r.table_id
-WHERE c.table_id IS NULL OR (c.turn_deadline, c.vacant_since) IS DISTINCT FROM (r.turn_deadline, r.vacant_since)
-ON CONFLICT (table_id) DO UPDATE
-SET turn_deadline = EXCLUDED.turn_deadline,
-    vacant_since = EXCLUDED.vacant_since
-WHERE (table_clock.turn_deadline, table_clock.vacant_since)
-      IS DISTINCT FROM (EXCLUDED.turn_deadline, EXCLUDED.vacant_since)
+WHERE NOT EXISTS (SELECT FROM table_clock AS c WHERE c.table_id = r.table_id)
+ON CONFLICT (table_id) DO NOTHING
+"""
+_UPDATE_TABLE_CLOCK = """
+UPDATE table_clock AS c
+SET turn_deadline = r.turn_deadline, vacant_since = r.vacant_since
+FROM jsonb_to_recordset({rows}) AS r (table_id text, turn_deadline timestamptz, vacant_since timestamptz)
+WHERE c.table_id = r.table_id
+  AND (c.turn_deadline, c.vacant_since) IS DISTINCT FROM (r.turn_deadline, r.vacant_since)
 """
 
 _UPSERT_HAND_TRICKS = """
@@ -106,7 +108,7 @@ def table_view_rows(conn: Conn, events: list[RecordedEvent], caches: ProjectionC
     return "[" + ",".join(rows) + "]"
 
 
-_TABLE_VIEWS_UPSERT = Upsert(table_view_rows, _UPSERT_TABLE_VIEWS, (_UPSERT_TABLE_CLOCK,))
+_TABLE_VIEWS_UPSERT = Upsert(table_view_rows, _UPSERT_TABLE_VIEWS, (_INSERT_TABLE_CLOCK, _UPDATE_TABLE_CLOCK))
 _TABLE_VIEWS_ALONE = _TABLE_VIEWS_UPSERT.alone()
 
 
