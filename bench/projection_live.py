@@ -63,7 +63,15 @@ RATE = 250.0
 TABLES = 8
 WRITERS = 2
 WARM_UP_S = 3.0
-MODEL_TABLES = ("table_views", "hand_tricks", "ledger_lines", "settlements", "deal_settlements", "closing_refunds")
+MODEL_TABLES = (
+    "table_views",
+    "table_clock",
+    "hand_tricks",
+    "ledger_lines",
+    "settlements",
+    "deal_settlements",
+    "closing_refunds",
+)
 COUNTS_VARIABLE = "CARDLEDGER_BENCH_WORKER_COUNTS"  # where the counted worker writes its snapshots
 
 
@@ -264,6 +272,32 @@ WITH records AS (
 SELECT coalesce(sum(length), 0), count(DISTINCT xid::text) FROM records WHERE xid IN (SELECT xid FROM ours)
 """
 
+# The window's WAL records by the relation of their first block (a read model's heap or one of its indexes) and
+# kind: heap UPDATE against HOT_UPDATE, and Btree INSERT_LEAF (an index entry written).
+_RECORD_KINDS = """
+WITH records AS (
+    SELECT resource_manager, split_part(record_type, '+', 1) AS record_type,
+           substring(block_ref FROM 'rel \\d+/' || %s || '/(\\d+)') AS filenode
+    FROM pg_get_wal_records_info(%s::pg_lsn, %s::pg_lsn)
+), relations AS (
+    SELECT pg_relation_filenode(c.oid)::text AS filenode, t.relname AS model,
+           CASE WHEN c.oid = t.relid THEN 'heap' ELSE 'index' END AS kind
+    FROM pg_stat_user_tables t
+    JOIN pg_class c ON c.oid = t.relid OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = t.relid)
+    WHERE t.relname = ANY(%s)
+)
+SELECT r.model, r.kind, records.resource_manager, records.record_type, count(*)
+FROM records JOIN relations r USING (filenode) GROUP BY 1, 2, 3, 4
+"""
+# What the table views' rows hold at the end of the run (bytes, as stored: compressed values inline or a pointer).
+_ROW_WIDTHS = """
+SELECT count(*), coalesce(avg(pg_column_size(v.*)), 0), coalesce(max(pg_column_size(v.*)), 0),
+       coalesce(avg(pg_column_size(v.view)), 0), coalesce(avg(pg_column_size(v.seat_parts)), 0),
+       pg_relation_size('table_views'), pg_relation_size(reltoastrelid)
+FROM table_views v, (SELECT reltoastrelid FROM pg_class WHERE oid = 'table_views'::regclass) AS toast
+GROUP BY reltoastrelid
+"""
+
 
 def measure(server_url: str, rate: float, tables: int, game: str, seconds: float) -> dict[str, Any]:
     total = int(rate * (WARM_UP_S + seconds)) + 1
@@ -391,6 +425,9 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
                     _WORKER_WAL, (before["lsn"], after["lsn"], models, models, models, str(dboid[0]))
                 ).fetchone()
                 assert wal is not None
+                kinds = admin.execute(_RECORD_KINDS, (str(dboid[0]), before["lsn"], after["lsn"], models)).fetchall()
+                widths = admin.execute(_ROW_WIDTHS).fetchone()
+                assert widths is not None
         finally:
             stop.set()
             go.set()
@@ -416,6 +453,8 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
         "lags": lags,
         "unseen": len(window) - len(lags),
         "horizon held": held[1] / max(1, held[0]),
+        "records": {f"{model} {kind} {manager} {kind_of}": int(n) for model, kind, manager, kind_of, n in kinds},
+        "widths": [float(value) for value in widths],
         **counts,
     }
 
@@ -451,6 +490,25 @@ def rows(server_url: str, rate: float, tables: int, game: str, seconds: float, r
         row("events per batch", got["events read"] / max(got["batches applied"], 1), "events")
         row("WAL bytes of the worker's transactions", got["WAL bytes"] / n, "bytes/event, full-page images aside")
         row("worker transactions", got["worker transactions (WAL)"] / n, "per event")
+        records = got["records"]
+        for model in ("table_views", "table_clock"):
+            for name, key in (
+                ("rows inserted", "heap Heap INSERT"),
+                ("rows updated, HOT", "heap Heap HOT_UPDATE"),
+                ("rows updated, not HOT", "heap Heap UPDATE"),
+                ("rows locked", "heap Heap LOCK"),
+            ):
+                row(f"{model} {name} (WAL records)", records.get(f"{model} {key}", 0) / n, "per event")
+            row(
+                f"{model} index entries written (Btree INSERT_LEAF)",
+                records.get(f"{model} index Btree INSERT_LEAF", 0) / n,
+                "per event",
+            )
+        count, average, widest, view, parts, heap, toast = got["widths"]
+        row("table_views rows at the end", count, "rows")
+        row("table_views row size, mean / widest", average, f"bytes (widest {widest:,.0f})")
+        row("table_views view / seat_parts size, mean", view, f"bytes / {parts:,.0f} bytes")
+        row("table_views heap / TOAST size at the end", heap / 8192, f"pages / {toast / 8192:,.0f} pages")
         for q, name in ((0.5, "p50"), (0.99, "p99"), (1.0, "max")):
             row(f"event-to-read-model lag {name}", _percentile(got["lags"], q) * 1000 if got["lags"] else -1, "ms")
         row("appends not seen applied", got["unseen"], "appends")

@@ -9,10 +9,10 @@ Design: a sweep, not a timer per turn.
   anywhere but in the event log, so restarting Redis, the workers or the whole
   stack loses no timeout and invents none: the next sweep finds what is due.
 - A sweep (`Clock.sweep(now)`, every `INTERVAL_S` by default) asks the
-  `table_views` read model for the tables whose `turn_deadline` has passed or
-  whose `vacant_since` is older than `CARDLEDGER_ABANDON_AFTER` (partial
-  indexes of migration 010, so a sweep costs what is due, not the number of
-  tables), then for each loads the table's committed state and, if the deadline
+  `table_clock` table of the `table_views` projection for the tables whose
+  `turn_deadline` has passed or whose `vacant_since` is older than
+  `CARDLEDGER_ABANDON_AFTER` (partial indexes of migration 016, so a sweep
+  costs what is due, not the number of tables), then for each loads the table's committed state and, if the deadline
   has really passed in that state, appends the default action with the same
   guarded append as a player's action (`CardLedger.clock_tick`): expected
   version = the version the clock read, which is the version whose event

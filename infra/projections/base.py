@@ -18,10 +18,20 @@ Idle = Callable[[list[RecordedEvent]], bool]
 class Upsert:
     """A projection whose whole write for a batch is one statement taking the batch's rows as one jsonb array:
     `rows` makes the array's text (None when the batch has none), `statement` is the INSERT with `{rows}` where
-    its jsonb goes. The round's one statement (`infra.projections.round_statement`) takes it in."""
+    its jsonb goes, and each of `also` another INSERT or UPDATE (of another table) taking the same rows, in
+    the same statement. The round's one statement (`infra.projections.round_statement`) takes it in."""
 
     rows: Rows
     statement: str
+    also: tuple[str, ...] = ()  # more statements taking the same rows, run beside `statement` (writable CTEs)
+
+    def alone(self) -> str:
+        """The write as one statement with the rows as its one parameter."""
+        if not self.also:
+            return self.statement.replace("{rows}", "%s::jsonb")
+        taken = "(SELECT rows FROM batch)"
+        also = [f"also_{index} AS ({other.replace('{rows}', taken)})" for index, other in enumerate(self.also)]
+        return f"WITH batch AS (SELECT %s::jsonb AS rows), {', '.join(also)}\n{self.statement.replace('{rows}', taken)}"
 
 
 @dataclass(frozen=True)

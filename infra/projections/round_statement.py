@@ -30,17 +30,25 @@ _MOVE = """moved AS (
 
 # An upsert's rows when its checkpoint moved, else none (jsonb_to_recordset(NULL) gives no row).
 _ROWS_IF_MOVED = "(SELECT %s::jsonb WHERE EXISTS (SELECT FROM moved WHERE moved.name = %s))"
+# The same, once for the statements of an upsert that has more than one (`Upsert.also`).
+_BATCH_IF_MOVED = "batch_{index} AS (SELECT %s::jsonb AS rows WHERE EXISTS (SELECT FROM moved WHERE moved.name = %s))"
 
 
 @functools.cache
-def _statement(upserts: tuple[str, ...]) -> str:
-    """The move, then each upsert (which must not end in RETURNING); the names moved, each with the rows the
-    upserts wrote (`written`, the same on every row: the bench counts them)."""
+def _statement(upserts: tuple[tuple[str, ...], ...]) -> str:
+    """The move, then each upsert's statements (which must not end in RETURNING); the names moved, each with
+    the rows the upserts wrote (`written`, the same on every row: the bench counts them)."""
     parts = [_MOVE]
     written = []
-    for index, upsert in enumerate(upserts):
-        parts.append(f"upsert_{index} AS ({upsert.replace('{rows}', _ROWS_IF_MOVED)} RETURNING 1)")
-        written.append(f"(SELECT count(*) FROM upsert_{index})")
+    for index, statements in enumerate(upserts):
+        rows = _ROWS_IF_MOVED
+        if len(statements) > 1:
+            parts.append(_BATCH_IF_MOVED.format(index=index))
+            rows = f"(SELECT rows FROM batch_{index})"
+        for number, upsert in enumerate(statements):
+            name = f"upsert_{index}" + (f"_{number}" if number else "")
+            parts.append(f"{name} AS ({upsert.replace('{rows}', rows)} RETURNING 1)")
+            written.append(f"(SELECT count(*) FROM {name})")
     return f"WITH {', '.join(parts)}\nSELECT name, {' + '.join(written) or '0'} AS written FROM moved"
 
 
@@ -65,7 +73,7 @@ def apply_in_one_statement(
     for projection in upserts:
         assert projection.upsert is not None
         params += [projection.upsert.rows(conn, events, caches), checkpoint_name(projection.name)]
-    statement = _statement(tuple(p.upsert.statement for p in upserts if p.upsert is not None))
+    statement = _statement(tuple((p.upsert.statement, *p.upsert.also) for p in upserts if p.upsert is not None))
     if delay:
         with conn.transaction():
             moved = conn.execute(statement, params).fetchall()

@@ -1,12 +1,14 @@
 """Projections of table state: the table view (the public view, the lobby's, and each seat's own part) and
 tricks per hand.
 
-A table view row also carries the times the turn clock sweeps for (`turn_deadline`, `vacant_since`: pure
-functions of the table's state, indexed; migration 010), and each seated player's own keys of the seat view
-(`seat_parts`, by player id; `domain.table.seat_private`) with the version they were written at (migration
-015): a seat's view is the public view with those keys over it, put together by the read
-(`infra.sql.table_views.projected_seat_view`). So a batch writes one row per table it touches, not one more
-per seat repeating the public view.
+A table view row also carries each seated player's own keys of the seat view (`seat_parts`, by player id;
+`domain.table.seat_private`) with the version they were written at (migration 015): a seat's view is the public
+view with those keys over it, put together by the read (`infra.sql.table_views.projected_seat_view`). So a batch
+writes one row per table it touches, not one more per seat repeating the public view.
+
+The times the turn clock sweeps for (`turn_deadline`, `vacant_since`: pure functions of the table's state) are
+in `table_clock` (migration 016), written by the same statement, only for the tables whose times changed: no
+indexed column of `table_views` changes at an event, so its update can be HOT.
 """
 
 from __future__ import annotations
@@ -24,22 +26,37 @@ from infra.projections.heads import ProjectionCaches, TableHead, fold_tables, st
 # executemany sends a statement per row (docs/performance.md, "Projections"). `{rows}` is where the array goes
 # (`base.Upsert`).
 _UPSERT_TABLE_VIEWS = """
-INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since,
-                         seat_parts, seat_parts_version, updated_at)
-SELECT table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since, seat_parts, version,
-       now()
+INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, seat_parts, seat_parts_version,
+                         updated_at)
+SELECT table_id, game, status, seats, version, created_seq, view, seat_parts, version, now()
 FROM jsonb_to_recordset({rows})
      AS row (table_id text, game text, status text, seats integer, version integer, created_seq bigint, view jsonb,
-             turn_deadline timestamptz, vacant_since timestamptz, seat_parts jsonb)
+             seat_parts jsonb)
 ON CONFLICT (table_id) DO UPDATE
 SET status = EXCLUDED.status,
     version = EXCLUDED.version,
     view = EXCLUDED.view,
-    turn_deadline = EXCLUDED.turn_deadline,
-    vacant_since = EXCLUDED.vacant_since,
     seat_parts = EXCLUDED.seat_parts,
     seat_parts_version = EXCLUDED.seat_parts_version,
     updated_at = now()
+"""
+
+# A table's clock row: made at its first batch, then updated only when a time changed (the rows whose times are
+# as stored are left out, neither locked nor written). A plain UPDATE, where ON CONFLICT DO UPDATE would lock
+# each row first (a WAL record more); the batch's checkpoint, held, keeps other writers out.
+_INSERT_TABLE_CLOCK = """
+INSERT INTO table_clock (table_id, turn_deadline, vacant_since)
+SELECT r.table_id, r.turn_deadline, r.vacant_since
+FROM jsonb_to_recordset({rows}) AS r (table_id text, turn_deadline timestamptz, vacant_since timestamptz)
+WHERE NOT EXISTS (SELECT FROM table_clock AS c WHERE c.table_id = r.table_id)
+ON CONFLICT (table_id) DO NOTHING
+"""
+_UPDATE_TABLE_CLOCK = """
+UPDATE table_clock AS c
+SET turn_deadline = r.turn_deadline, vacant_since = r.vacant_since
+FROM jsonb_to_recordset({rows}) AS r (table_id text, turn_deadline timestamptz, vacant_since timestamptz)
+WHERE c.table_id = r.table_id
+  AND (c.turn_deadline, c.vacant_since) IS DISTINCT FROM (r.turn_deadline, r.vacant_since)
 """
 
 _UPSERT_HAND_TRICKS = """
@@ -52,14 +69,6 @@ SET tricks = EXCLUDED.tricks
 
 
 _encode = compact_ascii  # json.dumps(value, separators=(",", ":"))'s text from one C encoder made once
-
-
-def _alone(statement: str) -> str:
-    """The upsert with the rows as its one parameter."""
-    return statement.replace("{rows}", "%s::jsonb")
-
-
-_TABLE_VIEWS_ALONE, _HAND_TRICKS_ALONE = _alone(_UPSERT_TABLE_VIEWS), _alone(_UPSERT_HAND_TRICKS)
 
 
 def seat_parts(state: TableState) -> dict[str, JSON]:
@@ -97,6 +106,10 @@ def table_view_rows(conn: Conn, events: list[RecordedEvent], caches: ProjectionC
     heads = table_heads(conn, caches, folded)
     rows = [_table_view_row(states[-1], heads[table_id]) for table_id, states in sorted(folded.items())]
     return "[" + ",".join(rows) + "]"
+
+
+_TABLE_VIEWS_UPSERT = Upsert(table_view_rows, _UPSERT_TABLE_VIEWS, (_INSERT_TABLE_CLOCK, _UPDATE_TABLE_CLOCK))
+_TABLE_VIEWS_ALONE = _TABLE_VIEWS_UPSERT.alone()
 
 
 def apply_table_views(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
@@ -147,6 +160,10 @@ def hand_trick_rows(conn: Conn, events: list[RecordedEvent], caches: ProjectionC
     return _encode(list(rows.values())) if rows else None
 
 
+_HAND_TRICKS_UPSERT = Upsert(hand_trick_rows, _UPSERT_HAND_TRICKS)
+_HAND_TRICKS_ALONE = _HAND_TRICKS_UPSERT.alone()
+
+
 def apply_hand_tricks(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> None:
     rows = hand_trick_rows(conn, events, caches)
     if rows is not None:
@@ -158,17 +175,17 @@ TABLE_VIEWS = Projection(
     (
         ModelTable(
             "table_views",
-            "table_id, game, status, seats, version, created_seq, view, turn_deadline, vacant_since, seat_parts,"
-            " seat_parts_version",
+            "table_id, game, status, seats, version, created_seq, view, seat_parts, seat_parts_version",
             "table_id",
         ),
+        ModelTable("table_clock", "table_id, turn_deadline, vacant_since", "table_id"),
     ),
     apply_table_views,
-    Upsert(table_view_rows, _UPSERT_TABLE_VIEWS),
+    _TABLE_VIEWS_UPSERT,
 )
 HAND_TRICKS = Projection(
     "hand_tricks",
     (ModelTable("hand_tricks", "table_id, deal_no, seat, tricks", "table_id, deal_no, seat"),),
     apply_hand_tricks,
-    Upsert(hand_trick_rows, _UPSERT_HAND_TRICKS),
+    _HAND_TRICKS_UPSERT,
 )

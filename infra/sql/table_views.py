@@ -1,5 +1,5 @@
 """Reads of the `table_views` read model (built by `infra.projections.tables`): the lobby, a table's public view,
-a seat's view."""
+a seat's view, and the turn clock's sweeps (its `table_clock` table)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def lobby_rows(conn: Conn, status: str | None, game: str | None, after: int, lim
 def tables_with_turn_due(conn: Conn, now: datetime, limit: int) -> list[str]:
     """Tables whose turn deadline has passed at `now`, most overdue first."""
     rows = conn.execute(
-        "SELECT table_id FROM table_views WHERE turn_deadline <= %s ORDER BY turn_deadline LIMIT %s", (now, limit)
+        "SELECT table_id FROM table_clock WHERE turn_deadline <= %s ORDER BY turn_deadline LIMIT %s", (now, limit)
     ).fetchall()
     return [str(row["table_id"]) for row in rows]
 
@@ -60,6 +60,6 @@ def tables_with_turn_due(conn: Conn, now: datetime, limit: int) -> list[str]:
 def tables_vacant_since(conn: Conn, since: datetime, limit: int) -> list[str]:
     """Tables nobody has sat at since `since` or earlier, longest vacant first."""
     rows = conn.execute(
-        "SELECT table_id FROM table_views WHERE vacant_since <= %s ORDER BY vacant_since LIMIT %s", (since, limit)
+        "SELECT table_id FROM table_clock WHERE vacant_since <= %s ORDER BY vacant_since LIMIT %s", (since, limit)
     ).fetchall()
     return [str(row["table_id"]) for row in rows]

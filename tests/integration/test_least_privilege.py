@@ -71,6 +71,7 @@ EXPECTED_PRIVILEGES = {
     "signing_keys": {"SELECT", "INSERT"},
     "log_positions": {"SELECT", "INSERT", "UPDATE"},
     "table_views": {"SELECT", "INSERT", "UPDATE"},
+    "table_clock": {"SELECT", "INSERT", "UPDATE"},
     "seat_views": {"SELECT", "INSERT", "UPDATE"},
     "hand_tricks": {"SELECT", "INSERT", "UPDATE"},
     "settlements": {"SELECT", "INSERT", "UPDATE"},

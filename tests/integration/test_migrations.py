@@ -12,11 +12,12 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg.rows import dict_row
 from psycopg.types.json import Json
 
 from domain.hashchain import GENESIS_HASH, event_hash, hashed_fields
@@ -356,3 +357,39 @@ def test_idempotency_records_written_before_migration_014_still_replay(fresh_dat
         assert json.dumps(ledger_on(pool).act(players[seat], table_id, action, "new-key", None)) == json.dumps(second)
     finally:
         pool.close()
+
+
+def test_migration_016_moves_the_clock_times_to_table_clock(fresh_database_url: str, tmp_path: Path) -> None:
+    """Migration 016: each table view's times move to its `table_clock` row (NULLs included), the sweeps find
+    them there, and `table_views` keeps its columns, emptied and no longer indexed, with room for HOT updates."""
+    from infra.sql.table_views import tables_vacant_since, tables_with_turn_due
+
+    _migrate_up_to(fresh_database_url, tmp_path, 15)
+    due, vacant = datetime(2026, 12, 1, 12, 0, tzinfo=UTC), datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    with psycopg.connect(fresh_database_url) as conn:
+        for table_id, deadline, since in (("playing", due, None), ("empty", None, vacant), ("quiet", None, None)):
+            conn.execute(
+                """INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, turn_deadline,
+                                            vacant_since)
+                   VALUES (%s, 'cholek-tiga', 'open', 2, 3, 1, '{}', %s, %s)""",
+                (table_id, deadline, since),
+            )
+    assert migrate(fresh_database_url) == [name for name in ALL_NAMES if name >= "016"]
+    with psycopg.connect(fresh_database_url, row_factory=dict_row) as conn:
+        clock = conn.execute("SELECT * FROM table_clock ORDER BY table_id").fetchall()
+        assert clock == [
+            {"table_id": "empty", "turn_deadline": None, "vacant_since": vacant},
+            {"table_id": "playing", "turn_deadline": due, "vacant_since": None},
+            {"table_id": "quiet", "turn_deadline": None, "vacant_since": None},
+        ]
+        left = conn.execute(
+            "SELECT count(*) AS n FROM table_views WHERE turn_deadline IS NOT NULL OR vacant_since IS NOT NULL"
+        )
+        assert left.fetchone() == {"n": 0}
+        indexes = conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'table_views' ORDER BY 1").fetchall()
+        assert [row["indexname"] for row in indexes] == ["table_views_lobby", "table_views_pkey"]
+        options = conn.execute("SELECT reloptions FROM pg_class WHERE relname = 'table_views'").fetchone()
+        assert options == {"reloptions": ["fillfactor=70"]}
+        assert tables_with_turn_due(conn, due, 10) == ["playing"]
+        assert tables_with_turn_due(conn, due - timedelta(microseconds=1), 10) == []
+        assert tables_vacant_since(conn, vacant, 10) == ["empty"]

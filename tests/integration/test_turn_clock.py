@@ -409,7 +409,7 @@ def test_an_abandoned_table_is_closed_and_its_pool_goes_back_pro_rata(pool: Pool
     vacant = tables.vacant_since(state)
     assert vacant is not None
     project(pool)
-    # The sweep finds it in table_views only once it has been empty for CARDLEDGER_ABANDON_AFTER.
+    # The sweep finds it in table_clock only once it has been empty for CARDLEDGER_ABANDON_AFTER.
     assert clock.sweep(vacant + ABANDON - timedelta(seconds=1)) == []
     done = clock.sweep(vacant + ABANDON)
     assert [(w.table_id, w.kind) for w in done] == [(table.table_id, "closed")]
@@ -431,7 +431,9 @@ def test_an_abandoned_table_is_closed_and_its_pool_goes_back_pro_rata(pool: Pool
             )
         }
         view = conn.execute(
-            "SELECT status, turn_deadline, vacant_since FROM table_views WHERE table_id = %s", (table.table_id,)
+            """SELECT v.status, c.turn_deadline, c.vacant_since FROM table_views v JOIN table_clock c USING (table_id)
+               WHERE table_id = %s""",
+            (table.table_id,),
         ).fetchone()
         lines = conn.execute(
             """SELECT version, account, player_id, amount, reason FROM ledger_lines WHERE table_id = %s
@@ -459,7 +461,9 @@ def test_the_projection_carries_the_deadline_the_clock_sweeps_for(pool: Pool, st
     assert deadline is not None
     with pool.connection() as conn:
         row = conn.execute(
-            "SELECT view, turn_deadline, vacant_since FROM table_views WHERE table_id = %s", (table.table_id,)
+            """SELECT v.view, c.turn_deadline, c.vacant_since FROM table_views v JOIN table_clock c USING (table_id)
+               WHERE table_id = %s""",
+            (table.table_id,),
         ).fetchone()
     assert row is not None and row["turn_deadline"] == deadline and row["vacant_since"] is None
     assert row["view"]["turn_deadline"] == tables.public_view(state)["turn_deadline"]
