@@ -17,10 +17,11 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Request, Response
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import MapAdapter
 
 from infra.config import Settings
 from infra.signing import signing_seed
@@ -58,6 +59,8 @@ from services.api.serving import (
 )
 from services.api.spec_meta import RATE_LIMIT_HEADERS, RESPONSE_HEADERS, header_ref, package_version
 from services.api.spec_types import TypedMarshmallowPlugin
+from services.api.url_adapters import KeptUrlAdapters
+from services.api.wsgi_headers import AnswerResponse
 from services.bootstrap import Container, bootstrap, list_signing_key
 
 API_TITLE = "cardledger"
@@ -148,12 +151,24 @@ def base_config() -> dict[str, Any]:
 class SyncFlask(Flask):
     """Flask with no async views or hooks: it asks whether each view and hook of a request is a coroutine
     function, about twenty questions a request, all answered no (tests/api/test_endpoints.py checks). Its answers'
-    JSON text is written by `CompactJSONProvider` (the same bytes as Flask's provider)."""
+    JSON text is written by `CompactJSONProvider` (the same bytes as Flask's provider). A request's URL adapter
+    is made from what its host gave before (`services.api.url_adapters`), its answer's headers sent without a
+    copy when nothing in them changes (`services.api.wsgi_headers`)."""
 
     json_provider_class = CompactJSONProvider
+    response_class = AnswerResponse
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.url_adapters = KeptUrlAdapters()
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         return func
+
+    def create_url_adapter(self, request: Request | None) -> MapAdapter | None:
+        if request is None:
+            return super().create_url_adapter(None)
+        return self.url_adapters.adapter(self, request, super().create_url_adapter)
 
 
 def create_app(
