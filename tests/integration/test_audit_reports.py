@@ -26,6 +26,7 @@ from services.app.errors import Forbidden, NotFound, Unprocessable
 from services.clock import Clock
 from services.projector.rebuild import rebuild
 from services.remote_verify import expected_ledger_lines
+from tests.horizon import wait_until_readable
 from tests.integration.settlement_oracle import settlement_from_the_log
 from tests.integration.test_audit_support import (
     PlayedTable,
@@ -325,6 +326,7 @@ def test_the_pool_refund_of_an_abandoned_table_is_reported_at_its_closing(
     assert closed.type == tables.TABLE_CLOSED and closed.data["reason"] == tables.ABANDONED
     refunds = {str(t["payee"]): int(t["amount"]) for t in closed.data["transfers"]}
     assert refunds and sum(refunds.values()) == pool_points
+    wait_until_readable(db_url)
     with pool.connection() as conn:
         assert catch_up(conn, "deal_settlements", batch_size=3) > 0  # the closing apart from the last deal's end
     project(pool)
