@@ -248,6 +248,7 @@ def test_the_report_from_the_read_model_equals_the_report_from_the_log(
     assert any(t.options.get("in_play_bonuses") for t in played)
     ended = event_row(pool, played[2].table_id, "type = 'deal_ended'", ())
     tamper_event(pool, played[2].table_id, ended["version"], lambda data: data["result"]["net"].__setitem__(0, 7))
+    wait_until_readable(db_url)
     with pool.connection() as conn:
         assert catch_up(conn, "deal_settlements", batch_size=7) > 0
         bonuses = conn.execute("SELECT count(*) AS n FROM events WHERE type = 'bonus_paid'").fetchone()

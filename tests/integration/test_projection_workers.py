@@ -98,6 +98,7 @@ def test_every_rq_job_delivered_twice_changes_nothing_twice(
     client = redis_server.client()
     queue = Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER)
     play_tables(store, count=4, deals=2, seed=41)
+    wait_until_readable(db_url)  # the jobs find every event played
     for _ in range(2):
         for name in projections.NAMES:
             queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
