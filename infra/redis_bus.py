@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import threading
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import redis
@@ -290,6 +292,28 @@ class StreamsRead:
             version = _JSON.raw_decode(_decode(body))[0].get("version") if body is not None else None
             newest[_encoded(key)] = (_encoded(entry), version if isinstance(version, int) else None)
         return newest
+
+
+_readers: weakref.WeakKeyDictionary[Redis, list[weakref.WeakMethod[Callable[[], None]]]] = weakref.WeakKeyDictionary()
+_readers_lock = threading.Lock()
+
+
+def stop_on_close(client: Redis, stop: Callable[[], None]) -> None:
+    """Call the bound method `stop` (held weakly) when `client` is closed by `close`: a reader blocking on one of
+    the client's connections ends as asked, instead of taking the closed connection for a lost Redis."""
+    with _readers_lock:
+        _readers.setdefault(client, []).append(weakref.WeakMethod(stop))
+
+
+def close(client: Redis) -> None:
+    """Stop the client's readers (`stop_on_close`), then close the client."""
+    with _readers_lock:
+        stops = _readers.pop(client, [])
+    for ref in stops:
+        stop = ref()
+        if stop is not None:
+            stop()
+    client.close()
 
 
 _JSON = json.JSONDecoder()  # raw_decode: a body as published (`encode`), without json.loads' layers

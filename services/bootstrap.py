@@ -22,6 +22,7 @@ the first write).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ import redis
 from psycopg_pool import ConnectionPool
 
 from domain.decks import keep_decks
+from infra import redis_bus
 from infra.config import CacheSizes, Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
@@ -91,7 +93,7 @@ def bootstrap(
     pool = open_pool(database_url, min_size=pool_min_size, max_size=pool_max_size, component=component)
     closers.append(pool.close)
     client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
-    closers.append(client.close)
+    closers.append(functools.partial(redis_bus.close, client))  # its stream readers stop first, quietly
     store = EventStore(pool)
     ledger = application(PostgresStorage(pool, store), settings.auditor_token, signer, settings.caches)
     return Container(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import secrets
 import shutil
@@ -50,6 +51,7 @@ from infra.event_store import EventStore
 from infra.migrations import migrate
 from infra.signing import SIGNING_KEY_VARIABLE, new_signing_key
 from tests.faults.servers import RedisServer
+from tests.horizon import held_horizon
 
 EXTERNAL_REDIS_DB = 15
 DOCKER_PING_TIMEOUT = 2.0
@@ -199,6 +201,40 @@ class TestServers:
 
 
 # --------------------------------------------------------------------------- fixtures
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--hold-horizon",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before each test that uses PostgreSQL, hold the log's commit-safe horizon SECONDS from another "
+        "database, as other sessions on a shared server do (tests/horizon.py)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _held_horizon(request: pytest.FixtureRequest) -> Iterator[None]:
+    seconds = request.config.getoption("--hold-horizon")
+    if not seconds or "pg_server_url" not in request.fixturenames:
+        yield
+        return
+    with held_horizon(request.getfixturevalue("pg_server_url"), seconds):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_kept() -> Iterator[None]:
+    """The root logger as the test found it: a command run in this process (`services.cli.main`) sends its logs
+    to the stderr it finds, pytest's capture, which later tests would write to and the session's end closes."""
+    root = logging.getLogger()
+    handlers, level, showwarning = root.handlers[:], root.level, warnings.showwarning
+    yield
+    if warnings.showwarning is not showwarning:
+        logging.captureWarnings(False)
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")

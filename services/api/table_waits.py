@@ -15,10 +15,13 @@ read, and a fixed record per table. A table nobody waits on any more stays follo
 long-poll that follows soon finds it followed and needs no Redis command of its own), then is dropped; the
 reader ends when no table is followed and starts again with the next waiter. When a read fails, every
 waiter is woken with the failure (`redis.ConnectionError`), the tables are dropped and the reader ends.
+Closing the waits (`close`, or `redis_bus.close` of their client, as the container's close does) ends the
+reader as well and fails the waiters, but logs nothing: a client closed on shutdown is no lost Redis.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -48,7 +51,7 @@ def entry_order(entry_id: str | bytes) -> tuple[int, int]:
 
 
 class TableWaitFailed(redis.ConnectionError):
-    """The process's reader of the tables' streams lost Redis while a waiter waited."""
+    """The process's reader of the tables' streams lost Redis (or was closed) while a waiter waited."""
 
 
 class _Table:
@@ -128,6 +131,8 @@ class TableWaits:
         self.pid = os.getpid()
         self.follows = 0  # waiters that have followed a table here (for tests and benchmarks)
         self.generation = 0  # moves whenever a table is followed or dropped (the reader packs its read anew)
+        self.closed = False
+        redis_bus.stop_on_close(client, self.close)
 
     def head(self, table_id: str) -> tuple[str, int | None] | None:
         """The table stream's newest entry this process must wait after: (its id, the version it carries), or
@@ -145,6 +150,8 @@ class TableWaits:
         seen = entry_order(head_id)
         wake = False
         with self.lock:
+            if self.closed:
+                raise TableWaitFailed(f"the waits on tables' streams are closed (table {table_id})")
             table = self.tables.get(table_id)
             if table is None:
                 self._make_room()
@@ -189,6 +196,21 @@ class TableWaits:
             if table.waiters == 0:
                 table.idle_since = time.monotonic()
 
+    def close(self, timeout: float = 1.0) -> None:
+        """End the reader (waiting up to `timeout` seconds for it) and fail every waiter, logging nothing; no
+        table can be followed here any more."""
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            reader = self.reader if self.pid == os.getpid() else None
+            self._drop_all()
+        if reader is None or reader is threading.current_thread():
+            return
+        with contextlib.suppress(redis.RedisError):  # Redis gone: the read fails, which a closed reader does not log
+            self._wake_reader()
+        reader.join(timeout)
+
     def _wake_reader(self) -> None:
         """End the reader's blocking XREAD (an entry on its own wake-up stream) so that it reads the new table."""
         pipe = self.client.pipeline(transaction=False)
@@ -217,6 +239,8 @@ class TableWaits:
         packed_for, next_sweep = -1, 0.0
         while True:
             with self.lock:
+                if self.closed:  # `close` failed the waiters and dropped the tables
+                    return
                 now = time.monotonic()
                 if now >= next_sweep:  # the lingering tables dropped (at most once a second: a scan of them all)
                     next_sweep = now + SWEEP_SECONDS
@@ -260,14 +284,20 @@ class TableWaits:
                     self.wake_position = woken[0]
 
     def _fail(self, error: Exception) -> None:
-        log.warning("the reader of the tables' streams lost Redis: %s", redis_bus.describe_failure(error))
         with self.lock:
-            for table in self.tables.values():
-                table.failed = True
-                table.changed.notify_all()
-            self.tables.clear()
-            self.generation += 1
-            self.reader, self.blocking_on = None, frozenset()
+            if self.closed:  # its connection closed with the client (`close` failed the waiters): no lost Redis
+                return
+            self._drop_all()
+        log.warning("the reader of the tables' streams lost Redis: %s", redis_bus.describe_failure(error))
+
+    def _drop_all(self) -> None:
+        """Wake every waiter with the failure and drop the tables (the reader, if any, ends); under the lock."""
+        for table in self.tables.values():
+            table.failed = True
+            table.changed.notify_all()
+        self.tables.clear()
+        self.generation += 1
+        self.reader, self.blocking_on = None, frozenset()
 
 
 _waits: weakref.WeakKeyDictionary[redis.Redis, TableWaits] = weakref.WeakKeyDictionary()
@@ -278,6 +308,6 @@ def of(client: redis.Redis) -> TableWaits:
     """The waits of this process on `client` (one per client and process: a forked worker makes its own)."""
     with _waits_lock:
         waits = _waits.get(client)
-        if waits is None or waits.pid != os.getpid():
+        if waits is None or waits.pid != os.getpid() or waits.closed:
             waits = _waits[client] = TableWaits(client)
         return waits

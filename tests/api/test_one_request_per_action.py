@@ -156,7 +156,7 @@ def test_a_waiting_seat_is_answered_when_the_other_seat_acts(scene: Scene, api: 
         assert not thread.is_alive(), "the long-poll was not answered when the table moved on"
     finally:
         thread.join()
-        noting.close()
+        redis_bus.close(noting)  # its long-polls' reader stops first
     assert answered["status"] == 200
     assert answered["body"]["version"] == acted["version"]
     assert answered["body"] == api.view(waiter, scene.table)
@@ -184,7 +184,7 @@ def test_a_long_poll_on_the_public_state_is_answered_too(scene: Scene, api: Api,
         assert not thread.is_alive()
     finally:
         thread.join()
-        noting.close()
+        redis_bus.close(noting)  # its long-polls' reader stops first
     assert answered["status"] == 200 and answered["body"]["version"] == acted["version"]
     assert "hand" not in answered["body"]
 
@@ -197,7 +197,7 @@ def test_a_version_already_reached_is_answered_without_waiting(scene: Scene, api
             f"/v1/tables/{scene.table}/view?wait_for_version={version}", headers=bearer(scene.alice)
         )
     finally:
-        noting.close()
+        redis_bus.close(noting)  # its long-polls' reader stops first
     assert response.status_code == 200 and response.get_json()["version"] == version
     assert not noting.waiting.is_set()
 
@@ -217,7 +217,7 @@ def test_a_long_poll_that_times_out_answers_the_current_view(scene: Scene, api: 
         )
         assert unchanged.status_code == 304
     finally:
-        noting.close()
+        redis_bus.close(noting)  # its long-polls' reader stops first
 
 
 def test_the_servers_wait_bounds_a_longer_preference(scene: Scene, api: Api, container: Container) -> None:
@@ -229,7 +229,7 @@ def test_the_servers_wait_bounds_a_longer_preference(scene: Scene, api: Api, con
             headers={**bearer(scene.alice), "Prefer": "wait=3600"},
         )
     finally:
-        noting.close()
+        redis_bus.close(noting)  # its long-polls' reader stops first
     assert response.status_code == 200 and response.get_json()["version"] == version
 
 

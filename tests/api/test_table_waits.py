@@ -1,10 +1,12 @@
 """The process's one reader of the tables' streams (`services.api.table_waits`): one XREAD wakes every waiter
 of a table, a table that joins a read already blocking is read at once, a waiter never misses an entry noted
-by another, a lost Redis fails every waiter, and the tables followed are bounded."""
+by another, a lost Redis fails every waiter (and is logged), a client closed on shutdown ends the reader
+quietly, and the tables followed are bounded."""
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import uuid
@@ -16,8 +18,10 @@ import pytest
 import redis
 
 from infra import redis_bus
+from infra.config import Settings
 from services.api import table_waits
 from services.api.table_waits import TableWaitFailed, TableWaits
+from services.bootstrap import bootstrap
 from tests.redis_commands import command_names
 
 
@@ -52,7 +56,7 @@ def client(redis_url: str, redis_client: redis.Redis) -> Iterator[CountingRedis]
     counting = CountingRedis.from_url(redis_url, connection_class=CountingConnection)
     counting.sent = CountingConnection.sent = Counter()
     yield counting
-    counting.close()
+    redis_bus.close(counting)  # the readers of the waits made on it stop first
 
 
 def publish(client: redis.Redis, table_id: str, version: int) -> str:
@@ -126,18 +130,88 @@ def test_the_head_of_a_followed_table_needs_no_command(client: CountingRedis) ->
         following.close()
 
 
-def test_a_reader_that_loses_redis_fails_every_waiter(redis_url: str) -> None:
+def test_a_reader_that_loses_redis_fails_every_waiter(redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
     losing = redis.Redis.from_url(redis_url, connection_class=LosingConnection)
     try:
         waits = TableWaits(losing)
-        followers = [waits.follow(str(uuid.uuid4()), None) for _ in range(2)]
-        for following in followers:
-            with pytest.raises(TableWaitFailed):
-                following.next(5)
-            following.close()
+        with caplog.at_level(logging.WARNING, logger="cardledger.api"):
+            followers = [waits.follow(str(uuid.uuid4()), None) for _ in range(2)]
+            for following in followers:
+                with pytest.raises(TableWaitFailed):
+                    following.next(5)
+                following.close()
         assert waits.tables == {}
+        assert [r.getMessage() for r in caplog.records if "lost Redis" in r.getMessage()] == [
+            "the reader of the tables' streams lost Redis: Redis unreachable: ConnectionError: Redis went away"
+        ]
     finally:
-        losing.close()
+        redis_bus.close(losing)
+
+
+def test_a_client_closed_on_shutdown_ends_the_reader_quietly(
+    client: CountingRedis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Closing the client (`redis_bus.close`, as the container's close does) while the reader blocks in its XREAD
+    ends the reader and fails the waiters, logging no lost Redis; the closed waits follow nothing more."""
+    waits, table = table_waits.of(client), str(uuid.uuid4())
+    following = waits.follow(table, None)
+    _wait_until_reading(waits, {table})
+    reader = waits.reader
+    assert reader is not None
+    with caplog.at_level(logging.DEBUG):
+        redis_bus.close(client)
+        assert not reader.is_alive()
+        with pytest.raises(TableWaitFailed):
+            following.next(5)
+        with pytest.raises(TableWaitFailed, match="closed"):
+            waits.follow(table, None)
+    following.close()
+    assert waits.tables == {} and waits.reader is None
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert table_waits.of(client) is not waits  # a client used again gets waits of its own
+
+
+def test_closing_the_container_ends_its_reader_quietly(
+    api_settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The API's container (`bootstrap`) stops the reader of its Redis client before closing the client."""
+    container = bootstrap(api_settings, start_embedded=False)
+    try:
+        waits, table = table_waits.of(container.redis), str(uuid.uuid4())
+        following = waits.follow(table, None)
+        _wait_until_reading(waits, {table})
+        reader = waits.reader
+        assert reader is not None
+    finally:
+        with caplog.at_level(logging.DEBUG):
+            container.close()
+    assert not reader.is_alive()
+    with pytest.raises(TableWaitFailed):
+        following.next(5)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_closing_the_waits_while_redis_is_unreachable_logs_nothing(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The reader cannot be woken through Redis: it ends when its connection closes with the client."""
+    client = redis.Redis.from_url(redis_url)
+    waits, table = TableWaits(client), str(uuid.uuid4())
+    following = waits.follow(table, None)
+    _wait_until_reading(waits, {table})
+    reader = waits.reader
+    assert reader is not None
+    with caplog.at_level(logging.DEBUG):
+        client.connection_pool.connection_kwargs["port"] = 1  # the wake-up's new connection is refused
+        client.connection_pool.disconnect(inuse_connections=False)
+        waits.close(timeout=0.1)
+        client.close()  # its in-use connection, the reader's, closed under it
+        reader.join(5)
+        assert not reader.is_alive()
+        with pytest.raises(TableWaitFailed):
+            following.next(5)
+    following.close()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_the_tables_followed_are_bounded(client: CountingRedis, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -216,4 +290,4 @@ def test_the_reader_reads_either_protocols_replies(redis_url: str, protocol: int
             finally:
                 following.close()
         finally:
-            client.close()
+            redis_bus.close(client)

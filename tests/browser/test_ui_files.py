@@ -33,13 +33,14 @@ def test_the_page_and_its_files_are_served_with_a_strict_policy() -> None:
     redirect = client.get("/ui")
     assert redirect.status_code == 308 and redirect.headers["Location"].endswith("/ui/")
     for url in ["/ui/", *(f"/ui/{path.relative_to(STATIC).as_posix()}" for path in static_files())]:
-        answer = client.get(url)
-        assert answer.status_code == 200, url
-        policy = answer.headers["Content-Security-Policy"]
-        assert "default-src 'self'" in policy and "connect-src 'self'" in policy and "script-src 'self'" in policy
-        assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
-        assert answer.headers["X-Content-Type-Options"] == "nosniff"
-    assert client.get("/ui/js/main.js").mimetype in ("text/javascript", "application/javascript")
+        with client.get(url) as answer:  # a file's answer holds the file open until closed
+            assert answer.status_code == 200, url
+            policy = answer.headers["Content-Security-Policy"]
+            assert "default-src 'self'" in policy and "connect-src 'self'" in policy and "script-src 'self'" in policy
+            assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+            assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    with client.get("/ui/js/main.js") as main:
+        assert main.mimetype in ("text/javascript", "application/javascript")
 
 
 def test_only_the_viewer_files_are_served() -> None:
@@ -63,7 +64,8 @@ def test_every_module_import_is_a_served_file() -> None:
     client = offline_client()
     for path in (STATIC / "js").glob("*.js"):
         for name in re.findall(r'from "\./([\w-]+\.js)"', path.read_text(encoding="utf-8")):
-            assert client.get(f"/ui/js/{name}").status_code == 200, f"{path.name} imports {name}"
+            with client.get(f"/ui/js/{name}") as answer:
+                assert answer.status_code == 200, f"{path.name} imports {name}"
 
 
 def test_the_package_data_ships_every_static_file() -> None:

@@ -26,6 +26,7 @@ from services.app.errors import Forbidden, NotFound, Unprocessable
 from services.clock import Clock
 from services.projector.rebuild import rebuild
 from services.remote_verify import expected_ledger_lines
+from tests.horizon import wait_until_readable
 from tests.integration.settlement_oracle import settlement_from_the_log
 from tests.integration.test_audit_support import (
     PlayedTable,
@@ -247,6 +248,7 @@ def test_the_report_from_the_read_model_equals_the_report_from_the_log(
     assert any(t.options.get("in_play_bonuses") for t in played)
     ended = event_row(pool, played[2].table_id, "type = 'deal_ended'", ())
     tamper_event(pool, played[2].table_id, ended["version"], lambda data: data["result"]["net"].__setitem__(0, 7))
+    wait_until_readable(db_url)
     with pool.connection() as conn:
         assert catch_up(conn, "deal_settlements", batch_size=7) > 0
         bonuses = conn.execute("SELECT count(*) AS n FROM events WHERE type = 'bonus_paid'").fetchone()
@@ -325,6 +327,7 @@ def test_the_pool_refund_of_an_abandoned_table_is_reported_at_its_closing(
     assert closed.type == tables.TABLE_CLOSED and closed.data["reason"] == tables.ABANDONED
     refunds = {str(t["payee"]): int(t["amount"]) for t in closed.data["transfers"]}
     assert refunds and sum(refunds.values()) == pool_points
+    wait_until_readable(db_url)
     with pool.connection() as conn:
         assert catch_up(conn, "deal_settlements", batch_size=3) > 0  # the closing apart from the last deal's end
     project(pool)

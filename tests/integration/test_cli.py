@@ -15,6 +15,7 @@ from psycopg_pool import ConnectionPool
 
 from infra.event_store import EventStore
 from services.cli import main
+from tests.horizon import wait_until_readable
 from tests.integration.test_audit_support import play_table, register, services, tamper_event
 
 VECTORS = json.loads((Path(__file__).parents[1] / "unit" / "vectors" / "shuffle.json").read_text())["cases"]
@@ -100,6 +101,7 @@ def test_settlement_report_csv_and_json_agree_with_the_deal_results(
         play_table(ledger, "cholek-tiga", [register(ledger, f"c{n}") for n in range(3)], 1, rng),
         play_table(ledger, "cha-kau-tsz", [register(ledger, f"k{n}") for n in range(2)], 2, rng),
     ]
+    wait_until_readable(cli_env)  # the report reads the log up to its commit-safe horizon
     assert main(["report", "settlement", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert main(["report", "settlement", "--format", "csv"]) == 0
@@ -121,6 +123,7 @@ def test_settlement_report_to_a_date_counts_that_whole_day_as_the_api_does(
 ) -> None:
     ledger, _ = services(pool, store)
     played = play_table(ledger, "cholek-tiga", [register(ledger, f"d{n}") for n in range(2)], 1, random.Random(13))
+    wait_until_readable(cli_env)  # the report reads the log up to its commit-safe horizon
     with pool.connection() as conn:
         row = conn.execute(
             "SELECT occurred_at FROM events WHERE stream_id = %s AND type = 'deal_ended'", (played.table_id,)

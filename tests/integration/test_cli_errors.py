@@ -21,6 +21,7 @@ from infra.event_store import EventStore
 from services.cli import main
 from services.simulate.stack import free_port
 from tests.conftest import fresh_database
+from tests.horizon import wait_until_readable
 from tests.integration.test_audit_support import play_table, register, services
 
 ROOT = Path(__file__).parents[2]
@@ -199,6 +200,7 @@ def test_settlement_and_verify_print_json(
 ) -> None:
     ledger, _ = services(pool, store)
     played = play_table(ledger, "cha-kau-tsz", [register(ledger, f"j{n}") for n in range(2)], 1, random.Random(5))
+    wait_until_readable(cli_env)  # the report reads the log up to its commit-safe horizon
 
     assert main(["report", "settlement", "--json"]) == 0
     by_flag = json.loads(capsys.readouterr().out)

@@ -8,6 +8,7 @@ import psycopg
 
 from infra.event_store import EVENT_COLUMNS, EventStore, NewEvent
 from infra.event_store.model import LogPosition
+from tests.horizon import wait_until_readable
 
 
 def test_the_event_columns_are_the_events_table_columns_in_order(conn: psycopg.Connection[Any]) -> None:
@@ -21,6 +22,7 @@ def test_the_event_columns_are_the_events_table_columns_in_order(conn: psycopg.C
 def test_a_transaction_id_reads_back_as_the_int_the_append_returned(store: EventStore, db_url: str) -> None:
     (recorded,) = store.append("table-xid8", 0, [NewEvent("n", {"a": 1})])
 
+    wait_until_readable(db_url)
     (read,) = store.read_stream("table-xid8")
     (logged,) = [event for event in store.read_log(LogPosition(0, 0)) if event.stream_id == "table-xid8"]
     with psycopg.connect(db_url) as plain:  # a connection of no pool: the loader is psycopg's, for every connection

@@ -27,6 +27,7 @@ from services.projector.worker import QUEUE, ThreadWorker, run_worker
 from services.relay import Relay
 from tests.faults.servers import RedisServer, wait_until
 from tests.faults.workload import TableGame, play_tables
+from tests.horizon import wait_until_readable
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -97,6 +98,7 @@ def test_every_rq_job_delivered_twice_changes_nothing_twice(
     client = redis_server.client()
     queue = Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER)
     play_tables(store, count=4, deals=2, seed=41)
+    wait_until_readable(db_url)  # the jobs find every event played
     for _ in range(2):
         for name in projections.NAMES:
             queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
@@ -169,6 +171,7 @@ def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     jobs.configure(db_url)
     client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=45)
+    wait_until_readable(db_url)  # a job's first round finds every event played
     assert enqueue_projections(client) == 1
     assert enqueue_projections(client) == 0  # one is waiting
     # A command every 0.05 s, while the job runs: each of its rounds finds some.
@@ -199,6 +202,7 @@ def test_a_job_that_has_gone_on_long_enough_hands_on_to_a_successor_at_the_front
     jobs.configure(db_url)
     client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=46)
+    wait_until_readable(db_url)  # a job's first round finds every event played
     assert enqueue_projections(client) == 1
     # A command every 0.05 s for 1.5 s, five times the time one job goes on: a job looks, or its successor waits.
     refused = commands_while_a_job_runs(store, client, redis_server, "handed-on")
@@ -218,6 +222,7 @@ def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
     jobs.configure(db_url)
     client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=47)
+    wait_until_readable(db_url)  # a job's first round finds every event played
     assert redis_bus.hold_looking(client, "another-job", 10_000)
     Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).enqueue(
         "services.projector.jobs.catch_up_all", result_ttl=0
@@ -273,6 +278,7 @@ def test_rq_job_runs_from_another_process_with_database_url(
     from tests.faults.servers import ROOT
 
     play_tables(store, count=2, deals=1, seed=61)
+    wait_until_readable(db_url)  # a job's first round finds every event played
     client = redis_server.client()
     queue = Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER)
     for name in projections.NAMES:
@@ -316,6 +322,7 @@ def test_a_failing_projection_does_not_hold_the_others_back(
     its own, and the failure is raised once the others are done (so RQ records the job as failed)."""
     jobs.configure(db_url)
     play_tables(store, count=2, deals=1, seed=61)
+    wait_until_readable(db_url)  # a job's first round finds every event played
     total = conn.execute("SELECT count(*) AS n FROM events").fetchone()
     assert total is not None
     ledger = projections.PROJECTIONS["ledger"]

@@ -31,6 +31,7 @@ from infra.table_loader import load_table
 from services.projector.rebuild import connect, rebuild, rebuild_one
 from tests.conftest import fresh_database
 from tests.faults.workload import TableGame, play_tables
+from tests.horizon import wait_until_readable
 
 Conn = psycopg.Connection[dict[str, Any]]
 
@@ -45,8 +46,9 @@ def digests(conn: Conn) -> dict[str, tuple[str, int]]:
     return {name: projections.digest(conn, name) for name in projections.NAMES}
 
 
-def test_models_match_the_folded_tables(store: EventStore, conn: Conn) -> None:
+def test_models_match_the_folded_tables(store: EventStore, conn: Conn, db_url: str) -> None:
     play_tables(store, count=6, deals=2, seed=11)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     applied = projections.catch_up_all(conn, batch_size=37)  # odd batches split commands and deals
     total = scalar(conn, "SELECT count(*) FROM events")
     assert applied == dict.fromkeys(projections.NAMES, total)
@@ -85,9 +87,10 @@ def test_models_match_the_folded_tables(store: EventStore, conn: Conn) -> None:
 
 
 def test_the_table_projections_fold_each_event_once(
-    store: EventStore, conn: Conn, monkeypatch: pytest.MonkeyPatch
+    store: EventStore, conn: Conn, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     play_tables(store, count=4, deals=2, seed=12)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     folded: list[str] = []
     real_fold = heads.fold
 
@@ -103,8 +106,9 @@ def test_the_table_projections_fold_each_event_once(
     assert scalar(conn, "SELECT count(*) FROM hand_tricks") > 0
 
 
-def test_ledger_balances_per_deal_and_settlements_add_up(store: EventStore, conn: Conn) -> None:
+def test_ledger_balances_per_deal_and_settlements_add_up(store: EventStore, conn: Conn, db_url: str) -> None:
     play_tables(store, count=5, deals=3, seed=5)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     projections.catch_up_all(conn)
     assert scalar(conn, "SELECT count(*) FROM ledger_lines") > 0
     unbalanced = conn.execute(
@@ -139,6 +143,7 @@ def test_ledger_balances_per_deal_and_settlements_add_up(store: EventStore, conn
 
 def test_every_batch_delivered_twice_changes_nothing_twice(store: EventStore, conn: Conn, db_url: str) -> None:
     play_tables(store, count=4, deals=2, seed=3)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     # Every job runs twice, concurrently, from two connections: the second finds nothing left.
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as other:
         for name in projections.NAMES:
@@ -158,8 +163,9 @@ def test_every_batch_delivered_twice_changes_nothing_twice(store: EventStore, co
     assert scalar(conn, "SELECT sum(abs(amount)) + 0 FROM ledger_lines") == ledger_total
 
 
-def test_a_batch_that_fails_halfway_changes_nothing(store: EventStore, conn: Conn) -> None:
+def test_a_batch_that_fails_halfway_changes_nothing(store: EventStore, conn: Conn, db_url: str) -> None:
     play_tables(store, count=3, deals=1, seed=9)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     projection = projections.PROJECTIONS["ledger"]
     original = projection.apply
 
@@ -181,9 +187,11 @@ def test_a_batch_that_fails_halfway_changes_nothing(store: EventStore, conn: Con
 
 def test_rebuild_equals_live(store: EventStore, conn: Conn, db_url: str) -> None:
     play_tables(store, count=6, deals=2, seed=21)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     projections.catch_up_all(conn, batch_size=64)
     live = digests(conn)
     play_tables(store, count=2, deals=1, seed=22)  # not yet projected: rebuild catches up first
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     reports = rebuild(db_url, None, progress=False)
     assert [r.name for r in reports] == list(projections.NAMES)
     assert all(r.equal for r in reports), [r.summary() for r in reports]
@@ -202,6 +210,7 @@ def test_rebuild_equals_live(store: EventStore, conn: Conn, db_url: str) -> None
 @pytest.mark.parametrize("with_reader", [False, True], ids=["inline", "read-ahead"])
 def test_a_rebuild_in_small_batches_equals_live(store: EventStore, conn: Conn, db_url: str, with_reader: bool) -> None:
     play_tables(store, count=4, deals=2, seed=24)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     projections.catch_up_all(conn, batch_size=50)
     total = scalar(conn, "SELECT count(*) FROM events")
     with connect(db_url) as reader:
@@ -210,8 +219,11 @@ def test_a_rebuild_in_small_batches_equals_live(store: EventStore, conn: Conn, d
             assert report.equal and report.events == total, report.summary()
 
 
-def test_digests_do_not_depend_on_session_settings_but_on_every_value(store: EventStore, conn: Conn) -> None:
+def test_digests_do_not_depend_on_session_settings_but_on_every_value(
+    store: EventStore, conn: Conn, db_url: str
+) -> None:
     play_tables(store, count=2, deals=1, seed=23)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     projections.catch_up_all(conn)
     before = digests(conn)
     conn.execute("SET TimeZone = 'Asia/Singapore'")
@@ -235,18 +247,20 @@ def test_rebuild_names_unknown_projection(db_url: str) -> None:
         rebuild(db_url, ["lobby"], progress=False)
 
 
-def test_non_table_streams_are_ignored(store: EventStore, conn: Conn) -> None:
+def test_non_table_streams_are_ignored(store: EventStore, conn: Conn, db_url: str) -> None:
     store.append("audit-1", 0, [NewEvent("something_happened", {"x": 1})])
     game = TableGame("solo", seats=2)
     for _ in game.play_into(store):
         pass
     store.append("audit-1", 1, [NewEvent("something_else", {"transfers": []})])
+    wait_until_readable(db_url)
     projections.catch_up_all(conn)
     assert [r["table_id"] for r in conn.execute("SELECT table_id FROM table_views")] == ["solo"]
 
 
 def test_catch_up_all_run_twice_at_once_applies_each_batch_once(store: EventStore, conn: Conn, db_url: str) -> None:
     play_tables(store, count=4, deals=2, seed=31)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     total = scalar(conn, "SELECT count(*) FROM events")
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as other:
         results: list[dict[str, int]] = []
@@ -263,9 +277,11 @@ def test_catch_up_all_run_twice_at_once_applies_each_batch_once(store: EventStor
 
 def test_a_checkpoint_held_elsewhere_is_skipped_and_caught_up_later(store: EventStore, conn: Conn, db_url: str) -> None:
     play_tables(store, count=3, deals=1, seed=32)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     total = scalar(conn, "SELECT count(*) FROM events")
     projections.catch_up_all(conn, batch_size=1)  # creates the checkpoints
     play_tables(store, count=2, deals=1, seed=33)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     grown = scalar(conn, "SELECT count(*) FROM events")
     with psycopg.connect(db_url, row_factory=dict_row) as holder:  # a rebuild, say, holds the ledger's checkpoint
         holder.execute("SELECT 1 FROM log_positions WHERE name = %s FOR UPDATE", (checkpoint_name("ledger"),))
@@ -301,14 +317,17 @@ def test_checkpoints_carried_between_calls_are_read_again_once_another_worker_mo
     store: EventStore, conn: Conn, db_url: str
 ) -> None:
     play_tables(store, count=2, deals=1, seed=34)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     known = projections.Checkpoints()
     first = caught_up_fully(conn, batch_size=10, checkpoints=known)
     stored = {checkpoint_name(name): read_position(conn, checkpoint_name(name)) for name in projections.NAMES}
     assert known.positions == stored  # the next call reads the log from there, not the checkpoints first
     play_tables(store, count=1, deals=1, seed=35)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as other:
         elsewhere = caught_up_fully(other, batch_size=10)  # another worker moves them on
     play_tables(store, count=1, deals=1, seed=36)
+    wait_until_readable(db_url)  # every event played is past the commit-safe horizon
     stale = projections.catch_up_all(conn, batch_size=10, checkpoints=known)
     assert stale == dict.fromkeys(projections.NAMES, 0) and known.positions is None  # found out under the lock
     again = caught_up_fully(conn, batch_size=10, checkpoints=known)
@@ -340,6 +359,8 @@ def test_two_projectors_in_one_process_keep_caches_of_their_own(pg_server_url: s
             migrate(url)
         _play_one(first_url, TableGame("same-id", game="cha-kau-tsz", seats=4, deals=2, rng=random.Random(1)))
         _play_one(second_url, TableGame("same-id", game="cholek-tiga", seats=2, deals=2, rng=random.Random(2)))
+        for url in (first_url, second_url):
+            wait_until_readable(url)
         first_caches, second_caches = projections.ProjectionCaches(), projections.ProjectionCaches()
         with connect(first_url) as first, connect(second_url) as second:
             # The same batch size, so that the second would find the first's folds of the same slices.

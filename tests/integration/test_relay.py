@@ -21,6 +21,7 @@ from infra.projections.checkpoint import LOG_CHANNEL, RELAY_ASLEEP_KEY, read_pos
 from services.relay import RELAY_LOCK_KEY, RELAY_POSITION, Relay
 from services.relay.relay import EVENTS_PER_LOOK, MAX_POLL_INTERVAL_S, POLL_INTERVAL_S
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
+from tests.horizon import wait_until_readable
 
 
 @pytest.fixture(scope="module")
@@ -163,17 +164,22 @@ def test_restarts_from_its_stored_position(
     assert [b["global_position"] for b in published(rclient)] == [e["global_position"] for e in db_events(store)[20:]]
 
 
-def test_republishing_a_batch_adds_nothing(store: EventStore, rclient: redis.Redis) -> None:
+def test_republishing_a_batch_adds_nothing(store: EventStore, db_url: str, rclient: redis.Redis) -> None:
     append_many(store, streams=2, per_stream=3)
+    wait_until_readable(db_url)
     events = store.read_log(limit=100)
+    assert len(events) == 12
     assert redis_bus.publish(rclient, events) == 2 * len(events)
     assert redis_bus.publish(rclient, events) == 0
     assert redis_bus.publish(rclient, events[3:]) == 0
     assert rclient.xlen(redis_bus.GLOBAL_STREAM) == len(events)
 
 
-def test_publishing_loads_its_script_into_a_server_that_forgot_it(store: EventStore, rclient: redis.Redis) -> None:
+def test_publishing_loads_its_script_into_a_server_that_forgot_it(
+    store: EventStore, db_url: str, rclient: redis.Redis
+) -> None:
     append_many(store, streams=1, per_stream=4)
+    wait_until_readable(db_url)
     events = store.read_log(limit=100)
     assert redis_bus.publish(rclient, events[:2]) == 4
     rclient.script_flush()
@@ -181,8 +187,11 @@ def test_publishing_loads_its_script_into_a_server_that_forgot_it(store: EventSt
     assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
 
 
-def test_publishing_stops_at_an_error_other_than_a_published_entry(store: EventStore, rclient: redis.Redis) -> None:
+def test_publishing_stops_at_an_error_other_than_a_published_entry(
+    store: EventStore, db_url: str, rclient: redis.Redis
+) -> None:
     append_many(store, streams=2, per_stream=2)
+    wait_until_readable(db_url)
     events = store.read_log(limit=100)
     broken = events[-1]
     rclient.set(redis_bus.table_stream(broken.stream_id), "not a stream")
@@ -194,11 +203,12 @@ def test_publishing_stops_at_an_error_other_than_a_published_entry(store: EventS
 
 
 def test_a_held_connection_publishes_after_an_error_reply_and_a_forgotten_script(
-    store: EventStore, rclient: redis.Redis
+    store: EventStore, db_url: str, rclient: redis.Redis
 ) -> None:
     append_many(store, streams=2, per_stream=2)
-    wait_until(lambda: len(store.read_log(limit=100)) == 8, what="the appends past the commit-safe horizon")
+    wait_until_readable(db_url)
     events = store.read_log(limit=100)
+    assert len(events) == 8
     connection = rclient.connection_pool.get_connection()
     try:
         rclient.set(redis_bus.table_stream(events[0].stream_id), "not a stream")
@@ -217,7 +227,7 @@ def test_a_held_connection_publishes_after_an_error_reply_and_a_forgotten_script
 
 
 def test_a_batch_is_published_in_one_round_trip_when_no_job_is_needed(
-    store: EventStore, rclient: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    store: EventStore, db_url: str, rclient: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent: list[int] = []
     send = redis.connection.Connection.send_packed_command
@@ -227,7 +237,9 @@ def test_a_batch_is_published_in_one_round_trip_when_no_job_is_needed(
         send(connection, command, check_health)
 
     append_many(store, streams=2, per_stream=4)
+    wait_until_readable(db_url)
     events = store.read_log(limit=100)
+    assert len(events) == 16
     rclient.ping()  # connected before counting
     queue = Queue(queueing.PROJECTIONS_QUEUE, connection=rclient)
     monkeypatch.setattr(redis.connection.Connection, "send_packed_command", counted)
