@@ -10,12 +10,13 @@ from typing import Any
 
 import redis
 from flask import Flask
+from redis.connection import AbstractConnection
 
 from infra import redis_bus
 from services.api import create_app
 from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG, Api, Scene, bearer
-from tests.redis_commands import command_names
+from tests.redis_commands import client_with, command_names
 
 REPRESENTATION = {"Prefer": "return=representation"}
 
@@ -108,7 +109,7 @@ def test_unknown_or_malformed_preferences_are_ignored(scene: Scene, api: Api) ->
 # Long-poll ---------------------------------------------------------------------------------------------------------
 
 
-class NotingConnection(redis.Connection):
+class NotingConnection(AbstractConnection):
     """A connection that notes when a blocking stream read is sent on it (the process's reader of the tables'
     streams sends its XREAD on a connection of its own)."""
 
@@ -127,7 +128,7 @@ class NotingRedis(redis.Redis):
 
 
 def noting_app(container: Container, **config: Any) -> tuple[Flask, NotingRedis]:
-    client = NotingRedis.from_url(container.redis_url, socket_timeout=10, connection_class=NotingConnection)
+    client = client_with(container.redis_url, NotingConnection, NotingRedis, socket_timeout=10)
     client.waiting = NotingConnection.waiting = threading.Event()
     app = create_app(container=dataclasses.replace(container, redis=client), config={**TEST_CONFIG, **config})
     return app, client

@@ -17,6 +17,7 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from redis.connection import AbstractConnection
 
 from infra.config import Settings
 from services.api import create_app
@@ -24,7 +25,7 @@ from services.bootstrap import Container
 from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, play_deal
 from tests.api.test_endpoints import assert_problem
 from tests.api.test_long_poll_reads import Process, Table
-from tests.redis_commands import command_names
+from tests.redis_commands import client_with, command_names
 from tests.round_trips import statements
 
 LIVE_CONFIG = {**TEST_CONFIG, "SSE_MAX_SECONDS": 30.0, "SSE_HEARTBEAT_SECONDS": 0.2}
@@ -189,7 +190,7 @@ def test_a_stream_beats_and_ends_at_its_lifetime(api: Api, scene: Scene) -> None
     assert text.rstrip().endswith("connection lifetime reached; reconnect with Last-Event-ID")
 
 
-class LosingConnection(redis.Connection):
+class LosingConnection(AbstractConnection):
     """A connection whose blocking stream reads fail, as when Redis is lost while a stream waits."""
 
     def send_packed_command(self, command: Any, check_health: bool = True) -> None:
@@ -199,7 +200,7 @@ class LosingConnection(redis.Connection):
 
 
 def test_a_stream_that_loses_redis_ends_with_an_error_event(scene: Scene, container: Container) -> None:
-    losing = redis.Redis.from_url(container.redis_url, connection_class=LosingConnection)
+    losing = client_with(container.redis_url, LosingConnection, redis.Redis)
     try:
         app = create_app(container=dataclasses.replace(container, redis=losing), config=TEST_CONFIG)
         text = app.test_client().get(stream_path(scene.table), headers=bearer(scene.alice)).get_data(as_text=True)

@@ -16,16 +16,17 @@ from typing import Any
 
 import pytest
 import redis
+from redis.connection import AbstractConnection
 
 from infra import redis_bus
 from infra.config import Settings
 from services.api import table_waits
 from services.api.table_waits import TableWaitFailed, TableWaits
 from services.bootstrap import bootstrap
-from tests.redis_commands import command_names
+from tests.redis_commands import client_with, command_names
 
 
-class CountingConnection(redis.Connection):
+class CountingConnection(AbstractConnection):
     """A connection that counts the stream commands sent on it (the reader sends its XREAD on a connection)."""
 
     sent: Counter[str] = Counter()
@@ -43,7 +44,7 @@ class CountingRedis(redis.Redis):
     sent: Counter[str]
 
 
-class LosingConnection(redis.Connection):
+class LosingConnection(AbstractConnection):
     def send_packed_command(self, command: Any, check_health: bool = True) -> None:
         if "XREAD" in command_names(command):
             raise redis.ConnectionError("Redis went away")
@@ -53,7 +54,7 @@ class LosingConnection(redis.Connection):
 @pytest.fixture
 def client(redis_url: str, redis_client: redis.Redis) -> Iterator[CountingRedis]:
     # no socket timeout: the reader blocks READ_BLOCK_SECONDS
-    counting = CountingRedis.from_url(redis_url, connection_class=CountingConnection)
+    counting = client_with(redis_url, CountingConnection, CountingRedis)
     counting.sent = CountingConnection.sent = Counter()
     yield counting
     redis_bus.close(counting)  # the readers of the waits made on it stop first
@@ -131,7 +132,7 @@ def test_the_head_of_a_followed_table_needs_no_command(client: CountingRedis) ->
 
 
 def test_a_reader_that_loses_redis_fails_every_waiter(redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
-    losing = redis.Redis.from_url(redis_url, connection_class=LosingConnection)
+    losing = client_with(redis_url, LosingConnection, redis.Redis)
     try:
         waits = TableWaits(losing)
         with caplog.at_level(logging.WARNING, logger="cardledger.api"):
@@ -202,7 +203,11 @@ def test_closing_the_waits_while_redis_is_unreachable_logs_nothing(
     reader = waits.reader
     assert reader is not None
     with caplog.at_level(logging.DEBUG):
-        client.connection_pool.connection_kwargs["port"] = 1  # the wake-up's new connection is refused
+        # the wake-up's new connection is refused (TCP, or the embedded server's unix socket)
+        unreachable = (
+            {"path": "/nonexistent/redis.sock"} if "path" in client.connection_pool.connection_kwargs else {"port": 1}
+        )
+        client.connection_pool.connection_kwargs.update(unreachable)
         client.connection_pool.disconnect(inuse_connections=False)
         waits.close(timeout=0.1)
         client.close()  # its in-use connection, the reader's, closed under it
