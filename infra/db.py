@@ -31,8 +31,8 @@ Conn = psycopg.Connection[dict[str, Any]]
 
 class ServiceConnection(psycopg.Connection[dict[str, Any]]):
     """A connection of the services (`open_pool`, `connect`): it also keeps one cursor of event rows, made on
-    its first use, for the read of a table's newest events that nearly every request runs
-    (`infra.event_store.read.fetch_events_kept`)."""
+    its first use, for the read of a table's events after a state kept (`infra.table_loader.load_events_after`:
+    a view read from the store, a seat view pushed by another process, the turn clock, the projections)."""
 
     events_cursor: psycopg.Cursor[Any] | None = None
 
