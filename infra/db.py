@@ -27,6 +27,16 @@ from infra import json_loading
 
 # A connection of the services: rows as dicts (`open_pool`, `connect`).
 Conn = psycopg.Connection[dict[str, Any]]
+
+
+class ServiceConnection(psycopg.Connection[dict[str, Any]]):
+    """A connection of the services (`open_pool`, `connect`): it also keeps one cursor of event rows, made on
+    its first use, for the read of a table's events after a state kept (`infra.table_loader.load_events_after`:
+    a view read from the store, a seat view pushed by another process, the turn clock, the projections)."""
+
+    events_cursor: psycopg.Cursor[Any] | None = None
+
+
 # A connection with any row factory (the owner's plain connections; readers that choose tuple rows).
 AnyConn = psycopg.Connection[Any]
 
@@ -158,7 +168,7 @@ def configure(conn: psycopg.Connection[Any]) -> None:
 def connect(url: str, component: str | None = None, **kwargs: Any) -> Conn:
     """A connection of its own (autocommit, dict rows), configured as the pool's are, named for `component`."""
     kwargs.setdefault("fallback_application_name", application_name(component))
-    conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, **kwargs)
+    conn = ServiceConnection.connect(url, autocommit=True, row_factory=dict_row, **kwargs)
     configure(conn)
     return conn
 
@@ -178,6 +188,7 @@ def open_pool(url: str, min_size: int = 1, max_size: int = 10, component: str | 
         url,
         min_size=min_size,
         max_size=max_size,
+        connection_class=ServiceConnection,
         kwargs={
             "row_factory": dict_row,
             "autocommit": True,

@@ -16,7 +16,7 @@ from dataclasses import replace
 from domain.events import Event
 from domain.table import DEAL_ENDED, DEAL_STARTED, TABLE_EVENT_TYPES, TableState, fold
 from infra.db import Conn
-from infra.event_store import EVENT_COLUMNS, RecordedEvent, fetch_events
+from infra.event_store import EVENT_COLUMNS, RecordedEvent, fetch_events, fetch_events_kept
 
 
 def _table_events_sql(bounded: bool) -> str:
@@ -58,7 +58,7 @@ def load_table_events(conn: Conn, table_id: str, up_to_version: int | None = Non
 
 def load_events_after(conn: Conn, table_id: str, version: int, limit: int) -> list[RecordedEvent]:
     """The table's first `limit` events after `version`, in order (what a state at `version` has not seen)."""
-    return fetch_events(conn, EVENTS_AFTER_SQL, (table_id, version, limit))
+    return fetch_events_kept(conn, EVENTS_AFTER_SQL, (table_id, version, limit))
 
 
 class TableEventRows:

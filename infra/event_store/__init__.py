@@ -32,6 +32,7 @@ from infra.event_store.read import (
     LogTail,
     committed_after_in,
     fetch_events,
+    fetch_events_kept,
     read_log_in,
     read_stream_in,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "RecordedEvent",
     "committed_after_in",
     "fetch_events",
+    "fetch_events_kept",
     "prepare",
     "read_log_in",
     "read_stream_in",

@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 from psycopg.types.numeric import IntLoader
 
-from infra.db import Conn
+from infra.db import Conn, ServiceConnection
 from infra.event_store.model import IdempotencyRecord, LogPosition, RecordedEvent
 
 # A transaction id (xid8, `events.tx_id`) is read as a Python int, as a bigint is. The events' rows then are the
@@ -38,6 +38,18 @@ def fetch_events(conn: Conn, query: str, params: Sequence[Any] | Mapping[str, An
     """The events a SELECT of `EVENT_COLUMNS` (in that order) returns."""
     with conn.cursor(row_factory=_event_row) as cursor:
         return cursor.execute(query, params).fetchall()
+
+
+def fetch_events_kept(conn: Conn, query: str, params: Sequence[Any]) -> list[RecordedEvent]:
+    """`fetch_events`, on the connection's kept cursor of event rows when it is a `ServiceConnection`: a cursor
+    made per read sets up its parameter dumpers and row loaders anew each time (as `LogTail` says)."""
+    if not isinstance(conn, ServiceConnection):
+        return fetch_events(conn, query, params)
+    cursor = conn.events_cursor
+    if cursor is None or cursor.closed:
+        cursor = conn.events_cursor = conn.cursor(row_factory=_event_row)
+    rows: list[RecordedEvent] = cursor.execute(query, params).fetchall()
+    return rows
 
 
 def read_stream_in(

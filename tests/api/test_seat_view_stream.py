@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import psycopg
 import pytest
 import redis
 from flask import Flask
@@ -286,3 +287,124 @@ def test_both_seats_streams_on_another_process_share_one_read_per_action(
 
 def _pull(stream: Messages, seat: int, pushed: dict[int, tuple[int, dict[str, Any]]]) -> None:
     pushed[seat] = stream.view()
+
+
+def _stream_other_process(
+    live: Flask, container: Container, api_settings: Settings, game: str
+) -> tuple[Api, Table, Process, Any]:
+    api = Api(live.test_client())
+    table = Table(api, container, game)
+    table.publish()
+    other = Process(api_settings)
+    return api, table, other, other.container.ledger.queries.states
+
+
+def _pull_all(streams: list[Messages]) -> dict[int, dict[str, str] | None]:
+    """The next message of every stream, each read on a thread of its own (as a server's stream threads are)."""
+    got: dict[int, dict[str, str] | None] = {}
+
+    def pull(index: int) -> None:
+        got[index] = streams[index].next()
+
+    readers = [threading.Thread(target=pull, args=(index,)) for index in range(len(streams))]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join(20)
+    assert not any(reader.is_alive() for reader in readers), "a stream was left waiting"
+    return got
+
+
+STREAMS_PER_SEAT = 3
+
+
+@pytest.mark.parametrize("game", ["cholek-tiga", "cha-kau-tsz"])
+def test_many_streams_of_a_table_on_another_process_share_one_read_per_version(
+    live: Flask, container: Container, api_settings: Settings, game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six streams (three per seat) on a process that did not write, woken by the same entries: one of them
+    reads the store per version, the others use the state it folded, and each pushes its own seat's view as
+    GET /view answers it at that version. Each read is slowed, so that reads at once would overlap."""
+    api, table, other, states = _stream_other_process(live, container, api_settings, game)
+    current = states.current
+
+    def slow_current(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.05)
+        return current(*args, **kwargs)
+
+    monkeypatch.setattr(states, "current", slow_current)
+    streamer = create_app(container=other.container, config=LIVE_CONFIG)
+    seats = [seat for seat in (0, 1) for _ in range(STREAMS_PER_SEAT)]
+    streams = [Messages(streamer.test_client(), table.id, table.tokens[seat]) for seat in seats]
+    try:
+        for stream in streams:
+            stream.view()
+        start = other.trace.mark()
+        actions = 4
+        for _ in range(actions):
+            version, _ = table.act()
+            table.publish()
+            got = _pull_all(streams)
+            views = [api.view(token, table.id) for token in table.tokens]
+            for index, seat in enumerate(seats):
+                message = got[index]
+                assert message is not None and message["event"] == "view", message
+                assert (int(message["id"]), json.loads(message["data"])) == (version, views[seat])
+        reads = statements(other.trace.since(start), {})
+        assert sum(reads.values()) == actions and all("FROM events" in text for text in reads), reads
+    finally:
+        for stream in streams:
+            stream.close()
+        other.close()
+
+
+def test_a_failed_shared_read_ends_its_stream_and_the_others_read_for_themselves(
+    live: Flask, container: Container, api_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream that reads the store for the table's other streams fails: it ends with `view_unavailable`
+    (as a failed read of a stream does), and the streams that waited for it are neither left waiting nor
+    given an older view: the next of them reads, and each pushes its seat's view at the new version."""
+    api, table, other, states = _stream_other_process(live, container, api_settings, "cholek-tiga")
+    current = states.current
+    failures = [psycopg.OperationalError("the connection to the server was lost")]
+
+    def slow_current(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.05)
+        if failures:
+            raise failures.pop()
+        return current(*args, **kwargs)
+
+    streamer = create_app(container=other.container, config=LIVE_CONFIG)
+    seats = [seat for seat in (0, 1) for _ in range(STREAMS_PER_SEAT)]
+    streams = [Messages(streamer.test_client(), table.id, table.tokens[seat]) for seat in seats]
+    try:
+        for stream in streams:
+            stream.view()
+        monkeypatch.setattr(states, "current", slow_current)
+        start = other.trace.mark()
+        version, _ = table.act()
+        table.publish()
+        got = _pull_all(streams)
+        failed = [index for index, message in got.items() if message is not None and message["event"] == "error"]
+        assert len(failed) == 1 and json.loads(got[failed[0]]["data"]) == {"code": "view_unavailable"}, got
+        assert streams[failed[0]].next() is None  # the stream ended
+        views = [api.view(token, table.id) for token in table.tokens]
+        for index, seat in enumerate(seats):
+            if index != failed[0]:
+                message = got[index]
+                assert message is not None and message["event"] == "view", message
+                assert (int(message["id"]), json.loads(message["data"])) == (version, views[seat])
+        assert sum(statements(other.trace.since(start), {}).values()) == 1  # the failed read sent nothing
+        alive = [stream for index, stream in enumerate(streams) if index != failed[0]]
+        version, _ = table.act()
+        table.publish()
+        views = [api.view(token, table.id) for token in table.tokens]
+        got = _pull_all(alive)
+        for index, seat in enumerate(seat for position, seat in enumerate(seats) if position != failed[0]):
+            message = got[index]
+            assert message is not None and message["event"] == "view", message
+            assert (int(message["id"]), json.loads(message["data"])) == (version, views[seat])
+    finally:
+        for stream in streams:
+            stream.close()
+        other.close()

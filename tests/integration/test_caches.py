@@ -30,12 +30,12 @@ from domain.games import game_named
 from domain.shuffle import commitment
 from domain.table import TableState
 from infra import folded_states
-from infra.db import open_pool
-from infra.event_store import EventStore
+from infra.db import ServiceConnection, open_pool
+from infra.event_store import EventStore, fetch_events
 from infra.folded_states import FoldedStates, KnownTable
 from infra.seeds import KnownSeeds, seeds_for
 from infra.storage.postgres import PostgresSession, PostgresStorage
-from infra.table_loader import TableEventRows, evolve_recorded, load_events_after, load_table
+from infra.table_loader import EVENTS_AFTER_SQL, TableEventRows, evolve_recorded, load_events_after, load_table
 from services.app.callers import Caller
 from services.app.errors import Conflict, PreconditionFailed, ServiceError, Unprocessable
 from services.app.ledger import CardLedger
@@ -486,6 +486,24 @@ def test_bounded_loads_equal_a_fold_of_the_whole_stream_at_every_version(
     assert load_table(conn, table_id, up_to_version=len(events) + 10) == state
     assert load_table(conn, table_id, up_to_version=0) is None
     assert load_table(conn, str(uuid.uuid4())) is None
+
+
+def test_the_events_after_a_version_are_read_on_the_connections_kept_cursor(long_table: str, conn: Conn) -> None:
+    """A service connection reads a table's newest events on one cursor of its own, made once: the rows are a
+    cursor's of their own (`fetch_events`), and a failed read on it (a transaction rolled back) leaves it usable."""
+    assert isinstance(conn, ServiceConnection) and conn.events_cursor is None
+    first = load_events_after(conn, long_table, 10, 5)
+    kept = conn.events_cursor
+    assert kept is not None
+    assert load_events_after(conn, long_table, 3, 4) == fetch_events(conn, EVENTS_AFTER_SQL, (long_table, 3, 4))
+    assert load_events_after(conn, long_table, 10, 5) == first and conn.events_cursor is kept
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation), conn.transaction():
+        load_events_after(conn, long_table, "ten", 5)  # type: ignore[arg-type]
+    assert load_events_after(conn, long_table, 10, 5) == first and conn.events_cursor is kept
+    kept.close()
+    assert load_events_after(conn, long_table, 10, 5) == first and conn.events_cursor is not kept
+    with psycopg.connect(conn.info.dsn) as plain:  # not a service connection: a cursor per read
+        assert load_events_after(plain, long_table, 10, 5) == first  # type: ignore[arg-type]
 
 
 def test_load_events_after_and_evolve_recorded(long_table: str, conn: Conn) -> None:
