@@ -309,8 +309,9 @@ def served_app(database_url: str, commands: Counter[str] | None = None) -> Itera
         container.close()
 
 
-def run_in_memory(game: str, count: int, post: bool, seed: int, views: bool, count_calls: bool) -> Outcome:
-    """`run_once` through the application service on the in-memory storage, the same fixed seeds and script."""
+def memory_table(game: str) -> tuple[Any, list[Any], str]:
+    """A two-seat table of `game` opened and seated through the application service on the in-memory storage
+    with the fixed seeds: (the application, the two seats' callers, the table's id)."""
     from infra.signing import ReceiptSigner
     from infra.storage.memory import InMemoryStorage
     from services.bootstrap import application
@@ -328,6 +329,12 @@ def run_in_memory(game: str, count: int, post: bool, seed: int, views: bool, cou
     table_id = str(ledger.open_table(callers[0], game, 2, {})["id"])
     for seat in (0, 1):
         ledger.sit(callers[seat], table_id, seat, f"seat-{seat}", True)
+    return ledger, callers, table_id
+
+
+def run_in_memory(game: str, count: int, post: bool, seed: int, views: bool, count_calls: bool) -> Outcome:
+    """`run_once` through the application service on the in-memory storage, the same fixed seeds and script."""
+    ledger, callers, table_id = memory_table(game)
     steps = script(ledger.load_state(table_id), count, random.Random(seed))
     calls = Calls(count_calls)
     cpu = time.process_time()
@@ -609,13 +616,15 @@ def run_streamed(
     post: bool = True,
     same_app: bool = False,
     trace: bool = True,
+    publish: bool = True,
 ) -> Outcome:
     """The `streaming` client's path (`--streamed`): open a table and sit as `run_once` does, post `count`
     scripted actions (asking for the view in the answer when `representation`), publish each action's events,
     and (when `streams`) await each seat's pushed view of it, from streams a second app serves (`same_app`: the
     app that serves the POSTs, which keeps the state each one wrote). `trace`: count the SQL round trips of the
     app serving the streams (libpq's trace; not under callgrind, where tracing the POSTs' pool with
-    `same_app` would count its writing as the pushes')."""
+    `same_app` would count its writing as the pushes'). `publish=False` (without `streams`): the POSTs alone,
+    their events left unpublished (the relay's work, which `bench.relay_cost` counts)."""
     import services.app.commands
     from infra import redis_bus
     from infra.migrations import migrate
@@ -684,7 +693,8 @@ def run_streamed(
                 answered = answer.get_json()  # parsed once: the script's parsing is no push's cost
                 assert answer.status_code == 201, (step, answered)
                 assert ("view" in answered) == representation
-                redis_bus.publish(relay.redis, relay.store.read_stream(table_id, from_version=step.version + 1))
+                if publish:
+                    redis_bus.publish(relay.redis, relay.store.read_stream(table_id, from_version=step.version + 1))
                 for stream in followed:
                     stream.wait_for(int(answered["version"]))
             cpu = time.process_time() - cpu
@@ -734,6 +744,7 @@ def callgrind_instructions(
     storage: str = "postgres",
     woken: bool = False,
     streamed: list[str] | None = None,
+    seed: int | None = None,
 ) -> int:
     """The instructions this script executes (callgrind's total) to script `count` actions and post them or not,
     and read the other seat's view after each or not; `woken`: publish each action's events, and (with
@@ -752,6 +763,7 @@ def callgrind_instructions(
             "--storage",
             storage,
             *([] if streamed is None else ["--streamed", *streamed]),
+            *([] if seed is None else ["--seed", str(seed)]),
         ],
     )
 
@@ -785,9 +797,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--no-streams", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-publish", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=24, help=argparse.SUPPRESS)  # --streamed: the table id's
     parser.add_argument("--publish", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.no_publish and not args.no_streams:
+        parser.error("--no-publish leaves the streams nothing to push: give --no-streams too")
     if args.woken and args.storage != "postgres":
         parser.error("--woken reads the views of the API on PostgreSQL")
     games = args.game or list(GAMES)
@@ -799,11 +815,13 @@ def main(argv: list[str] | None = None) -> None:
             outcome = run_streamed(
                 game,
                 args.actions,
+                seed=args.seed,
                 representation=not args.plain,
                 streams=not args.no_streams,
                 post=not args.no_post,
                 same_app=args.same_app,
                 trace=not args.quiet,
+                publish=not args.no_publish,
             )
             if not args.quiet and outcome.actions:
                 print(report_streamed(outcome))
