@@ -36,6 +36,7 @@ from tests.faults.workload import TableGame
 
 SMALL = ("log_positions",)  # a row per reader of the log: a Seq Scan is its cheapest read
 COPIES = 40  # each read model's rows again under other tables' ids
+TABLE_COPIES = 800  # and the tables' own rows (a few per table: a few pages at 40 copies, where a Seq Scan may win)
 
 
 @pytest.fixture(scope="module")
@@ -62,17 +63,18 @@ def history(pg_server_url: str) -> Iterator[str]:
 
 def pad_read_models(conn: psycopg.Connection[Any]) -> None:
     """A seed for each deal played, a closing refund for each account (and 5000 of other tables), 2000 players and
-    idempotency keys, then COPIES more rows for each row of the read models and deal seeds, under other ids."""
+    idempotency keys, then COPIES more rows for each row of the read models and deal seeds (TABLE_COPIES for the
+    streams and table views), under other ids."""
     conn.execute(
         f"""INSERT INTO deal_seeds (stream_id, deal_no, server_seed)
             SELECT stream_id, deal_no, sha256(convert_to(stream_id || deal_no, 'UTF8')) FROM events
             WHERE type = '{DEAL_STARTED}'"""
     )
 
-    def copy(table: str, changes: str) -> None:
+    def copy(table: str, changes: str, copies: int = COPIES) -> None:
         conn.execute(
             f"""INSERT INTO {table} SELECT (jsonb_populate_record(t, jsonb_build_object({changes}))).*
-                FROM {table} t, generate_series(1, {COPIES}) AS g"""
+                FROM {table} t, generate_series(1, {copies}) AS g"""
         )
 
     conn.execute(
@@ -88,12 +90,14 @@ def pad_read_models(conn: psycopg.Connection[Any]) -> None:
            SELECT DISTINCT ON (table_id, account) table_id, account, player_id, game, unit, 0, 0, settled_at
            FROM deal_settlements"""
     )
-    copy("streams", "'stream_id', 'pad' || g || t.stream_id")
+    copy("streams", "'stream_id', 'pad' || g || t.stream_id", TABLE_COPIES)
     conn.execute(
         """INSERT INTO closing_refunds (table_id, account, player_id, game, unit, amount, amount_cents, closed_at)
            SELECT 'closed-' || g, 'pool', NULL, 'cholek-tiga', 'cents', 0, 0, now() FROM generate_series(1, 5000) g"""
     )
-    copy("table_views", "'table_id', 'pad' || g || t.table_id, 'created_seq', t.created_seq + g * 1000000")
+    copy(
+        "table_views", "'table_id', 'pad' || g || t.table_id, 'created_seq', t.created_seq + g * 1000000", TABLE_COPIES
+    )
     copy("hand_tricks", "'table_id', 'pad' || g || t.table_id")
     copy("ledger_lines", "'table_id', 'pad' || g || t.table_id, 'global_position', t.global_position + g * 1000000")
     copy("settlements", "'table_id', 'pad' || g || t.table_id")
