@@ -116,6 +116,19 @@ def table_heads(
     }
 
 
+# Each table's events before its first deal start (events_pkey, bounded by events_deal_starts): a filter on
+# deal_no = 0 alone walked every event of the tables. OFFSET 0 keeps the per-table read a loop over the tables.
+TABLE_HEAD_EVENTS_SQL = f"""SELECT e.stream_id, e.type, e.data, e.global_position
+    FROM unnest(%s::text[]) AS t (stream_id),
+    LATERAL (SELECT stream_id, type, data, global_position, version FROM events
+             WHERE stream_id = t.stream_id AND deal_no = 0
+               AND type IN ('{TABLE_OPENED}', '{PLAYER_SEATED}', '{PLAYER_LEFT}')
+               AND version < coalesce((SELECT version FROM events WHERE stream_id = t.stream_id AND deal_no = 1
+                                       AND type = '{DEAL_STARTED}'), 2147483647)
+             OFFSET 0) AS e
+    ORDER BY e.stream_id, e.version"""
+
+
 def _table_heads(conn: Conn, cache: Lru[str, TableHead], table_ids: Iterable[str]) -> dict[str, TableHead]:
     wanted = sorted(set(table_ids))
     found: dict[str, TableHead] = {}
@@ -128,12 +141,7 @@ def _table_heads(conn: Conn, cache: Lru[str, TableHead], table_ids: Iterable[str
             found[table_id] = head
     if not missing:
         return found
-    rows = conn.execute(
-        """SELECT stream_id, type, data, global_position FROM events
-           WHERE stream_id = ANY(%s) AND deal_no = 0 AND type IN (%s, %s, %s)
-           ORDER BY stream_id, version""",
-        (missing, TABLE_OPENED, PLAYER_SEATED, PLAYER_LEFT),
-    ).fetchall()
+    rows = conn.execute(TABLE_HEAD_EVENTS_SQL, (missing,)).fetchall()
     for row in rows:
         table_id, data = str(row["stream_id"]), row["data"]
         if row["type"] == TABLE_OPENED:
