@@ -64,7 +64,7 @@ def history(pg_server_url: str) -> Iterator[str]:
 def pad_read_models(conn: psycopg.Connection[Any]) -> None:
     """A seed for each deal played, a closing refund for each account (and 5000 of other tables), 2000 players and
     idempotency keys, then COPIES more rows for each row of the read models and deal seeds (TABLE_COPIES for the
-    streams and table views), under other ids."""
+    streams, table views and their clock), under other ids."""
     conn.execute(
         f"""INSERT INTO deal_seeds (stream_id, deal_no, server_seed)
             SELECT stream_id, deal_no, sha256(convert_to(stream_id || deal_no, 'UTF8')) FROM events
@@ -98,6 +98,7 @@ def pad_read_models(conn: psycopg.Connection[Any]) -> None:
     copy(
         "table_views", "'table_id', 'pad' || g || t.table_id, 'created_seq', t.created_seq + g * 1000000", TABLE_COPIES
     )
+    copy("table_clock", "'table_id', 'pad' || g || t.table_id", TABLE_COPIES)
     copy("hand_tricks", "'table_id', 'pad' || g || t.table_id")
     copy("ledger_lines", "'table_id', 'pad' || g || t.table_id, 'global_position', t.global_position + g * 1000000")
     copy("settlements", "'table_id', 'pad' || g || t.table_id")
@@ -217,13 +218,13 @@ CASES: list[Case] = [
         "turn_due",
         lambda c, u: table_views.tables_with_turn_due(c, __import__("datetime").datetime(2000, 1, 1), 50),
         "dict",
-        "table_views_turn_deadline",
+        "table_clock_turn_deadline",
     ),
     (
         "vacant_since",
         lambda c, u: table_views.tables_vacant_since(c, __import__("datetime").datetime(2000, 1, 1), 50),
         "dict",
-        "table_views_vacant_since",
+        "table_clock_vacant_since",
     ),
     # the projection workers' look-ups
     (
