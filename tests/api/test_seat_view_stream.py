@@ -247,18 +247,8 @@ def test_both_seats_streams_on_another_process_share_one_read_per_action(
     """The other process keeps no state of the versions the first wrote: the streams, woken together by the
     same entries, read the store one at a time, and the second finds the state the first folded (one read per
     action, not two). Each read is slowed, so that two reads at once would overlap."""
-    api = Api(live.test_client())
-    table = Table(api, container, game)
-    table.publish()
-    other = Process(api_settings)
-    states = other.container.ledger.queries.states
-    current = states.current
-
-    def slow_current(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.05)
-        return current(*args, **kwargs)
-
-    monkeypatch.setattr(states, "current", slow_current)
+    api, table, other, states = _stream_other_process(live, container, api_settings, game)
+    monkeypatch.setattr(states, "current", _slowed(states.current))
     streamer = create_app(container=other.container, config=LIVE_CONFIG)
     streams = [Messages(streamer.test_client(), table.id, token) for token in table.tokens]
     try:
@@ -299,6 +289,18 @@ def _stream_other_process(
     return api, table, other, other.container.ledger.queries.states
 
 
+def _slowed(current: Any, failures: list[Exception] | None = None) -> Any:
+    """`current`, each call slowed so that reads at once would overlap, and raising `failures` first."""
+
+    def slow_current(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.05)
+        if failures:
+            raise failures.pop()
+        return current(*args, **kwargs)
+
+    return slow_current
+
+
 def _pull_all(streams: list[Messages]) -> dict[int, dict[str, str] | None]:
     """The next message of every stream, each read on a thread of its own (as a server's stream threads are)."""
     got: dict[int, dict[str, str] | None] = {}
@@ -326,13 +328,7 @@ def test_many_streams_of_a_table_on_another_process_share_one_read_per_version(
     reads the store per version, the others use the state it folded, and each pushes its own seat's view as
     GET /view answers it at that version. Each read is slowed, so that reads at once would overlap."""
     api, table, other, states = _stream_other_process(live, container, api_settings, game)
-    current = states.current
-
-    def slow_current(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.05)
-        return current(*args, **kwargs)
-
-    monkeypatch.setattr(states, "current", slow_current)
+    monkeypatch.setattr(states, "current", _slowed(states.current))
     streamer = create_app(container=other.container, config=LIVE_CONFIG)
     seats = [seat for seat in (0, 1) for _ in range(STREAMS_PER_SEAT)]
     streams = [Messages(streamer.test_client(), table.id, table.tokens[seat]) for seat in seats]
@@ -365,15 +361,7 @@ def test_a_failed_shared_read_ends_its_stream_and_the_others_read_for_themselves
     (as a failed read of a stream does), and the streams that waited for it are neither left waiting nor
     given an older view: the next of them reads, and each pushes its seat's view at the new version."""
     api, table, other, states = _stream_other_process(live, container, api_settings, "cholek-tiga")
-    current = states.current
-    failures = [psycopg.OperationalError("the connection to the server was lost")]
-
-    def slow_current(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.05)
-        if failures:
-            raise failures.pop()
-        return current(*args, **kwargs)
-
+    slow_current = _slowed(states.current, [psycopg.OperationalError("the connection to the server was lost")])
     streamer = create_app(container=other.container, config=LIVE_CONFIG)
     seats = [seat for seat in (0, 1) for _ in range(STREAMS_PER_SEAT)]
     streams = [Messages(streamer.test_client(), table.id, table.tokens[seat]) for seat in seats]

@@ -35,20 +35,26 @@ def caught_up(conn: psycopg.Connection[dict[str, object]]) -> bool:
     return all(read_position(conn, checkpoint_name(name)).global_position == last["p"] for name in projections.NAMES)
 
 
+def kill_a_worker_mid_batch(db_url: str, redis_server: RedisServer) -> None:
+    """A projection worker, slowed inside its batches, killed (SIGKILL) while one is open; returns once the
+    server has rolled that batch back."""
+    first = spawn("services.projector", db_url, redis_server.url, **{DELAY_VARIABLE: "30"})
+    try:
+        wait_until(lambda: open_batch(db_url), timeout=30, what="a batch in progress")
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    finally:
+        terminate(first)
+    wait_until(lambda: not open_batch(db_url), timeout=30, what="the killed batch rolled back")
+
+
 @pytest.mark.slow
 def test_sigkill_mid_batch_then_restart_equals_rebuild(
     store: EventStore, db_url: str, redis_server: RedisServer
 ) -> None:
     play_tables(store, count=12, deals=1, seed=81)  # more than one batch of 500
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn:
-        first = spawn("services.projector", db_url, redis_server.url, **{DELAY_VARIABLE: "30"})
-        try:
-            wait_until(lambda: open_batch(db_url), timeout=30, what="a batch in progress")
-            first.send_signal(signal.SIGKILL)
-            first.wait()
-        finally:
-            terminate(first)
-        wait_until(lambda: not open_batch(db_url), timeout=30, what="the killed batch rolled back")
+        kill_a_worker_mid_batch(db_url, redis_server)
         # Nothing of the killed batch remains: no checkpoint moved, every model is empty.
         assert all(read_position(conn, checkpoint_name(n)).global_position == 0 for n in projections.NAMES)
         for table in ("table_views", "hand_tricks", "ledger_lines", "settlements", "deal_settlements"):
@@ -104,14 +110,7 @@ def test_sigkill_mid_batch_of_one_statement_then_restart_equals_rebuild(
     with psycopg.connect(db_url, autocommit=True, row_factory=dict_row) as conn:
         before, _ = play_until_one_statement_takes(conn, game, run)
         version = conn.execute("SELECT version FROM table_views WHERE table_id = 'quiet'").fetchone()
-        first = spawn("services.projector", db_url, redis_server.url, **{DELAY_VARIABLE: "30"})
-        try:
-            wait_until(lambda: open_batch(db_url), timeout=30, what="a batch in progress")
-            first.send_signal(signal.SIGKILL)
-            first.wait()
-        finally:
-            terminate(first)
-        wait_until(lambda: not open_batch(db_url), timeout=30, what="the killed batch rolled back")
+        kill_a_worker_mid_batch(db_url, redis_server)
         assert all(read_position(conn, checkpoint_name(n)) == before for n in projections.NAMES)
         assert conn.execute("SELECT version FROM table_views WHERE table_id = 'quiet'").fetchone() == version
         second = spawn("services.projector", db_url, redis_server.url)
