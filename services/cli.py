@@ -12,7 +12,8 @@ cardledger simulate               bot players play complete deals over the REST 
 cardledger demo                   one deal played by bots over the REST API, told step by step (start here)
 
 Every error is one line on stderr, `cardledger: error: ...`, and a non-zero exit (2: the command could not run
-as asked; 1: it failed on its way), never a traceback (CARDLEDGER_LOG_LEVEL=DEBUG logs the traceback of an
+as asked; 1: it failed on its way; 3: `report settlement` printed a report that misses committed events), never a
+traceback (CARDLEDGER_LOG_LEVEL=DEBUG logs the traceback of an
 unexpected one).
 """
 
