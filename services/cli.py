@@ -12,7 +12,8 @@ cardledger simulate               bot players play complete deals over the REST 
 cardledger demo                   one deal played by bots over the REST API, told step by step (start here)
 
 Every error is one line on stderr, `cardledger: error: ...`, and a non-zero exit (2: the command could not run
-as asked; 1: it failed on its way), never a traceback (CARDLEDGER_LOG_LEVEL=DEBUG logs the traceback of an
+as asked; 1: it failed on its way; 3: `report settlement` printed a report that misses committed events), never a
+traceback (CARDLEDGER_LOG_LEVEL=DEBUG logs the traceback of an
 unexpected one).
 """
 
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("cardledger")
 
 DATABASE_CONNECT_SECONDS = 10  # how long a command waits for the database before it says it cannot reach it
+REPORT_WAIT_DEFAULT = 10.0  # `report settlement --wait`: seconds for older transactions to end
+REPORT_WAIT_MAX = 3600.0
+REPORT_INCOMPLETE = 3  # `report settlement` printed a report that misses committed events (README, "The command")
 
 
 class CliError(Exception):
@@ -165,7 +169,14 @@ def _parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="reports against the database")
     report_sub = report.add_subparsers(dest="report_command", required=True, metavar="REPORT")
-    settlement = report_sub.add_parser("settlement", help="net per player and per table over a period")
+    settlement = report_sub.add_parser(
+        "settlement",
+        help="net per player and per table over a period",
+        epilog=f"exit status: 0 the report is complete; {REPORT_INCOMPLETE} it is printed but incomplete: committed "
+        "events are not readable yet, held back by an older transaction of the PostgreSQL server still running when "
+        "--wait ran out (the JSON says `complete: false` and what it covers; stderr names the transaction); "
+        "2 it could not run as asked; 1 it failed on its way",
+    )
     settlement.add_argument("--from", dest="date_from", type=_moment, help="ISO date or timestamp (inclusive)")
     settlement.add_argument(
         "--to", dest="date_to", type=_moment, help="ISO timestamp (exclusive), or a date: up to the end of that day"
@@ -173,6 +184,14 @@ def _parser() -> argparse.ArgumentParser:
     settlement.add_argument("--player", help="one player id")
     settlement.add_argument("--format", choices=["json", "csv"], help="json (the default) or csv")
     settlement.add_argument("--json", action="store_true", help="print the report as JSON (as --format json)")
+    settlement.add_argument(
+        "--wait",
+        type=_wait_seconds,
+        default=REPORT_WAIT_DEFAULT,
+        metavar="SECONDS",
+        help="wait at most this long for older transactions to end, so that every event committed when the "
+        f"report starts is in it (0 to {REPORT_WAIT_MAX:g}; default: %(default)g)",
+    )
     settlement.set_defaults(handler=_settlement)
 
     from services.simulate import add_arguments as simulate_arguments
@@ -187,6 +206,16 @@ def _parser() -> argparse.ArgumentParser:
     demo_arguments(demo)
     demo.set_defaults(handler=_demo)
     return parser
+
+
+def _wait_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds <= REPORT_WAIT_MAX:  # also NaN
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to {REPORT_WAIT_MAX:g}")
+    return seconds
 
 
 def _moment(text: str) -> date | datetime:
@@ -464,8 +493,14 @@ def _settlement(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as error:  # an empty period
         raise CliError(f"report settlement: {error}") from None
     with _database(settings) as pool:
-        text = settlement_report_offline(pool, args.date_from, args.date_to, args.player, args.format or "json")
-    print(text, end="")
+        report = settlement_report_offline(
+            pool, args.date_from, args.date_to, args.player, args.format or "json", args.wait
+        )
+    print(report.text, end="")
+    if not report.coverage.complete:
+        sys.stdout.flush()
+        say_error(report.coverage.message())
+        return REPORT_INCOMPLETE
     return 0
 
 

@@ -686,6 +686,11 @@ class SettlementDiscrepancySchema(Schema):
     transfers_net = fields.List(fields.Integer(), required=True)
 
 
+class LogPositionSchema(Schema):
+    tx_id = fields.String(required=True, metadata={"description": "the writing transaction's id, as text (xid8)"})
+    global_position = fields.Integer(required=True)
+
+
 class SettlementSchema(OpenSchema):
     """A page of the report: the tables that settled deals in the period or were closed in it with their pool
     refunded, in table id order; one row per account of a table (`seat:N`, `pool`, and `player:<id>` for each
@@ -710,6 +715,15 @@ class SettlementSchema(OpenSchema):
         required=True,
         allow_none=True,
         metadata={"description": "cursor of the next page (a table id, pass it as `after`), null on the last"},
+    )
+    log_position = fields.Nested(
+        LogPositionSchema,
+        required=True,
+        metadata={
+            "description": "how far the report read the event log: the settlement read model held every event up "
+            "to this place in commit order (writing transaction, global position), maybe more; an event committed "
+            "after it, or held back while an older transaction of the database server runs, is not in it yet"
+        },
     )
 
 

@@ -394,6 +394,7 @@ SETTLEMENT: dict[str, Any] = {
     "consistent_with_deal_results": True,
     "discrepancies": [],
     "next_after": None,
+    "log_position": {"tx_id": "1047", "global_position": 212},
 }
 
 # Request bodies ---------------------------------------------------------------------

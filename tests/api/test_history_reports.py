@@ -6,6 +6,8 @@ import csv
 import io
 import random
 
+import psycopg
+
 from tests.api.conftest import AUDITOR_TOKEN, Api, Scene, bearer, play_deal, project
 from tests.api.test_endpoints import assert_problem
 
@@ -40,6 +42,12 @@ def test_ledger_settlement_and_dispute(scene: Scene, api: Api, clean: str) -> No
 
     own = api.client.get("/v1/reports/settlement", headers=bearer(scene.alice))
     assert own.status_code == 200, own.get_json()
+    with psycopg.connect(clean, autocommit=True) as conn:
+        newest = conn.execute(
+            "SELECT tx_id::text, global_position FROM events ORDER BY tx_id DESC, global_position DESC"
+        )
+        tx_id, position = newest.fetchone() or ("0", 0)
+    assert own.get_json()["log_position"] == {"tx_id": tx_id, "global_position": position}  # how far it read
     assert_problem(
         api.client.get(f"/v1/reports/settlement?player_id={scene.bob_id}", headers=bearer(scene.alice)),
         403,

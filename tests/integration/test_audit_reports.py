@@ -126,9 +126,17 @@ def test_csv_and_json_agree(pool: Pool, store: EventStore, scenario: tuple[list[
     assert total["player_id"] == "TOTAL"
     assert int(total["net_cents"]) == report["total_cents"] == sum(int(r["net_cents"]) for r in body)
 
-    offline_json = json.loads(settlement_report_offline(pool, "2000-01-01", "2999-12-31", None, "json"))
+    offline = settlement_report_offline(pool, "2000-01-01", "2999-12-31", None, "json")
+    offline_json = json.loads(offline.text)
+    assert offline.coverage.complete and offline_json.pop("complete") is True
+    assert offline_json.pop("unread_events") == 0 and offline_json.pop("held_back_by") is None
+    read, offline_read = report.pop("log_position"), offline_json.pop("log_position")
+    assert (int(offline_read["tx_id"]), offline_read["global_position"]) >= (
+        int(read["tx_id"]),
+        read["global_position"],
+    )
     assert offline_json == json.loads(json.dumps(report))
-    assert settlement_report_offline(pool, "2000-01-01", "2999-12-31", None, "csv") == text
+    assert settlement_report_offline(pool, "2000-01-01", "2999-12-31", None, "csv").text == text
     with pytest.raises(ValueError, match="'xml'"):
         settlement_report_offline(pool, None, None, None, "xml")
 
@@ -293,7 +301,7 @@ def test_the_report_from_the_read_model_equals_the_report_from_the_log(
             assert (rows, discrepancies, deals) == (old["rows"], old["discrepancies"], old["deals"])
             compared += bool(old["rows"])
     assert compared > 30
-    whole = settlement_report_offline(pool, None, None, None, "json")
+    whole = settlement_report_offline(pool, None, None, None, "json").text
     assert [(d["table_id"], d["deal_no"]) for d in json.loads(whole)["discrepancies"]] == [(played[2].table_id, 1)]
     # Built in batches of 7 or in one batch of 5000 (a rebuild), the read model is the same.
     (rebuilt,) = rebuild(db_url, ["deal_settlements"], progress=False)

@@ -10,12 +10,13 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from psycopg_pool import ConnectionPool
 
 from infra.event_store import EventStore
 from services.cli import main
-from tests.horizon import wait_until_readable
+from tests.horizon import held_back, held_horizon
 from tests.integration.test_audit_support import play_table, register, services, tamper_event
 
 VECTORS = json.loads((Path(__file__).parents[1] / "unit" / "vectors" / "shuffle.json").read_text())["cases"]
@@ -101,7 +102,7 @@ def test_settlement_report_csv_and_json_agree_with_the_deal_results(
         play_table(ledger, "cholek-tiga", [register(ledger, f"c{n}") for n in range(3)], 1, rng),
         play_table(ledger, "cha-kau-tsz", [register(ledger, f"k{n}") for n in range(2)], 2, rng),
     ]
-    wait_until_readable(cli_env)  # the report reads the log up to its commit-safe horizon
+    # No wait_until_readable: the command itself waits until every event committed when it starts is readable.
     assert main(["report", "settlement", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert main(["report", "settlement", "--format", "csv"]) == 0
@@ -123,7 +124,6 @@ def test_settlement_report_to_a_date_counts_that_whole_day_as_the_api_does(
 ) -> None:
     ledger, _ = services(pool, store)
     played = play_table(ledger, "cholek-tiga", [register(ledger, f"d{n}") for n in range(2)], 1, random.Random(13))
-    wait_until_readable(cli_env)  # the report reads the log up to its commit-safe horizon
     with pool.connection() as conn:
         row = conn.execute(
             "SELECT occurred_at FROM events WHERE stream_id = %s AND type = 'deal_ended'", (played.table_id,)
@@ -138,6 +138,66 @@ def test_settlement_report_to_a_date_counts_that_whole_day_as_the_api_does(
     assert tables("--from", day, "--to", day) == [played.table_id]
     assert tables("--to", day) == [played.table_id]
     assert tables("--to", f"{day}T00:00:00+00:00") == []  # a timestamp is the period's exclusive end
+
+
+def _holder_pid(conn_url: str) -> int:
+    with psycopg.connect(conn_url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'cardledger-test-horizon' "
+            "AND backend_xid IS NOT NULL ORDER BY age(backend_xid) DESC LIMIT 1"
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_settlement_report_waits_for_an_older_transaction_then_is_complete(
+    cli_env: str, pg_server_url: str, pool: ConnectionPool[Any], store: EventStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger, _ = services(pool, store)
+    with held_horizon(pg_server_url, 3):
+        played = play_table(ledger, "cholek-tiga", [register(ledger, f"w{n}") for n in range(2)], 1, random.Random(5))
+        assert held_back(cli_env) > 0  # committed, not yet readable in commit-safe order
+        assert main(["report", "settlement", "--json", "--wait", "60"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    report = json.loads(captured.out)
+    assert report["complete"] is True and report["unread_events"] == 0 and report["held_back_by"] is None
+    assert int(report["log_position"]["global_position"]) > 0
+    net = [r["net_amount"] for r in report["rows"] if r["table_id"] == played.table_id and r["player_id"]]
+    assert net == played.deals[0]["result"]["net"]
+
+
+def test_settlement_report_outwaited_by_an_older_transaction_says_it_is_incomplete(
+    cli_env: str, pg_server_url: str, pool: ConnectionPool[Any], store: EventStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger, _ = services(pool, store)
+    with held_horizon(pg_server_url, 120):
+        played = play_table(ledger, "cholek-tiga", [register(ledger, f"i{n}") for n in range(2)], 1, random.Random(6))
+        pid = _holder_pid(cli_env)
+        unread = held_back(cli_env)
+        assert main(["report", "settlement", "--json", "--wait", "0.2"]) == 3
+        json_run = capsys.readouterr()
+        assert main(["report", "settlement", "--format", "csv", "--wait", "0"]) == 3
+        csv_run = capsys.readouterr()
+    report = json.loads(json_run.out)
+    assert report["complete"] is False
+    assert report["unread_events"] == unread > 0
+    assert report["held_back_by"]["pid"] == pid and report["held_back_by"]["open_seconds"] >= 0
+    assert played.table_id not in {r["table_id"] for r in report["rows"]}  # not silently complete: said so
+    for run in (json_run, csv_run):
+        assert len(run.err.splitlines()) == 1
+        assert f"incomplete: {unread} committed events are not readable yet" in run.err
+        assert f"pid {pid}" in run.err and "rerun when it ends or pass --wait 60" in run.err
+    assert f"position {report['log_position']['global_position']}" in json_run.err
+    assert csv_run.out.splitlines()[0].startswith("player_id,")  # the CSV is still printed, marked on stderr
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan", "inf", "3601"])
+def test_settlement_report_refuses_a_bad_wait_in_one_line(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "settlement", "--wait", value]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert f"--wait: {value!r} is not a number of seconds from 0 to 3600" in captured.err
 
 
 def test_projections_rebuild_equals_the_live_models(

@@ -388,7 +388,7 @@ def test_the_whole_service_runs_as_the_service_role(roles: Roles, redis_client: 
 
         summary = verify_tables(container.pool, None, progress=False)
         assert summary.ok, summary
-        assert settlement_report_offline(container.pool, None, None, None, "json")
+        assert settlement_report_offline(container.pool, None, None, None, "json").coverage.complete
 
         client = create_app(container=container, config={"TESTING": True, "RATE_LIMITS_ENABLED": False}).test_client()
         ready = client.get("/readyz")

@@ -22,8 +22,9 @@ NotFound). A player's settlement report covers only themselves.
 For the CLI (no HTTP, auditor rights): `verify_tables(pool, table_id, progress)`
 for `cardledger verify [--table ID] [--all]` (print `summary.render()`, exit 1
 unless `summary.ok`), and `settlement_report_offline(pool, date_from, date_to,
-player_id, fmt)` for `cardledger report settlement --from --to [--player]
---format csv|json` (print the returned text).
+player_id, fmt, wait)` for `cardledger report settlement --from --to [--player]
+--format csv|json --wait S` (print the returned text; its coverage says whether
+every event committed when it started is in it).
 
 The ledger and the settlement report read the projections (`ledger_lines`;
 `deal_settlements` and `closing_refunds`, both built by the deal_settlements
@@ -36,8 +37,10 @@ reports read the deal's own events.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
+from math import ceil
 from typing import Any
 
 from psycopg_pool import ConnectionPool
@@ -47,11 +50,13 @@ from domain.events import JSON, Event
 from domain.redaction import AUDITOR, Viewer
 from domain.table import TableState
 from infra.db import Conn, one_snapshot
-from infra.event_store import EventStore, RecordedEvent, read_stream_in
+from infra.event_store import EventStore, LogPosition, RecordedEvent, read_stream_in
 from infra.players import players_by_id
 from infra.projections import catch_up
+from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.receipts import parse_receipts
 from infra.sql.deal_events import first_version_of_write, timed_out_counts
+from infra.sql.log_horizon import HorizonHolder, horizon_holder, horizon_passed, newest_writer, unread_through
 from infra.table_loader import load_table
 from services.app.answers import event_json
 from services.app.audit.html import dispute_html
@@ -74,6 +79,8 @@ from services.app.errors import Forbidden, NotFound, Unprocessable
 
 __all__ = [
     "Audit",
+    "LogCoverage",
+    "OfflineReport",
     "VerifySummary",
     "dispute_html",
     "settlement_csv",
@@ -200,27 +207,110 @@ class Audit:
         with self.pool.connection() as conn:
             if table_id is not None:
                 _table_info(conn, table_id)
+            # Read before the model: the page covers the log at least this far (the workers keep moving it).
+            position = read_position(conn, checkpoint_name("deal_settlements"))
             try:
-                return compute_settlement(conn, date_from, date_to, player_id, table_id, show_only_player, after, limit)
+                report = compute_settlement(
+                    conn, date_from, date_to, player_id, table_id, show_only_player, after, limit
+                )
             except ValueError as error:
                 raise Unprocessable(str(error), "invalid_period") from error
+        report["log_position"] = log_position_json(position)
+        return report
+
+
+def log_position_json(position: LogPosition) -> dict[str, JSON]:
+    """A report's `log_position`: the deal_settlements read model holds every event up to it in commit-safe order."""
+    return {"tx_id": str(position.tx_id), "global_position": position.global_position}
+
+
+@dataclass(frozen=True)
+class LogCoverage:
+    """What an offline report read of the log: every event up to `position` in commit-safe order; `unread`
+    committed events, written by transactions that began before the report did, it could not read yet (an older
+    transaction of the server, `holder` when PostgreSQL tells, still ran when `waited` seconds were up)."""
+
+    position: LogPosition
+    unread: int
+    holder: HorizonHolder | None
+    waited: float
+
+    @property
+    def complete(self) -> bool:
+        return self.unread == 0
+
+    def to_json(self) -> dict[str, JSON]:
+        holder = self.holder
+        return {
+            "complete": self.complete,
+            "log_position": log_position_json(self.position),
+            "unread_events": self.unread,
+            "held_back_by": None if holder is None or self.complete else asdict(holder),
+        }
+
+    def message(self) -> str:
+        """Why the report is not complete, naming the values, and what to do."""
+        events = "1 committed event is" if self.unread == 1 else f"{self.unread} committed events are"
+        holder = self.holder
+        if holder is None:
+            held = "an older transaction of this PostgreSQL server was still running (this role may not see which)"
+        else:
+            who = f"pid {holder.pid}" if holder.pid is not None else holder.application_name
+            where = ", ".join(
+                str(part) for part in (who, holder.database and f"database {holder.database}", holder.state) if part
+            )
+            age = "" if holder.open_seconds is None else f" has been open for {holder.open_seconds:.0f} s"
+            held = f"transaction {holder.xid} ({where}){age}"
+        again = max(60, 2 * ceil(self.waited))
+        return (
+            f"report settlement: incomplete: {events} not readable yet after waiting {self.waited:g} s (the report "
+            f"covers the log up to transaction {self.position.tx_id}, position {self.position.global_position}): "
+            f"{held}; rerun when it ends or pass --wait {again}"
+        )
+
+
+@dataclass(frozen=True)
+class OfflineReport:
+    text: str
+    coverage: LogCoverage
 
 
 def settlement_report_offline(
-    pool: ConnectionPool[Any], date_from: PeriodBound, date_to: PeriodBound, player_id: str | None, fmt: str
-) -> str:
-    """The settlement report with auditor rights, as text: `fmt` is "csv" or "json".
+    pool: ConnectionPool[Any],
+    date_from: PeriodBound,
+    date_to: PeriodBound,
+    player_id: str | None,
+    fmt: str,
+    wait: float = 0.0,
+) -> OfflineReport:
+    """The settlement report with auditor rights, as text: `fmt` is "csv" or "json"; and what of the log it covers.
 
-    For `cardledger report settlement --from --to [--player] --format csv|json`. The read model is caught
-    up with the log first (as the projection workers would), and the report is every page as one. Raises
-    ValueError for an unknown format or a malformed date.
+    For `cardledger report settlement --from --to [--player] --format csv|json --wait S`. Every event committed
+    when it starts is in the report once each transaction that began before its newest one has ended (the log is
+    read in commit-safe order): it waits for that at most `wait` seconds, catches the read model up with the log
+    (as the projection workers would) and reports every page as one. The JSON says what it covers (`complete`,
+    `log_position`, `unread_events`, `held_back_by`). Raises ValueError for an unknown format.
     """
     if fmt not in ("csv", "json"):
         raise ValueError(f"unknown report format {fmt!r}; use csv or json")
+    started = time.monotonic()
     with pool.connection() as conn:
+        newest = newest_writer(conn)
+        deadline = started + wait
+        pause = 0.01
+        while newest is not None and not horizon_passed(conn, newest) and time.monotonic() < deadline:
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.5)
         catch_up(conn, "deal_settlements")
+        # Read before the model: the report covers at least this far (a worker may move it further meanwhile).
+        position = read_position(conn, checkpoint_name("deal_settlements"))
+        unread = 0 if newest is None else unread_through(conn, position, newest)
+        holder = horizon_holder(conn) if unread else None
         report = settlement_report_whole(conn, date_from, date_to, player_id, None, show_only_player=False)
-    return settlement_csv(report) if fmt == "csv" else json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    coverage = LogCoverage(position, unread, holder, round(min(time.monotonic() - started, wait), 1))
+    report.update(coverage.to_json())
+    text = settlement_csv(report) if fmt == "csv" else json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    return OfflineReport(text, coverage)
 
 
 # Helpers ---------------------------------------------------------------------------------
