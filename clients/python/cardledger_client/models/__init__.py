@@ -108,6 +108,7 @@ from .ledger_total import LedgerTotal
 from .list_tables_game import ListTablesGame
 from .list_tables_status import ListTablesStatus
 from .lobby import Lobby
+from .log_position import LogPosition
 from .next_deal import NextDeal
 from .opened_table import OpenedTable
 from .opened_table_debts_item import OpenedTableDebtsItem
@@ -333,6 +334,7 @@ __all__ = (
     "ListTablesGame",
     "ListTablesStatus",
     "Lobby",
+    "LogPosition",
     "NextDeal",
     "OpenedTable",
     "OpenedTableDebtsItem",

@@ -12,6 +12,7 @@ from typing import cast
 from uuid import UUID
 
 if TYPE_CHECKING:
+  from ..models.log_position import LogPosition
   from ..models.settlement_discrepancy import SettlementDiscrepancy
   from ..models.settlement_period import SettlementPeriod
   from ..models.settlement_player import SettlementPlayer
@@ -41,6 +42,7 @@ class Settlement:
             currency_unit (str):
             deals (int):
             discrepancies (list[SettlementDiscrepancy]):
+            log_position (LogPosition):
             next_after (None | str): cursor of the next page (a table id, pass it as `after`), null on the last
             period (SettlementPeriod):
             player_id (None | UUID):
@@ -58,6 +60,7 @@ class Settlement:
     currency_unit: str
     deals: int
     discrepancies: list[SettlementDiscrepancy]
+    log_position: LogPosition
     next_after: None | str
     period: SettlementPeriod
     player_id: None | UUID
@@ -73,6 +76,7 @@ class Settlement:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.log_position import LogPosition # noqa: PLC0415
         from ..models.settlement_discrepancy import SettlementDiscrepancy # noqa: PLC0415
         from ..models.settlement_period import SettlementPeriod # noqa: PLC0415
         from ..models.settlement_player import SettlementPlayer # noqa: PLC0415
@@ -96,6 +100,8 @@ class Settlement:
             discrepancies.append(discrepancies_item)
 
 
+
+        log_position = self.log_position.to_dict()
 
         next_after: None | str
         next_after = self.next_after
@@ -148,6 +154,7 @@ class Settlement:
             "currency_unit": currency_unit,
             "deals": deals,
             "discrepancies": discrepancies,
+            "log_position": log_position,
             "next_after": next_after,
             "period": period,
             "player_id": player_id,
@@ -164,6 +171,7 @@ class Settlement:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.log_position import LogPosition # noqa: PLC0415
         from ..models.settlement_discrepancy import SettlementDiscrepancy # noqa: PLC0415
         from ..models.settlement_period import SettlementPeriod # noqa: PLC0415
         from ..models.settlement_player import SettlementPlayer # noqa: PLC0415
@@ -190,6 +198,11 @@ class Settlement:
 
 
             discrepancies.append(discrepancies_item)
+
+
+        log_position = LogPosition.from_dict(d.pop("log_position"))
+
+
 
 
         def _parse_next_after(data: object) -> None | str:
@@ -281,6 +294,7 @@ class Settlement:
             currency_unit=currency_unit,
             deals=deals,
             discrepancies=discrepancies,
+            log_position=log_position,
             next_after=next_after,
             period=period,
             player_id=player_id,
