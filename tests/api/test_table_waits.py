@@ -141,12 +141,20 @@ def test_a_reader_that_loses_redis_fails_every_waiter(redis_url: str, caplog: py
                 with pytest.raises(TableWaitFailed):
                     following.next(5)
                 following.close()
+            # the reader logs once it has woken the waiters, on its own thread
+            deadline = time.monotonic() + 5
+            while not _lost_redis(caplog) and time.monotonic() < deadline:
+                time.sleep(0.01)
         assert waits.tables == {}
-        assert [r.getMessage() for r in caplog.records if "lost Redis" in r.getMessage()] == [
+        assert _lost_redis(caplog) == [
             "the reader of the tables' streams lost Redis: Redis unreachable: ConnectionError: Redis went away"
         ]
     finally:
         redis_bus.close(losing)
+
+
+def _lost_redis(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "lost Redis" in r.getMessage()]
 
 
 def test_a_client_closed_on_shutdown_ends_the_reader_quietly(
