@@ -9,6 +9,7 @@ Redis only the signal. Both paths are exactly-once (see infra.projections).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from typing import Any
@@ -30,6 +31,8 @@ log = logging.getLogger("cardledger.projector")
 
 QUEUE = PROJECTIONS_QUEUE
 FALLBACK_INTERVAL_S = 1.0
+# How long RQ's command listener waits for a message before it looks at its stop flag again (RQ's own: 60 s).
+COMMAND_WAIT_S = 1.0
 
 
 class ThreadWorker(SimpleWorker):
@@ -43,6 +46,17 @@ class ThreadWorker(SimpleWorker):
 
     def _install_signal_handlers(self) -> None:
         pass
+
+    def subscribe(self) -> None:
+        """RQ's, with a listener that looks at its stop flag every `COMMAND_WAIT_S`."""
+        self.pubsub = self.connection.pubsub()  # type: ignore[no-untyped-call]
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment]
+            sleep_time=COMMAND_WAIT_S, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
+
+    def unsubscribe(self) -> None:
+        stop_command_listener(self)
 
     def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
         """Wait for a job in 1 s steps until stopped (None); Redis errors propagate (the caller retries).
@@ -90,7 +104,12 @@ def stop_command_listener(worker: ThreadWorker) -> None:
     thread = worker.pubsub_thread
     if thread is None:
         return
+    # The flag first, then the UNSUBSCRIBE whose reply wakes the thread: RQ sends it first, and a thread that
+    # read the reply before the flag went down waited for a subscription for its whole wait (60 s in RQ).
     thread.stop()
+    if worker.pubsub is not None:
+        with contextlib.suppress(redis.RedisError):
+            worker.pubsub.unsubscribe()
     thread.join(timeout=5)
     worker.pubsub_thread = None
     if worker.pubsub is not None:

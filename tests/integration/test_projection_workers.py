@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import itertools
 import json
 import threading
 import time
@@ -23,7 +24,7 @@ from infra.projections import ProjectionCaches
 from infra.queueing import CATCH_UP_ALL_JOB, JOB_SERIALIZER, enqueue_projections
 from services.projector import jobs
 from services.projector.rebuild import rebuild
-from services.projector.worker import QUEUE, ThreadWorker, run_worker
+from services.projector.worker import QUEUE, ThreadWorker, run_worker, stop_command_listener
 from services.relay import Relay
 from tests.faults.servers import RedisServer, wait_until
 from tests.faults.workload import TableGame, play_tables
@@ -189,28 +190,63 @@ def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
 def test_a_job_that_has_gone_on_long_enough_hands_on_to_a_successor_at_the_front_of_the_queue(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.05")  # each catch-up round takes 0.1 s or more
+    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.05")  # each catch-up round takes 0.05 s or more
     monkeypatch.setattr(jobs, "LOOP_SECONDS", 0.3)
+    client = redis_server.client()
+    queue = Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER)
+    played = TableGame("handed-on", seats=3).play_into(store)
+    commands = 30  # one readable before each round: 1.5 s of rounds or more, five times the time one job goes on
     runs: list[tuple[str, Any]] = []  # (id, what it succeeds) of the jobs run, in order
-    run_job = jobs._catch_up_while_events_come
+    holders: list[tuple[str, bytes | None]] = []  # (job, holder of the "looking" key) at each round with a command
+    handed_on: list[tuple[str, bytes | None, list[str]]] = []  # (job, key's holder, queue) just after a hand-on
+    behind: list[str] = []  # a job enqueued while the first job ran: each successor goes before it
+    run_job, round_of, hand_on = jobs._catch_up_while_events_come, jobs.projections.catch_up_all, jobs._hand_on
 
     def recorded(job: Any, on_batch: Any) -> dict[str, int]:
         runs.append((job.id, job.meta.get("successor_of")))
         return run_job(job, on_batch)
 
+    def round_with_a_new_command(*args: Any, **kwargs: Any) -> dict[str, int]:
+        # Each round finds an event (rather than racing a player's pace on a busy machine), so the only way a
+        # job ends is its hand-on, until the commands run out.
+        nonlocal commands
+        job = jobs._current_job()
+        if job is not None and commands > 0:
+            commands -= 1
+            next(played)
+            wait_until_readable(db_url)
+            holders.append((job.id, client.get(redis_bus.PROJECTIONS_LOOKING_KEY)))
+            if not behind:
+                behind.append(queue.enqueue("services.projector.jobs.catch_up", "ledger", result_ttl=0).id)
+        return round_of(*args, **kwargs)
+
+    def recorded_hand_on(job: Any) -> bool:
+        handed = hand_on(job)
+        assert handed
+        handed_on.append((job.id, client.get(redis_bus.PROJECTIONS_LOOKING_KEY), queue.get_job_ids()))
+        return handed
+
     monkeypatch.setattr(jobs, "_catch_up_while_events_come", recorded)
+    monkeypatch.setattr(jobs.projections, "catch_up_all", round_with_a_new_command)
+    monkeypatch.setattr(jobs, "_hand_on", recorded_hand_on)
     jobs.configure(db_url)
-    client = redis_server.client()
     play_tables(store, count=1, deals=1, seed=46)
     wait_until_readable(db_url)  # a job's first round finds every event played
     assert enqueue_projections(client) == 1
-    # A command every 0.05 s for 1.5 s, five times the time one job goes on: a job looks, or its successor waits.
-    refused = commands_while_a_job_runs(store, client, redis_server, "handed-on")
-    assert set(refused) == {0}
+    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    assert commands == 0
     assert len(runs) >= 3  # the first job and its successors, one after another
     assert [succeeds for _, succeeds in runs[1:]] == [id for id, _ in runs[:-1]]
+    # Each job but the last handed the key to the next and put it at the front of the queue, then ended.
+    assert handed_on == [
+        (job, successor.encode(), [successor, *behind]) for (job, _), (successor, _) in itertools.pairwise(runs)
+    ]
+    # Every round with a command ran with the key held by its own job (handed on, never let go between jobs).
+    assert [holder for _, holder in holders] == [job.encode() for job, _ in holders]
+    # Every job had rounds with a command, but perhaps the last: one handed on to just as the commands ran out.
+    assert list(dict.fromkeys(job for job, _ in holders)) in ([id for id, _ in runs], [id for id, _ in runs[:-1]])
     assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)  # the last one found nothing more and let go
-    assert Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).count == 0
+    assert queue.count == 0  # the job behind ran too
     assert caught_up(conn) and table_views_current(conn)
     jobs.close_connection()
     client.close()
@@ -242,6 +278,22 @@ def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
 def command_listeners() -> list[threading.Thread]:
     """The threads RQ workers listen for commands on (redis-py's pubsub threads), alive now."""
     return [t for t in threading.enumerate() if isinstance(t, PubSubWorkerThread) and t.is_alive()]
+
+
+def test_a_stopped_workers_command_listener_ends_though_it_had_read_its_unsubscription(
+    redis_server: RedisServer,
+) -> None:
+    """RQ unsubscribes before it stops its listener: one that read the reply first waited for a subscription
+    (60 s in RQ) before it looked at its stop flag, and outlived its worker."""
+    worker = ThreadWorker([QUEUE], connection=redis_server.client())
+    worker.subscribe()
+    pubsub, listener = worker.pubsub, worker.pubsub_thread
+    assert pubsub is not None and listener is not None
+    pubsub.unsubscribe()
+    wait_until(lambda: not pubsub.subscribed, timeout=10, what="the listener reading its unsubscription")
+    stop_command_listener(worker)
+    assert not listener.is_alive()
+    worker.connection.close()
 
 
 @pytest.mark.slow
