@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
 
 from prometheus_client import Counter
+
+from infra.metrics import adder
 
 EVENTS_APPENDED = Counter(
     "cardledger_events_appended_total",
@@ -19,7 +20,7 @@ APPEND_CONFLICTS = Counter(
 )
 
 
-_APPENDED_BY_TYPE: dict[str, Any] = {}  # the counter's child of each event type, looked up once
+_APPENDED_BY_TYPE: dict[str, Callable[[float], None]] = {}  # the counter's child of each event type, looked up once
 
 
 def count_appended(types: Iterable[str]) -> None:
@@ -27,5 +28,5 @@ def count_appended(types: Iterable[str]) -> None:
     for event_type in types:
         child = _APPENDED_BY_TYPE.get(event_type)
         if child is None:
-            child = _APPENDED_BY_TYPE[event_type] = EVENTS_APPENDED.labels(event_type)
-        child.inc()
+            child = _APPENDED_BY_TYPE[event_type] = adder(EVENTS_APPENDED.labels(event_type))
+        child(1)
