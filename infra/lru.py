@@ -21,16 +21,11 @@ class Lru(Generic[K, V]):
         self._lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
-        # No lock: each OrderedDict call is atomic under the GIL, and a key another thread's put evicted between
-        # the two is a hit all the same (its value was current when read).
-        items = self._items
-        value = items.get(key)
-        if value is not None:
-            try:  # noqa: SIM105 - suppress() would cost three Python calls on every hit
-                items.move_to_end(key)
-            except KeyError:
-                pass
-        return value
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
 
     def put(self, key: K, value: V, replaces: Callable[[V], bool] | None = None) -> bool:
         """Store `value` under `key`; with `replaces`, an existing value is kept unless `replaces(existing)`.

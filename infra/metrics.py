@@ -15,12 +15,11 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import psycopg
-from prometheus_client import REGISTRY, Counter, Histogram
+from prometheus_client import REGISTRY, Counter
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -45,34 +44,6 @@ NOT_READY = Counter(
 
 def count_error(component: str, code: str) -> None:
     ERRORS.labels(component, code).inc()
-
-
-# Hot paths' series ------------------------------------------------------------
-# A child's `inc` and `observe` check on every call that it is a child (two calls) before they add to its values;
-# a series looked up once by `labels` is a child, so the paths that count every request add to the values
-# themselves (prometheus_client's own value objects, in-process or multiprocess: the same /metrics text).
-
-
-def adder(child: Counter) -> Callable[[float], None]:
-    """What a Counter's child (`Counter.labels(...)`) adds to: `adder(child)(1)` counts as `child.inc()` does."""
-    add: Callable[[float], None] = child._value.inc
-    return add
-
-
-class TimedSeries:
-    """The values of one child of a Histogram: `observe(seconds)` adds as `child.observe(seconds)` does (the
-    sum, and the first bucket whose bound is at least `seconds`; the last bound is +Inf)."""
-
-    __slots__ = ("_add_to_bucket", "_add_to_sum", "_bounds")
-
-    def __init__(self, child: Histogram) -> None:
-        self._add_to_sum = child._sum.inc
-        self._bounds = tuple(child._upper_bounds)
-        self._add_to_bucket = tuple(bucket.inc for bucket in child._buckets)
-
-    def observe(self, seconds: float) -> None:
-        self._add_to_sum(seconds)
-        self._add_to_bucket[bisect_left(self._bounds, seconds)](1)
 
 
 # Ports -----------------------------------------------------------------------

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask, Response
 from prometheus_client import (
@@ -28,7 +29,6 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from infra.db import FastPool
-from infra.metrics import TimedSeries, adder
 from services.api.context import current_g, current_request
 from services.api.deps import holder
 
@@ -88,8 +88,8 @@ def install_metrics(app: Flask) -> ApiMetrics:
     app.extensions[REGISTRY_KEY] = metrics
     pool_gauge_due = [0.0]  # when this process next refreshes the pool gauge
     # Each series' child, looked up once (labels are bounded: known methods, the app's routes, statuses).
-    counters: dict[tuple[str, str, str], Callable[[float], None]] = {}
-    timers: dict[tuple[str, str, str], TimedSeries] = {}
+    counters: dict[tuple[str, str, str], Any] = {}
+    timers: dict[tuple[str, str, str], Any] = {}
 
     @app.before_request
     def _start_timer() -> None:
@@ -102,14 +102,14 @@ def install_metrics(app: Flask) -> ApiMetrics:
         route = served.url_rule.rule if served.url_rule is not None else "unmatched"
         method = served.method if served.method in KNOWN_METHODS else "other"
         labels = (method, route, str(response.status_code))
-        count = counters.get(labels)
-        if count is None:
-            count = counters[labels] = adder(metrics.requests.labels(*labels))
-        count(1)
+        counted = counters.get(labels)
+        if counted is None:
+            counted = counters[labels] = metrics.requests.labels(*labels)
+        counted.inc()
         if started is not None:
             timed = timers.get(labels)
             if timed is None:
-                timed = timers[labels] = TimedSeries(metrics.latency.labels(*labels))
+                timed = timers[labels] = metrics.latency.labels(*labels)
             timed.observe(time.perf_counter() - started)
         now = time.monotonic()
         if now >= pool_gauge_due[0]:

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from prometheus_client import Counter
-
-from infra.metrics import adder
 
 EVENTS_APPENDED = Counter(
     "cardledger_events_appended_total",
@@ -20,7 +19,7 @@ APPEND_CONFLICTS = Counter(
 )
 
 
-_APPENDED_BY_TYPE: dict[str, Callable[[float], None]] = {}  # the counter's child of each event type, looked up once
+_APPENDED_BY_TYPE: dict[str, Any] = {}  # the counter's child of each event type, looked up once
 
 
 def count_appended(types: Iterable[str]) -> None:
@@ -28,5 +27,5 @@ def count_appended(types: Iterable[str]) -> None:
     for event_type in types:
         child = _APPENDED_BY_TYPE.get(event_type)
         if child is None:
-            child = _APPENDED_BY_TYPE[event_type] = adder(EVENTS_APPENDED.labels(event_type))
-        child(1)
+            child = _APPENDED_BY_TYPE[event_type] = EVENTS_APPENDED.labels(event_type)
+        child.inc()

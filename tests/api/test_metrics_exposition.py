@@ -1,9 +1,10 @@
-"""The API's request metrics add to prometheus_client's values directly (`infra.metrics.adder`, `TimedSeries`):
-/metrics must show what the children's own `inc()` and `observe()` would, for the same requests, byte for byte.
+"""/metrics shows, for a set of requests (statuses 200 to 412, an unmatched path, an unknown method), exactly what
+prometheus_client's own `labels(...).inc()` and `.observe()` show when fed the same method, route, status and
+duration: the contract a faster path of `services.api.metrics` must keep (one was measured: docs/performance.md,
+session 24, "the POST's metrics, logging and parse layers").
 
 The clock the metrics read is the test's: each request takes the duration the test gives it (bucket bounds
-included), so the reference, a registry of the same metrics fed through `labels(...).inc()` and `.observe()`,
-sees the same values."""
+included), so the reference registry sees the same values."""
 
 from __future__ import annotations
 
