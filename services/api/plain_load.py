@@ -118,6 +118,8 @@ def _field_load(field: fields.Field[Any]) -> Load | None:
         return None
     passes: tuple[Check, ...] = tuple(check for check in checks if check is not None)
     allow_none = field.allow_none
+    if not passes and not allow_none:
+        return convert  # each converter refuses None (no str, int or list), as `load` below would
 
     def load(value: Any) -> Any:
         if value is None:

@@ -22,7 +22,9 @@ PREFERENCE_APPLIED_HEADER = {
 def preferences(raw: str | None) -> dict[str, str]:
     """The preferences of a Prefer header by lowercase name (the first of a name wins; parameters dropped)."""
     found: dict[str, str] = {}
-    for item in (raw or "").split(","):
+    if not raw:
+        return found
+    for item in raw.split(","):
         token = item.split(";", 1)[0].strip()
         name, _, value = token.partition("=")
         name = name.strip().lower()
