@@ -240,45 +240,6 @@ def test_a_seat_that_leaves_receives_no_seat_and_the_stream_ends(live: Flask, co
     assert refused.status_code == 403 and refused.get_json()["code"] == "no_seat"
 
 
-@pytest.mark.parametrize("game", ["cholek-tiga", "cha-kau-tsz"])
-def test_both_seats_streams_on_another_process_share_one_read_per_action(
-    live: Flask, container: Container, api_settings: Settings, game: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The other process keeps no state of the versions the first wrote: the streams, woken together by the
-    same entries, read the store one at a time, and the second finds the state the first folded (one read per
-    action, not two). Each read is slowed, so that two reads at once would overlap."""
-    api, table, other, states = _stream_other_process(live, container, api_settings, game)
-    monkeypatch.setattr(states, "current", _slowed(states.current))
-    streamer = create_app(container=other.container, config=LIVE_CONFIG)
-    streams = [Messages(streamer.test_client(), table.id, token) for token in table.tokens]
-    try:
-        for stream in streams:
-            stream.view()
-        start = other.trace.mark()
-        actions = 8
-        for _ in range(actions):
-            version, _ = table.act()
-            table.publish()
-            pushed: dict[int, tuple[int, dict[str, Any]]] = {}
-            readers = [threading.Thread(target=_pull, args=(streams[seat], seat, pushed)) for seat in (0, 1)]
-            for reader in readers:
-                reader.start()
-            for reader in readers:
-                reader.join(20)
-            for seat in (0, 1):
-                assert pushed[seat] == (version, api.view(table.tokens[seat], table.id))
-        reads = statements(other.trace.since(start), {})
-        assert sum(reads.values()) == actions and all("FROM events" in text for text in reads), reads
-    finally:
-        for stream in streams:
-            stream.close()
-        other.close()
-
-
-def _pull(stream: Messages, seat: int, pushed: dict[int, tuple[int, dict[str, Any]]]) -> None:
-    pushed[seat] = stream.view()
-
-
 def _stream_other_process(
     live: Flask, container: Container, api_settings: Settings, game: str
 ) -> tuple[Api, Table, Process, Any]:
@@ -320,17 +281,24 @@ def _pull_all(streams: list[Messages]) -> dict[int, dict[str, str] | None]:
 STREAMS_PER_SEAT = 3
 
 
+@pytest.mark.parametrize("streams_per_seat", [1, STREAMS_PER_SEAT])
 @pytest.mark.parametrize("game", ["cholek-tiga", "cha-kau-tsz"])
-def test_many_streams_of_a_table_on_another_process_share_one_read_per_version(
-    live: Flask, container: Container, api_settings: Settings, game: str, monkeypatch: pytest.MonkeyPatch
+def test_the_streams_of_a_table_on_another_process_share_one_read_per_version(
+    live: Flask,
+    container: Container,
+    api_settings: Settings,
+    game: str,
+    streams_per_seat: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Six streams (three per seat) on a process that did not write, woken by the same entries: one of them
-    reads the store per version, the others use the state it folded, and each pushes its own seat's view as
-    GET /view answers it at that version. Each read is slowed, so that reads at once would overlap."""
+    """Both seats' streams (one or three each) on a process that did not write and keeps no state of the
+    versions the first wrote, woken by the same entries: one of them reads the store per version, the others
+    use the state it folded, and each pushes its own seat's view as GET /view answers it at that version. Each
+    read is slowed, so that reads at once would overlap."""
     api, table, other, states = _stream_other_process(live, container, api_settings, game)
     monkeypatch.setattr(states, "current", _slowed(states.current))
     streamer = create_app(container=other.container, config=LIVE_CONFIG)
-    seats = [seat for seat in (0, 1) for _ in range(STREAMS_PER_SEAT)]
+    seats = [seat for seat in (0, 1) for _ in range(streams_per_seat)]
     streams = [Messages(streamer.test_client(), table.id, table.tokens[seat]) for seat in seats]
     try:
         for stream in streams:
