@@ -40,6 +40,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from bench.push_opcodes import OpcodeCounter, _short
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -482,41 +484,18 @@ def layer_of(path: str) -> str | None:
     return None
 
 
-class LayerCounter:
+class LayerCounter(OpcodeCounter):
     """Bytecodes by layer on the threads it traces; a frame outside every layer counts in its caller's layer."""
 
     def __init__(self) -> None:
-        self.opcodes: Counter[str] = Counter()
+        super().__init__()
         self.on = False
 
-    def traced(self, run: Callable[..., Any]) -> Callable[..., Any]:
-        def traced_run(*args: Any, **kwargs: Any) -> Any:
-            if not self.on:
-                return run(*args, **kwargs)
-            sys.settrace(self._call)
-            try:
-                return run(*args, **kwargs)
-            finally:
-                sys.settrace(None)
-
-        return traced_run
-
-    def _call(self, frame: FrameType, event: str, arg: Any) -> Any:
-        from bench.push_opcodes import _short
-
+    def key(self, frame: FrameType) -> Any:
         layer, caller = layer_of(_short(frame.f_code.co_filename)), frame.f_back
         while layer is None and caller is not None:
             layer, caller = layer_of(_short(caller.f_code.co_filename)), caller.f_back
-        key = layer or OTHER
-        frame.f_trace_opcodes = True
-        opcodes = self.opcodes
-
-        def local(frame: FrameType, event: str, arg: Any) -> Any:
-            if event == "opcode":
-                opcodes[key] += 1
-            return local
-
-        return local
+        return layer or OTHER
 
 
 @contextmanager

@@ -24,7 +24,7 @@ Key = tuple[str, int, str]  # a function: its file, first line and name
 
 class OpcodeCounter:
     def __init__(self) -> None:
-        self.opcodes: Counter[Key] = Counter()
+        self.opcodes: Counter[Any] = Counter()  # by `key`
         self.calls: Counter[Key] = Counter()
         self.lock = threading.Lock()
         self.on = True
@@ -41,12 +41,16 @@ class OpcodeCounter:
 
         return traced_run
 
+    def key(self, frame: FrameType) -> Any:
+        """What a frame's bytecodes count under: its function."""
+        code = frame.f_code
+        return (_short(code.co_filename), code.co_firstlineno, code.co_name)
+
     def _call(self, frame: FrameType, event: str, arg: Any) -> Any:
         if not self.on:
             return None
         frame.f_trace_opcodes = True
-        code = frame.f_code
-        key = (_short(code.co_filename), code.co_firstlineno, code.co_name)
+        key = self.key(frame)
         opcodes = self.opcodes
         with self.lock:
             self.calls[key] += 1

@@ -287,8 +287,9 @@ class TableWaits:
         with self.lock:
             if self.closed:  # its connection closed with the client (`close` failed the waiters): no lost Redis
                 return
+            # logged before the waiters are woken, so that their failures follow the cause in the log
+            log.warning("the reader of the tables' streams lost Redis: %s", redis_bus.describe_failure(error))
             self._drop_all()
-        log.warning("the reader of the tables' streams lost Redis: %s", redis_bus.describe_failure(error))
 
     def _drop_all(self) -> None:
         """Wake every waiter with the failure and drop the tables (the reader, if any, ends); under the lock."""

@@ -245,7 +245,7 @@ class LogCoverage:
             "complete": self.complete,
             "log_position": log_position_json(self.position),
             "unread_events": self.unread,
-            "held_back_by": None if holder is None or self.complete else asdict(holder),
+            "held_back_by": None if holder is None else asdict(holder),
         }
 
     def message(self) -> str:
