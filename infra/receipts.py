@@ -34,7 +34,7 @@ import binascii
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +65,11 @@ OK = "ok"
 REWRITTEN_HISTORY = "rewritten_history"
 BAD_SIGNATURE = "bad_signature"
 UNKNOWN_KEY = "unknown_key"
+UNTRUSTED_KEY = "untrusted_key"
 OTHER_TABLE = "other_table"
+WITHHELD = "withheld"
+# Verdicts that prove nothing either way: the receipt cannot be held against the log (or not by this reader).
+PROVES_NOTHING = frozenset({BAD_SIGNATURE, UNKNOWN_KEY, UNTRUSTED_KEY, WITHHELD})
 
 
 # --------------------------------------------------------------------------- encoding
@@ -238,11 +242,14 @@ def signature_is_valid(receipt: Receipt, public_key: Ed25519PublicKey) -> bool:
 class ReceiptCheck:
     """The check of one receipt.
 
-    signature: "valid", "invalid" or "unknown_key" (its key_id is not in the key list).
+    signature: "valid", "invalid", "unknown_key" (its key_id is not in the key list) or "untrusted_key" (the
+         verifier pinned its keys, and this one is neither pinned nor endorsed from a pinned key).
     log: "matches" (the log holds the receipt's hash at its version), "contradicts" (another hash there),
-         "missing" (no event at that version) or "other_table" (the receipt is for another table).
+         "missing" (no event at that version), "other_table" (the receipt is for another table) or "withheld"
+         (the reader may not see the hash there yet: a running deal begun before hash version 2).
     verdict: "ok", "rewritten_history" (valid signature, the log contradicts it or lacks the event: the
-         service signed what its log no longer holds), "bad_signature", "unknown_key" or "other_table".
+         service signed what its log no longer holds), "bad_signature", "unknown_key", "untrusted_key" or
+         "other_table". Only "rewritten_history" is evidence against the service; the others prove nothing.
     """
 
     index: int
@@ -271,6 +278,12 @@ class ReceiptCheck:
             return f"the signature is not valid for key {r.key_id}: the receipt was altered or forged (proves nothing)"
         if self.verdict == UNKNOWN_KEY:
             return f"key {r.key_id} is not among the service's listed keys (proves nothing)"
+        if self.verdict == WITHHELD:
+            return (
+                f"the log's hash at version {r.version} is withheld from you until its deal ends (proves nothing yet)"
+            )
+        if self.verdict == UNTRUSTED_KEY:
+            return f"key {r.key_id} is neither pinned nor endorsed from a pinned key (proves nothing)"
         return f"the receipt is for table {r.table_id}, not the table checked"
 
     def to_json(self) -> dict[str, Any]:
@@ -288,32 +301,43 @@ class ReceiptCheck:
 
 def check_receipts(
     receipts: Sequence[Receipt | Mapping[str, Any]],
-    keys: Sequence[Mapping[str, Any]],
+    keys: Sequence[Mapping[str, Any]] | Mapping[str, Ed25519PublicKey],
     log_hashes: Mapping[int, str],
     table_id: str | None = None,
+    *,
+    pinned: bool = False,
+    withheld: Collection[int] = (),
 ) -> list[ReceiptCheck]:
-    """Check each receipt's signature against `keys` (the "keys" list of GET /v1/keys) and its hash against
-    `log_hashes` (version -> hash of the table's log; a version absent from it has no event).
+    """Check each receipt's signature against `keys` (the "keys" list of GET /v1/keys, or key_id -> public key
+    of the keys a verifier trusts, `infra.key_chain.trusted_keys`) and its hash against `log_hashes` (version
+    -> hash of the table's log; a version absent from it has no event). With `pinned`, a key outside `keys`
+    is "untrusted_key" (the verifier's pins do not reach it) rather than "unknown_key". A version in `withheld`
+    is one whose hash the reader may not see: its receipt is "withheld", and its signature is not even checked
+    (a signature over a guessed hash would otherwise tell whether the guess is right).
 
     Receipts may be `Receipt`s or raw mappings (validated by `parse_receipts`: ReceiptFormatError). With
     `table_id`, a receipt for another table is reported as "other_table" (the log cannot speak for it).
     A malformed key list is a ValueError.
     """
     parsed = [r if isinstance(r, Receipt) else _receipt(i, r) for i, r in enumerate(receipts)]
-    public_keys = parse_public_keys(keys)
+    public_keys = keys if isinstance(keys, Mapping) else parse_public_keys(keys)
+    outside = UNTRUSTED_KEY if pinned else UNKNOWN_KEY
     checks = []
     for index, receipt in enumerate(parsed):
         key = public_keys.get(receipt.key_id)
-        signature = "unknown_key" if key is None else "valid" if signature_is_valid(receipt, key) else "invalid"
+        signature = outside if key is None else "valid" if signature_is_valid(receipt, key) else "invalid"
         if table_id is not None and receipt.table_id != table_id:
             log, log_hash = OTHER_TABLE, None
+        elif receipt.version in withheld:
+            checks.append(ReceiptCheck(index, receipt, "not_checked", WITHHELD, None, WITHHELD))
+            continue
         else:
             log_hash = log_hashes.get(receipt.version)
             log = "missing" if log_hash is None else "matches" if log_hash == receipt.hash else "contradicts"
         if log == OTHER_TABLE:
             verdict = OTHER_TABLE
-        elif signature == "unknown_key":
-            verdict = UNKNOWN_KEY
+        elif signature == outside:
+            verdict = outside
         elif signature == "invalid":
             verdict = BAD_SIGNATURE
         else:

@@ -14,9 +14,11 @@ it to gunicorn (whose workers inherit it) in the environment; compose and Kubern
 from a secret.
 
 The key never leaves this module's objects: no log line, answer, event or metric holds the seed, and
-`ReceiptSigner`'s repr shows the key_id only. The public half is listed in the ``signing_keys`` table
-(migration 007, rows never updated or deleted) and served by ``GET /v1/keys``; after a rotation the old
-keys stay listed, so old receipts still verify.
+`ReceiptSigner`'s repr shows the key_id only. The public half is registered in the ``signing_keys`` table by
+the database owner (`cardledger migrate`, `cardledger keys add|rotate`; migration 017: the service may only
+read it) and served by ``GET /v1/keys``; an API whose key is not registered refuses to start. Keys form a
+chain (`infra.key_chain`): each after the first is endorsed by its predecessor; old keys stay listed, so old
+receipts still verify.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from psycopg.rows import tuple_row
 
 from domain.hashchain import canonical_timestamp
 from infra.db import AnyConn
+from infra.key_chain import endorsement_message
 from infra.receipts import ALGORITHM, b64url_decode, b64url_encode, key_id_for, receipt_message
 from infra.sodium import sodium_signer
 
@@ -120,6 +123,10 @@ class ReceiptSigner:
             "signature": b64url_encode(signature),
         }
 
+    def endorse(self, key_id: str, public_key: str, created_at: str) -> bytes:
+        """This key's endorsement of a successor (`infra.key_chain.endorsement_message`)."""
+        return self._sign(endorsement_message(key_id, public_key, created_at))
+
     def __repr__(self) -> str:
         return f"ReceiptSigner(key_id={self.key_id!r})"
 
@@ -169,25 +176,112 @@ def load_or_create_key_file(data_dir: Path) -> bytes:
 # --------------------------------------------------------------------------- the list of public keys
 
 
-def register_public_key(conn: AnyConn, signer: ReceiptSigner) -> None:
-    """List the signer's public key (once: a key already listed keeps its row and created_at)."""
+class UnregisteredSigningKey(ValueError):
+    """The configured key is not in signing_keys, or cannot be registered as asked; the message says which
+    command (run as the database owner) registers it."""
+
+
+def key_registered(conn: AnyConn, key_id: str) -> bool:
+    """Whether `key_id` is in signing_keys (the service may read the list; only the owner writes it)."""
+    return conn.execute("SELECT 1 FROM signing_keys WHERE key_id = %s", (key_id,)).fetchone() is not None
+
+
+def require_registered(conn: AnyConn, signer: ReceiptSigner) -> None:
+    """UnregisteredSigningKey unless the signer's key is registered: an API must not sign under a key a
+    verifier cannot find."""
+    if not key_registered(conn, signer.key_id):
+        raise UnregisteredSigningKey(
+            f"the receipt signing key {signer.key_id} is not registered in this database's signing_keys: as the "
+            "database owner, run `cardledger migrate` (or `cardledger keys add`) for the first key, or "
+            "`cardledger keys rotate` for a key that replaces a registered one"
+        )
+
+
+def _latest_key(conn: AnyConn) -> str | None:
+    with conn.cursor(row_factory=tuple_row) as cur:
+        row = cur.execute("SELECT key_id FROM signing_keys ORDER BY created_at DESC, key_id DESC LIMIT 1").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _insert_key(conn: AnyConn, signer: ReceiptSigner, created_at: str, endorser: ReceiptSigner | None) -> None:
+    endorsed_by = endorsement = None
+    if endorser is not None:
+        endorsed_by = endorser.key_id
+        endorsement = b64url_encode(endorser.endorse(signer.key_id, signer.public_key, created_at))
     conn.execute(
-        """INSERT INTO signing_keys (key_id, algorithm, public_key) VALUES (%s, %s, %s)
-           ON CONFLICT (key_id) DO NOTHING""",
-        (signer.key_id, ALGORITHM, signer.public_key),
+        """INSERT INTO signing_keys (key_id, algorithm, public_key, created_at, endorsed_by, endorsement)
+           VALUES (%s, %s, %s, %s, %s, %s)""",
+        (signer.key_id, ALGORITHM, signer.public_key, created_at, endorsed_by, endorsement),
     )
 
 
+def register_first_key(conn: AnyConn, signer: ReceiptSigner) -> bool:
+    """As the owner: register `signer`'s key as the chain's first. True when it was added; False when it was
+    registered already. UnregisteredSigningKey when other keys are registered (a new key is a rotation)."""
+    with conn.transaction():
+        conn.execute("LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE")  # two first keys at once: one wins
+        if key_registered(conn, signer.key_id):
+            return False
+        latest = _latest_key(conn)
+        if latest is not None:
+            raise UnregisteredSigningKey(
+                f"the configured signing key {signer.key_id} is not registered, and the chain already has keys "
+                f"(the latest is {latest}): a new key is registered by `cardledger keys rotate`, which signs it "
+                "with the latest key"
+            )
+        _insert_key(conn, signer, utc_timestamp(), None)
+    _log.info("registered receipt signing key %s (the first of the chain)", signer.key_id)
+    return True
+
+
+def rotate_key(conn: AnyConn, old: ReceiptSigner, new: ReceiptSigner) -> bool:
+    """As the owner: register `new`, endorsed by `old`, which must be the chain's latest key. False when `new`
+    is registered already; UnregisteredSigningKey when `old` is not the latest key."""
+    with conn.transaction():
+        conn.execute("LOCK TABLE signing_keys IN SHARE ROW EXCLUSIVE MODE")
+        if key_registered(conn, new.key_id):
+            return False
+        latest = _latest_key(conn)
+        if latest != old.key_id:
+            what = "no key is registered" if latest is None else f"the latest registered key is {latest}"
+            raise UnregisteredSigningKey(
+                f"cannot rotate from {old.key_id}: {what}; the old key must be the chain's latest "
+                "(a first key is registered by `cardledger keys add`)"
+            )
+        _insert_key(conn, new, utc_timestamp(), old)
+    _log.info("registered receipt signing key %s, endorsed by %s", new.key_id, old.key_id)
+    return True
+
+
 def public_keys(conn: AnyConn) -> list[dict[str, Any]]:
-    """Every listed key, oldest first, as GET /v1/keys shows them."""
+    """Every listed key, oldest first, as GET /v1/keys shows them: each after the first carries the endorsement
+    of its predecessor (null for keys listed before endorsements existed)."""
     with conn.cursor(row_factory=tuple_row) as cur:
         rows = cur.execute(
-            "SELECT key_id, algorithm, public_key, created_at FROM signing_keys ORDER BY created_at, key_id"
+            """SELECT key_id, algorithm, public_key, created_at, endorsed_by, endorsement
+               FROM signing_keys ORDER BY created_at, key_id"""
         ).fetchall()
     return [
-        {"key_id": key_id, "algorithm": algorithm, "public_key": public_key, "created_at": utc_timestamp(created_at)}
-        for key_id, algorithm, public_key, created_at in rows
+        {
+            "key_id": key_id,
+            "algorithm": algorithm,
+            "public_key": public_key,
+            "created_at": utc_timestamp(created_at),
+            "endorsed_by": endorsed_by,
+            "endorsement": endorsement,
+        }
+        for key_id, algorithm, public_key, created_at, endorsed_by, endorsement in rows
     ]
+
+
+def log_deals(conn: AnyConn, table_id: str, versions: Iterable[int]) -> dict[int, int]:
+    """version -> deal number of the table's events at `versions` (those that exist)."""
+    wanted = sorted({v for v in versions if 1 <= v <= 2**31 - 1})
+    with conn.cursor(row_factory=tuple_row) as cur:
+        rows = cur.execute(
+            "SELECT version, deal_no FROM events WHERE stream_id = %s AND version = ANY(%s)", (table_id, wanted)
+        ).fetchall()
+    return {int(version): int(deal_no) for version, deal_no in rows}
 
 
 def log_hashes(conn: AnyConn, table_id: str, versions: Iterable[int] | None = None) -> dict[int, str]:

@@ -15,8 +15,8 @@ With no `DATABASE_URL` / `REDIS_URL` configured, the embedded servers of
 
 The receipt signing key comes from `infra.signing.signing_seed` (CARDLEDGER_SIGNING_KEY, or the embedded
 default's key file); without one `bootstrap` raises `MissingSigningKey` before starting anything. Its
-public half is listed in signing_keys here (when the migrations have made that table; otherwise before
-the first write).
+public half is registered by the database owner (`cardledger migrate`, `cardledger keys`), never here: the API
+checks that it is (`require_signing_key`) before it serves.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import psycopg
 import redis
 from psycopg_pool import ConnectionPool
 
@@ -116,28 +115,16 @@ def application(
     signer: ReceiptSigner | None = None,
     caches: CacheSizes | None = None,
 ) -> CardLedger:
-    """The application service on `storage`, its signing key listed (or left to its first write); `caches`
-    bounds its caches (the defaults when None)."""
+    """The application service on `storage`; `caches` bounds its caches (the defaults when None)."""
     caches = caches if caches is not None else CacheSizes()
     keep_decks(caches.tables)  # the decks of the deals of the tables whose states it keeps
-    ledger = CardLedger(storage, auditor_token, signer, FoldedStates(caches.tables), caches)
-    list_signing_key(ledger)
-    return ledger
+    return CardLedger(storage, auditor_token, signer, FoldedStates(caches.tables), caches)
 
 
 def in_memory_application(auditor_token: str | None = None, signer: ReceiptSigner | None = None) -> CardLedger:
-    """The application service on a new in-memory storage: no server, nothing kept after the process."""
-    return application(InMemoryStorage(), auditor_token, signer)
-
-
-def list_signing_key(ledger: CardLedger) -> None:
-    """List the ledger's public key now; if the database cannot yet (migrations pending, database down), say so
-    and leave it to the first write."""
-    try:
-        ledger.list_signing_key()
-    except psycopg.Error as error:
-        _log.warning(
-            "receipt key %s not listed yet (%s); it will be before the first write",
-            ledger.signer.key_id,
-            type(error).__name__,
-        )
+    """The application service on a new in-memory storage, its key registered as an owner would: no server,
+    nothing kept after the process."""
+    storage = InMemoryStorage()
+    ledger = application(storage, auditor_token, signer)
+    storage.register_first_key(ledger.signer)
+    return ledger

@@ -1,7 +1,8 @@
 """The `cardledger` command: run the stack or one of its processes, and audit tools.
 
 cardledger up                     migrations, API, relay and projection workers (with the turn clock) in one group
-cardledger migrate                apply the numbered SQL migrations (as the owner); --service-role NAME
+cardledger migrate                apply the numbered SQL migrations and register the signing key (as the owner)
+cardledger keys add|rotate|export the chain of receipt signing keys (registered by the owner only)
 cardledger api | relay | worker   one process of the stack
 cardledger deck ...               print a deal's deck order from its revealed seed
 cardledger projections rebuild    drop and rebuild read models from the log
@@ -136,6 +137,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with --service-role: the variable holding its password, set when given (default: %(default)s)",
     )
     migrate.set_defaults(handler=_migrate)
+    from services.key_commands import add_arguments as keys_arguments
+
+    keys = sub.add_parser("keys", help="the receipt signing keys: add, rotate, export")
+    keys_arguments(keys)
+    keys.set_defaults(handler=_keys)
     sub.add_parser("api", help="serve the REST API (gunicorn)").set_defaults(handler=_api)
     sub.add_parser("relay", help="publish the event log to Redis").set_defaults(handler=_relay)
     sub.add_parser("worker", help="run a projection worker").set_defaults(handler=_worker)
@@ -162,6 +168,13 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--url", help="verify --table through the REST API at this address, not the database")
     verify.add_argument("--token", help="with --url: a seated player's or the auditor's token ($CARDLEDGER_TOKEN)")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    verify.add_argument(
+        "--trust-key",
+        action="append",
+        metavar="KEY",
+        help="trust receipts under this key and the keys the chain endorses from it, and no other: KEY_ID=PUBLIC_KEY "
+        "or a file as `cardledger keys export` prints (repeatable; default: the keys as the service serves them)",
+    )
     verify.add_argument(
         "--receipts", type=Path, help="with --table: also check the signed receipts in this file (a JSON list)"
     )
@@ -298,12 +311,18 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
     from infra.db_roles import ServiceRoleError, ensure_service_role, service_url_refusal
     from infra.embedded import start_servers
     from infra.migrations import migrate
+    from infra.signing import UnregisteredSigningKey
+    from services.key_commands import register_configured_key
 
     servers = start_servers(settings)
     try:
         reach_database(servers.owner_url, _owner_variable(settings))
         applied = migrate(servers.owner_url)
         print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+        try:
+            print(register_configured_key(servers.owner_url, settings))
+        except UnregisteredSigningKey as error:
+            print(f"signing key: not registered: {error}", file=sys.stderr)
         if args.service_role is not None:
             password = os.environ.get(args.service_password_env) or None
             done = ensure_service_role(servers.owner_url, args.service_role, password)
@@ -333,11 +352,34 @@ def _api(args: argparse.Namespace, settings: Settings) -> int:
     from infra.signing import signing_seed
 
     try:
-        signing_seed(settings)  # every worker signs with CARDLEDGER_SIGNING_KEY, inherited from this environment
+        seed = signing_seed(settings)  # every worker signs with CARDLEDGER_SIGNING_KEY, inherited from this environment
     except ValueError as error:
         raise CliError(f"configuration error: {error}") from None
+    _require_registered_key(settings.database_url, seed)
     command = gunicorn_command(settings)
     os.execv(command[0], command)
+
+
+def _require_registered_key(database_url: str, seed: bytes) -> None:
+    """CliError unless the key is in signing_keys: an API never signs under a key a verifier cannot find."""
+    from infra.db import connect
+    from infra.signing import ReceiptSigner, UnregisteredSigningKey, require_registered
+
+    reach_database(database_url)
+    try:
+        with connect(database_url, component="api") as conn:
+            require_registered(conn, ReceiptSigner.from_seed(seed))
+    except UnregisteredSigningKey as error:
+        raise CliError(f"api: {error}") from None
+
+
+def _keys(args: argparse.Namespace, settings: Settings) -> int:
+    from services.key_commands import KeyCommandError, run
+
+    try:
+        return run(args, settings)
+    except KeyCommandError as error:
+        raise CliError(str(error), status=error.status) from None
 
 
 def _relay(args: argparse.Namespace, settings: Settings) -> int:
@@ -443,7 +485,12 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("verify: --token goes with --url")
     from infra.event_store import EventStore
     from infra.receipts import ReceiptFormatError
-    from services.app.audit.receipts import check_receipts_in, read_receipts_file, receipts_text
+    from services.app.audit.receipts import (
+        check_receipts_in,
+        read_receipts_file,
+        receipts_exit_status,
+        receipts_text,
+    )
     from services.app.audit.service import verify_tables
 
     try:  # read before any server starts: a bad file names the entry and field, exit 2
@@ -452,22 +499,40 @@ def _verify(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError(f"verify: --receipts {error}") from None
     if receipts is not None and args.table is None:
         raise CliError("verify: --receipts goes with --table ID")
+    pinned = _trust_keys(args.trust_key)
     if args.table is not None and not _is_uuid(args.table):
         raise CliError(f"verify: --table {args.table!r} is not a table id (a UUID such as {uuid.uuid4()})")
     with _database(settings) as pool:
         if args.table is not None and EventStore(pool).stream_version(args.table) is None:
             raise CliError(f"verify: table {args.table} does not exist")
         summary = verify_tables(pool, None if args.all else args.table, progress=True)
-        checks = None if receipts is None else check_receipts_in(pool, args.table, receipts)
-    receipts_ok = checks is None or all(check.ok for check in checks)
+        trusted, checks = (None, None) if receipts is None else check_receipts_in(pool, args.table, receipts, pinned)
     if args.json:
         shown = summary.to_json()
-        if checks is not None:
+        if checks is not None and trusted is not None:
+            shown["keys"] = {"pinned": trusted.pinned, "trusted": sorted(trusted.keys), "untrusted": trusted.untrusted}
             shown["receipts"] = [check.to_json() for check in checks]
         print(json.dumps(shown, indent=2))
     else:
-        print(summary if checks is None else f"{summary}\n{receipts_text(checks)}")
-    return 0 if summary.ok and receipts_ok else 1
+        print(summary if checks is None else f"{summary}\n{receipts_text(checks, trusted)}")
+    if not summary.ok:
+        return 1
+    return 0 if checks is None else receipts_exit_status(checks)
+
+
+def _trust_keys(arguments: list[str] | None) -> list[Any] | None:
+    """The keys of every --trust-key, or None when none is given (the keys are then trusted as served)."""
+    if not arguments:
+        return None
+    from infra.key_chain import parse_trust_keys
+
+    pinned = []
+    for argument in arguments:
+        try:
+            pinned.extend(parse_trust_keys(argument))
+        except ValueError as error:
+            raise CliError(f"verify: {error}") from None
+    return pinned
 
 
 def _verify_remote(args: argparse.Namespace) -> int:
@@ -477,7 +542,9 @@ def _verify_remote(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("CARDLEDGER_TOKEN", "")
     if args.table is None or not token:
         raise CliError("verify: --url needs --table ID and --token TOKEN (or $CARDLEDGER_TOKEN)")
-    return run(args.url, token, args.table, args.json, args.receipts, sys.stdout, sys.stderr)
+    return run(
+        args.url, token, args.table, args.json, args.receipts, sys.stdout, sys.stderr, _trust_keys(args.trust_key)
+    )
 
 
 def _settlement(args: argparse.Namespace, settings: Settings) -> int:

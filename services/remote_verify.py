@@ -61,7 +61,8 @@ from domain.table import (
     deal_transfers,
 )
 from infra.event_store import RecordedEvent
-from infra.receipts import ReceiptFormatError
+from infra.key_chain import PinnedKey, trusted_keys
+from infra.receipts import PROVES_NOTHING, ReceiptFormatError
 from infra.receipts import check_receipts as check_signed
 from infra.table_loader import _from_last_finished_deal, fold_recorded
 from services.app.audit.receipts import read_receipts_file
@@ -230,8 +231,10 @@ class RemoteVerification:
     deals: list[DealSummary] = field(default_factory=list)
     ledger_lines: int = 0
     receipts: list[dict[str, JSON]] | None = None  # the check of each receipt; None: no --receipts
+    keys_note: str | None = None  # how the receipts' keys were trusted (pinned, or as served)
     findings: list[Finding] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
+    not_checkable: list[str] = field(default_factory=list)  # checks that could not be made, with the reason
     chain: dict[int, str] = field(default_factory=dict)  # position -> hash, as shown and checked
 
     @property
@@ -259,6 +262,8 @@ class RemoteVerification:
             "deals": [d.to_json() for d in self.deals],
             "ledger_lines": self.ledger_lines,
             "receipts": self.receipts,
+            "keys": self.keys_note,
+            "not_checkable": list(self.not_checkable),
             "first_failure": None if first is None else first.to_json(),
             "failures": [f.to_json() for f in sorted(self.findings, key=Finding.sort_key)],
             "pending": list(self.pending),
@@ -277,7 +282,10 @@ class RemoteVerification:
             f"  ledger lines checked: {self.ledger_lines}"
             + ("" if self.receipts is None else f"; receipts checked: {len(self.receipts)}"),
         ]
+        if self.keys_note is not None:
+            lines.append(f"  {self.keys_note}")
         lines += [f"  pending: {p}" for p in self.pending]
+        lines += [f"  not checkable: {n}" for n in self.not_checkable]
         first = self.first_failure()
         if first is None:
             lines.append("OK: every check holds")
@@ -442,7 +450,11 @@ class _Deal:
 
 
 def verify_remote(
-    api: ApiClient, table_id: str, receipts: Sequence[Receipt] | None = None, page_size: int = PAGE_SIZE
+    api: ApiClient,
+    table_id: str,
+    receipts: Sequence[Receipt] | None = None,
+    page_size: int = PAGE_SIZE,
+    pinned: Sequence[PinnedKey] | None = None,
 ) -> RemoteVerification:
     """Verify table `table_id` through the API; raises RemoteError when it cannot be read."""
     report = RemoteVerification(api.base_url, table_id)
@@ -480,7 +492,7 @@ def verify_remote(
         _check_deal(report, events, deal, records, types)
     report.ledger_lines = _check_ledger(report, events, ledger, types)
     if receipts is not None:
-        check_receipts(report, api, receipts, types)  # against `report.chain`, the log's version -> hash
+        check_receipts(report, api, receipts, types, pinned)  # against `report.chain`, the log's version -> hash
     return report
 
 
@@ -789,23 +801,30 @@ def expected_ledger_lines(events: Iterable[RecordedEvent]) -> list[dict[str, JSO
 
 
 def check_receipts(
-    report: RemoteVerification, api: ApiClient, receipts: Sequence[Receipt], types: Mapping[int, str]
+    report: RemoteVerification,
+    api: ApiClient,
+    receipts: Sequence[Receipt],
+    types: Mapping[int, str],
+    pinned: Sequence[PinnedKey] | None = None,
 ) -> None:
-    """`--receipts FILE`: each signed receipt ("cardledger-receipt-v1", Ed25519, keys from `GET /v1/keys`)
+    """`--receipts FILE`: each signed receipt ("cardledger-receipt-v1", Ed25519) under a trusted key (`pinned`
+    and the keys the chain of `GET /v1/keys` endorses from them; every served key when nothing is pinned)
     against the version -> hash map of the log as read and checked here (`infra.receipts.check_receipts`).
-    A receipt that is not "ok" is a failure at the position it names: a valid signature over a hash the log
-    no longer holds at that position (or a position the log lacks) proves the log was rewritten."""
+    Only a valid signature over a hash the log no longer holds at that position (or a position the log lacks)
+    is a failure: it proves the log was rewritten. A receipt under a key not trusted, or whose signature is not
+    valid, proves nothing: it is reported as not checkable."""
     answer = api.get("/v1/keys")
     keys = answer.get("keys") if isinstance(answer, dict) else None
-    if not isinstance(keys, list):
+    if not isinstance(keys, list) or not all(isinstance(key, dict) for key in keys):
         raise RemoteError(f"GET /v1/keys: the answer has no list of keys ({_short(answer)})")
-    try:
-        checks = check_signed(receipts, keys, report.chain, table_id=report.table_id)
-    except ValueError as error:  # a key list that is not one
-        raise RemoteError(f"GET /v1/keys: {error}") from None
+    trusted = trusted_keys(keys, pinned)
+    report.keys_note = trusted.note
+    checks = check_signed(receipts, trusted.keys, report.chain, table_id=report.table_id, pinned=trusted.pinned)
     report.receipts = [check.to_json() for check in checks]
     for check in checks:
-        if not check.ok:
+        if check.verdict in PROVES_NOTHING:
+            report.not_checkable.append(f"receipt {check.index}: {check.verdict}: {check.explanation}")
+        elif not check.ok:
             version = check.receipt.version
             report.findings.append(
                 Finding(
@@ -834,12 +853,21 @@ def read_receipts(path: Path) -> list[Receipt]:
 # The command ---------------------------------------------------------------------------------------
 
 
-def run(url: str, token: str, table_id: str, as_json: bool, receipts: Path | None, out: IO[str], err: IO[str]) -> int:
+def run(
+    url: str,
+    token: str,
+    table_id: str,
+    as_json: bool,
+    receipts: Path | None,
+    out: IO[str],
+    err: IO[str],
+    pinned: Sequence[PinnedKey] | None = None,
+) -> int:
     """`cardledger verify --url`: print the verdict; 0 verified, 1 a check failed, 2 could not verify."""
     try:
         signed = None if receipts is None else read_receipts(receipts)
         api = ApiClient(url, token)
-        report = verify_remote(api, table_id, signed)
+        report = verify_remote(api, table_id, signed, pinned=pinned)
     except RemoteError as error:
         return _cannot_verify(error, url, table_id, as_json, out, err)
     except Exception as error:  # answers shaped against the documented API must not end in a traceback

@@ -24,8 +24,9 @@ from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, serv
 from infra.embedded import require_embedded_servers, start_servers
 from infra.metrics import metrics_port
 from infra.migrations import migrate
-from infra.signing import SIGNING_KEY_VARIABLE, encode_signing_key, signing_seed
+from infra.signing import SIGNING_KEY_VARIABLE, UnregisteredSigningKey, encode_signing_key, signing_seed
 from services.api.serving import API_STREAMS_VARIABLE, API_THREADS_VARIABLE, api_streams, api_threads
+from services.key_commands import register_configured_key
 from services.projector.metrics import DEFAULT_WORKER_PORT, WORKER_PORT_VARIABLE
 
 log = logging.getLogger("cardledger.supervisor")
@@ -145,6 +146,11 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
     try:
         applied = migrate(servers.owner_url)  # as the owner; the children connect as the service's role
         log.info("migrations applied: %s", ", ".join(applied) or "none needed")
+        try:
+            log.info("%s", register_configured_key(servers.owner_url, settings))
+        except UnregisteredSigningKey as error:
+            print(f"cardledger: error: {error}", file=sys.stderr)
+            return 2
         refusal = None if servers.owner_url == database_url else service_url_refusal(servers.owner_url, database_url)
         if refusal is not None:
             print(f"cardledger: error: {refusal}", file=sys.stderr)

@@ -49,7 +49,18 @@ from psycopg_pool import ConnectionPool
 from infra.db import connect, open_pool
 from infra.event_store import EventStore
 from infra.migrations import migrate
-from infra.signing import SIGNING_KEY_VARIABLE, new_signing_key
+from infra.receipts import b64url_encode
+from infra.signing import (
+    SIGNING_KEY_VARIABLE,
+    ReceiptSigner,
+    key_registered,
+    new_signing_key,
+    parse_signing_key,
+    utc_timestamp,
+)
+from infra.storage.memory import InMemoryStorage
+from infra.storage.ports import Storage
+from infra.storage.postgres import PostgresStorage
 from tests.faults.servers import RedisServer
 from tests.horizon import held_horizon
 
@@ -275,18 +286,50 @@ def redis_client(redis_url: str) -> Iterator[redis.Redis]:
 # --------------------------------------------------------------------------- the migrated database
 
 
+def register_key(url: str, signer: ReceiptSigner | None = None, endorser: ReceiptSigner | None = None) -> ReceiptSigner:
+    """Register `signer` (default: the session's key, CARDLEDGER_SIGNING_KEY) in `url`'s signing_keys, as the
+    owner's `cardledger migrate` (or, with `endorser`, `keys rotate`) does, whatever the chain's latest key;
+    kept by `empty_all_tables`. A key already registered stays as it is."""
+    signer = signer or ReceiptSigner.from_seed(parse_signing_key(os.environ[SIGNING_KEY_VARIABLE]))
+    created_at = utc_timestamp()
+    endorsement = (
+        None if endorser is None else b64url_encode(endorser.endorse(signer.key_id, signer.public_key, created_at))
+    )
+    with connect(url) as conn:
+        if not key_registered(conn, signer.key_id):
+            conn.execute(
+                """INSERT INTO signing_keys (key_id, algorithm, public_key, created_at, endorsed_by, endorsement)
+                   VALUES (%s, 'Ed25519', %s, %s, %s, %s)""",
+                (signer.key_id, signer.public_key, created_at, endorser and endorser.key_id, endorsement),
+            )
+    return signer
+
+
+def register_signer(storage: Storage, signer: ReceiptSigner) -> None:
+    """Register `signer` where `storage` keeps its keys, as the owner does: the application itself cannot."""
+    if isinstance(storage, InMemoryStorage):
+        storage.register_first_key(signer)
+    else:
+        assert isinstance(storage, PostgresStorage)
+        with storage.pool.connection() as conn:
+            register_key(conn.info.dsn, signer)
+
+
 @pytest.fixture(scope="session")
 def migrated_database_url(database_url: str) -> str:
     migrate(database_url)
+    register_key(database_url)
     return database_url
 
 
 def empty_all_tables(url: str) -> None:
+    """Every table emptied but the migrations' record and the registered signing keys (the owner's, made once)."""
     with psycopg.connect(url, autocommit=True) as conn:
         names = [
             row[0]
             for row in conn.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'"
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                " AND tablename NOT IN ('schema_migrations', 'signing_keys')"
             )
         ]
         # The events table refuses TRUNCATE through its triggers; replica mode skips them for this cleanup only.

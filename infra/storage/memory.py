@@ -23,7 +23,7 @@ from domain.table import TableState
 from infra.event_store import IdempotencyRecord, InMemoryEventStore, NewEvent, PendingAppend, RecordedEvent
 from infra.players import Player, new_player, token_hash, token_player_id
 from infra.receipts import ALGORITHM
-from infra.signing import ReceiptSigner, utc_timestamp
+from infra.signing import ReceiptSigner, UnregisteredSigningKey, utc_timestamp
 from infra.storage.ports import Projected, Storage
 from infra.table_loader import bounded_table_events, fold_recorded
 
@@ -70,15 +70,29 @@ class InMemoryStorage:
             return {n: self._seeds.setdefault((table_id, n), secrets.token_bytes(SEED_BYTES)) for n in wanted}
 
     # SigningKeys
-    def list_signing_key(self, signer: ReceiptSigner) -> None:
+    def register_first_key(self, signer: ReceiptSigner) -> None:
+        """What the owner's `cardledger migrate` does for a database: this store has no owner apart from its
+        maker (`services.bootstrap.in_memory_application`)."""
         with self._lock:
             self._keys.setdefault(signer.key_id, (signer.public_key, datetime.now(UTC)))
+
+    def require_signing_key(self, signer: ReceiptSigner) -> None:
+        with self._lock:
+            if signer.key_id not in self._keys:
+                raise UnregisteredSigningKey(f"the receipt signing key {signer.key_id} is not registered")
 
     def signing_keys(self) -> list[dict[str, Any]]:
         with self._lock:
             listed = sorted(self._keys.items(), key=lambda item: (item[1][1], item[0]))
         return [
-            {"key_id": key_id, "algorithm": ALGORITHM, "public_key": public_key, "created_at": utc_timestamp(at)}
+            {
+                "key_id": key_id,
+                "algorithm": ALGORITHM,
+                "public_key": public_key,
+                "created_at": utc_timestamp(at),
+                "endorsed_by": None,
+                "endorsement": None,
+            }
             for key_id, (public_key, at) in listed
         ]
 

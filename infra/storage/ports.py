@@ -46,8 +46,8 @@ class Seeds(Protocol):
 
 
 class SigningKeys(Protocol):
-    def list_signing_key(self, signer: ReceiptSigner) -> None:
-        """List the signer's public key (idempotent: a listed key keeps its first listing)."""
+    def require_signing_key(self, signer: ReceiptSigner) -> None:
+        """UnregisteredSigningKey unless the signer's public key is registered (only the owner registers)."""
         ...
 
     def signing_keys(self) -> list[dict[str, Any]]:

@@ -39,8 +39,8 @@ class PostgresSession(TableEventRows):
     def seeds_for(self, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
         return seed_rows.seeds_for(self.conn, table_id, deal_numbers)
 
-    def list_signing_key(self, signer: ReceiptSigner) -> None:
-        signing.register_public_key(self.conn, signer)
+    def require_signing_key(self, signer: ReceiptSigner) -> None:
+        signing.require_registered(self.conn, signer)
 
     def signing_keys(self) -> list[dict[str, Any]]:
         return signing.public_keys(self.conn)

@@ -58,7 +58,7 @@ from services.api.serving import (
 )
 from services.api.spec_meta import RATE_LIMIT_HEADERS, RESPONSE_HEADERS, header_ref, package_version
 from services.api.spec_types import TypedMarshmallowPlugin
-from services.bootstrap import Container, bootstrap, list_signing_key
+from services.bootstrap import Container, bootstrap
 
 API_TITLE = "cardledger"
 LIMITED_TAGS = frozenset(
@@ -177,7 +177,7 @@ def create_app(
 
     app.extensions[EXTENSION] = ContainerHolder(lambda: bootstrap(resolved), container)
     if container is not None:
-        list_signing_key(container.ledger)  # a built container's key is listed when its app starts
+        container.ledger.require_signing_key()  # an API never signs under a key a verifier cannot find
 
     app.url_map.converters["uuid"] = TableIdConverter  # before any route is made with it
     api = CardLedgerApi(app, spec_kwargs={"marshmallow_plugin": TypedMarshmallowPlugin()})

@@ -144,10 +144,27 @@ class KeySchema(Schema):
     algorithm = fields.String(required=True, validate=validate.OneOf(("Ed25519",)))
     public_key = fields.String(required=True, metadata={"description": "base64url (no padding) of the raw 32 bytes"})
     created_at = fields.String(required=True, metadata={"format": "date-time", "description": "RFC 3339 UTC"})
+    endorsed_by = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the key_id of the key before this one in the chain; null for the first key"},
+    )
+    endorsement = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "base64url (no padding) Ed25519 signature by `endorsed_by` over the UTF-8 bytes of "
+            '"cardledger-key-v1\\n" + key_id + "\\n" + public_key + "\\n" + created_at; null for the first key'
+        },
+    )
 
 
 class KeysSchema(Schema):
-    keys = fields.List(fields.Nested(KeySchema), required=True, metadata={"description": "oldest first"})
+    keys = fields.List(
+        fields.Nested(KeySchema),
+        required=True,
+        metadata={"description": "oldest first: a chain, each key after the first endorsed by its predecessor"},
+    )
 
 
 # Players --------------------------------------------------------------------

@@ -265,14 +265,26 @@ EVENTS_PAGE: dict[str, Any] = {
     "next_after": 2,
 }
 
+# The worked vector of docs/hashing.md, "The chain of signing keys" (seeds 00..1f and 20..3f; checked by
+# tests/unit/test_key_chain.py).
 KEYS: dict[str, Any] = {
     "keys": [
         {
-            "key_id": "ed25519:90b289e6b8eb91a8",
+            "key_id": "ed25519:56475aa75463474c",
             "algorithm": "Ed25519",
-            "public_key": "g9pyUzYItm2ycs4vkwBXzg-Kp36pyqL2qn_3a0OlcKs",
+            "public_key": "A6EHv_POEL4dcN0Y50vAmWfk1jCbpQ1fHdyGZBJVMbg",
             "created_at": "2026-12-01T16:26:17.586823Z",
-        }
+            "endorsed_by": None,
+            "endorsement": None,
+        },
+        {
+            "key_id": "ed25519:24f6ed6acbfe1009",
+            "algorithm": "Ed25519",
+            "public_key": "Kay64UG8yvCyLhqU000LxzYeUm0L_hLIl5S8kyKWbdc",
+            "created_at": "2026-12-05T09:00:00.000000Z",
+            "endorsed_by": "ed25519:56475aa75463474c",
+            "endorsement": "uGJQPxn_Olfdq8xY-7kzXiq3M6WGZb3MpZV7RWncadAXRiplbneQVIzBfseFTyM9bdBUoQW5OPeTCq1stjufCw",
+        },
     ]
 }
 

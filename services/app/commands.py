@@ -33,7 +33,7 @@ from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
 from infra.seeds import KnownSeeds
 from infra.signing import ReceiptSigner
-from infra.storage.ports import Session, SigningKeys, Storage, TableEvents
+from infra.storage.ports import Session, Storage, TableEvents
 from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
@@ -129,7 +129,6 @@ class TableCommands:
         self.states = states
         self.withheld = withheld
         self.seeds = KnownSeeds(seeds)
-        self._key_listed = False
         # Tables whose stream was ahead of the state kept here when last read: read before deciding there.
         self._behind: Lru[str, bool] = Lru(tables)
 
@@ -143,7 +142,6 @@ class TableCommands:
                 opened = tables.open_table(table_id, game, seats, options, seed)
             except DomainError as error:
                 raise domain_error(error) from error
-            self._list_key_once(conn)
             recorded = conn.start_stream(table_id, [_new_event(opened, 0, caller)])
         count_appended([opened.type])
         return table_id, self.signer.sign(table_id, recorded[-1].version, recorded[-1].hash)
@@ -320,7 +318,6 @@ class TableCommands:
         receipt: JSON = None
         if signed:
             receipt = self.signer.sign(table_id, state.version + len(pending.new), pending.hashes[-1])
-            self._list_key_once(conn)
         if after.deal_no != state.deal_no:
             self.withheld.deal_begins(table_id, after.deal_no)
         viewer = viewer_for(after, caller)
@@ -338,17 +335,10 @@ class TableCommands:
             shown["global_position"] = event.global_position
         return Written(after, answer)
 
-    def list_signing_key(self) -> None:
-        """List the signer's public key in signing_keys now (idempotent); the API does it at start."""
+    def require_signing_key(self) -> None:
+        """UnregisteredSigningKey unless the signer's key is registered: the API checks it before it serves."""
         with self.storage.session() as conn:
-            conn.list_signing_key(self.signer)
-        self._key_listed = True
-
-    def _list_key_once(self, conn: SigningKeys) -> None:
-        """List the key before this process's first receipt, if the start could not (migrations were pending)."""
-        if not self._key_listed:
-            conn.list_signing_key(self.signer)
-            self._key_listed = True
+            conn.require_signing_key(self.signer)
 
     @staticmethod
     def _require_player(caller: Caller, what: str) -> str:

@@ -99,8 +99,8 @@ class CardLedger:
     ) -> ClockWrite | None:
         return self.commands.clock_tick(table_id, now, abandon_after, pause)
 
-    def list_signing_key(self) -> None:
-        self.commands.list_signing_key()
+    def require_signing_key(self) -> None:
+        self.commands.require_signing_key()
 
     # Queries
     def load_state(self, table_id: str) -> TableState:

@@ -27,6 +27,7 @@ from services.app.ledger import CardLedger
 from services.bootstrap import Container
 from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, bot_action, play_deal
 from tests.api.test_endpoints import assert_problem
+from tests.conftest import register_key
 
 RECEIPT_FIELDS = ["table_id", "version", "hash", "signed_at", "key_id", "signature"]
 RFC3339_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
@@ -58,7 +59,7 @@ def log_hashes(api: Api, token: str, table_id: str) -> dict[int, str]:
     return {event["position"]: event["hash"] for event in events}
 
 
-def test_every_write_answers_a_receipt_that_the_listed_public_key_verifies(api: Api) -> None:
+def test_every_write_answers_a_receipt_that_the_listed_public_key_verifies(api: Api, container: Container) -> None:
     _, alice = api.register("alice")
     _, bob = api.register("bob")
     receipts: list[tuple[str, dict[str, Any], int]] = []  # (what, receipt, version the answer reports)
@@ -79,7 +80,7 @@ def test_every_write_answers_a_receipt_that_the_listed_public_key_verifies(api: 
     assert api.table(alice, table)["status"] == "closed"
 
     keys = listed_keys(api.client)
-    assert len(keys) == 1
+    assert container.signer.key_id in keys
     hashes = log_hashes(api, alice, table)
     for what, receipt, version in receipts:
         assert list(receipt) == RECEIPT_FIELDS, what
@@ -93,17 +94,16 @@ def test_every_write_answers_a_receipt_that_the_listed_public_key_verifies(api: 
 
 def test_the_keys_list_shape(client: FlaskClient, container: Container) -> None:
     body = client.get("/v1/keys").get_json()
-    assert body == {
-        "keys": [
-            {
-                "key_id": container.signer.key_id,
-                "algorithm": "Ed25519",
-                "public_key": container.signer.public_key,
-                "created_at": body["keys"][0]["created_at"],
-            }
-        ]
+    assert list(body) == ["keys"]
+    key = next(key for key in body["keys"] if key["key_id"] == container.signer.key_id)
+    assert key == {
+        "key_id": container.signer.key_id,
+        "algorithm": "Ed25519",
+        "public_key": container.signer.public_key,
+        "created_at": key["created_at"],
+        "endorsed_by": None,  # the first of its chain
+        "endorsement": None,
     }
-    key = body["keys"][0]
     assert "=" not in key["public_key"] and len(unb64(key["public_key"])) == 32
     assert re.fullmatch(r"ed25519:[0-9a-f]{16}", key["key_id"])
     assert RFC3339_UTC.match(key["created_at"])
@@ -153,6 +153,7 @@ def test_after_a_key_rotation_both_keys_are_listed_and_old_receipts_still_verify
     old_receipt = api.open_table(alice)["receipt"]
 
     new_signer = ReceiptSigner.ephemeral()
+    register_key(container.database_url, new_signer, endorser=container.signer)  # `cardledger keys rotate`
     rotated = dataclasses.replace(
         container,
         ledger=CardLedger(PostgresStorage(container.pool, container.store), AUDITOR_TOKEN, new_signer),
@@ -163,7 +164,9 @@ def test_after_a_key_rotation_both_keys_are_listed_and_old_receipts_still_verify
 
     assert old_receipt["key_id"] == container.signer.key_id != new_receipt["key_id"] == new_signer.key_id
     listed = new_client.get("/v1/keys").get_json()["keys"]
-    assert [key["key_id"] for key in listed] == [container.signer.key_id, new_signer.key_id]  # oldest first
+    ids = [key["key_id"] for key in listed]
+    assert ids.index(container.signer.key_id) < ids.index(new_signer.key_id)  # oldest first
+    assert listed[ids.index(new_signer.key_id)]["endorsed_by"] == container.signer.key_id
     keys = listed_keys(new_client)
     verify(old_receipt, keys)
     verify(new_receipt, keys)
@@ -175,6 +178,7 @@ def test_after_a_key_rotation_both_keys_are_listed_and_old_receipts_still_verify
 def test_the_listed_keys_cannot_be_changed_or_removed(api: Api, clean: str) -> None:
     api.client.get("/v1/keys")
     with psycopg.connect(clean, autocommit=True) as conn:
+        listed = conn.execute("SELECT count(*) FROM signing_keys").fetchone()
         for statement in (
             "UPDATE signing_keys SET public_key = 'x'",
             "DELETE FROM signing_keys",
@@ -182,7 +186,7 @@ def test_the_listed_keys_cannot_be_changed_or_removed(api: Api, clean: str) -> N
         ):
             with pytest.raises(psycopg.errors.RestrictViolation):
                 conn.execute(statement)
-        assert conn.execute("SELECT count(*) FROM signing_keys").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM signing_keys").fetchone() == listed
 
 
 def test_the_signing_key_never_appears_in_logs_answers_events_or_metrics(

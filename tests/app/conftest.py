@@ -15,6 +15,7 @@ from infra.storage.ports import Storage
 from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
 from services.bootstrap import application
+from tests.conftest import register_signer
 from tests.integration.test_audit_support import project as project_all
 
 AUDITOR_TOKEN = "auditor-token-of-the-application-tests-0123456789"
@@ -30,7 +31,9 @@ def storage(request: pytest.FixtureRequest) -> Storage:
 @pytest.fixture
 def ledger(storage: Storage) -> CardLedger:
     """Wired as the API's is (`services.bootstrap.application`), on the storage of the case."""
-    return application(storage, AUDITOR_TOKEN)
+    ledger = application(storage, AUDITOR_TOKEN)
+    register_signer(storage, ledger.signer)
+    return ledger
 
 
 @pytest.fixture

@@ -349,7 +349,7 @@ def test_every_receipt_verifies_against_the_listed_keys_and_the_log(storage: Sto
     other = str(ledger.open_table(table.players[0], "cholek-tiga", 2, {})["id"])
     receipts.append(ledger.sit(register(ledger, "late"), other, None, None)["receipt"])
     keys = ledger.signing_keys()
-    assert [key["key_id"] for key in keys] == [ledger.signer.key_id]
+    assert ledger.signer.key_id in [key["key_id"] for key in keys]
     log = {event.version: event.hash for event in storage.store.read_stream(table.table_id)}
     checks = check_receipts(receipts, keys, log, table_id=table.table_id)
     assert [check.verdict for check in checks] == [OK, OTHER_TABLE]

@@ -10,6 +10,7 @@ dropped at the end. The group role cardledger_service, which every migrated data
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import secrets
@@ -42,7 +43,7 @@ from infra.db_roles import (
 )
 from infra.event_store import EventStore, NewEvent, read_stream_in
 from infra.migrations import MIGRATIONS_DIR, migrate, pending_migrations
-from infra.signing import SIGNING_KEY_VARIABLE, parse_signing_key
+from infra.signing import SIGNING_KEY_VARIABLE, ReceiptSigner, parse_signing_key
 from services.api import create_app
 from services.app.audit.service import settlement_report_offline, verify_tables
 from services.app.audit.verify import ChainWalker
@@ -51,7 +52,7 @@ from services.cli import main
 from services.projector.rebuild import rebuild
 from services.relay import Relay
 from services.simulate.stack import embedded_stack
-from tests.conftest import fresh_database
+from tests.conftest import fresh_database, register_key
 from tests.e2e.stack import http
 from tests.integration.test_audit_support import AUDITOR_TOKEN, play_table, register
 from tests.k8s_render import OVERLAYS, rendered
@@ -68,7 +69,7 @@ EXPECTED_PRIVILEGES = {
     "idempotency_keys": {"SELECT", "INSERT"},
     "deal_seeds": {"SELECT", "INSERT"},
     "players": {"SELECT", "INSERT"},
-    "signing_keys": {"SELECT", "INSERT"},
+    "signing_keys": {"SELECT"},  # only the owner registers keys (migration 017)
     "log_positions": {"SELECT", "INSERT", "UPDATE"},
     "table_views": {"SELECT", "INSERT", "UPDATE"},
     "table_clock": {"SELECT", "INSERT", "UPDATE"},
@@ -111,6 +112,7 @@ def roles(pg_server_url: str) -> Iterator[Roles]:
     try:
         with fresh_database(pg_server_url, prefix="cardledger_roles") as owner_url:
             migrate(owner_url)
+            register_key(owner_url)  # as `cardledger migrate` does: the owner registers the service's key
             assert ensure_service_role(owner_url, name, password) == ["created", f"made a member of {SERVICE_GROUP}"]
             yield Roles(owner_url, url_as(owner_url, name, password), name, pg_server_url)
     finally:
@@ -265,6 +267,10 @@ REFUSED: dict[str, list[str]] = {
     "forget an idempotency key": ["DELETE FROM idempotency_keys"],
     "change a seed": ["UPDATE deal_seeds SET server_seed = server_seed"],
     "drop a signing key": ["DELETE FROM signing_keys"],
+    "register a signing key of its own": [
+        "INSERT INTO signing_keys (key_id, algorithm, public_key, created_at) "
+        "VALUES ('ed25519:0000000000000000', 'Ed25519', 'rogue', '2020-01-01')"
+    ],
     "unapply a migration": ["DELETE FROM schema_migrations WHERE number = 8"],
     "become the owner": ["SET ROLE {owner}"],
     "join the owner": ["GRANT {owner} TO CURRENT_USER"],
@@ -346,7 +352,7 @@ def test_the_whole_service_runs_as_the_service_role(roles: Roles, redis_client: 
         auditor_token=AUDITOR_TOKEN,
         signing_key=parse_signing_key(os.environ[SIGNING_KEY_VARIABLE]),
     )
-    container = bootstrap(settings, pool_max_size=4, start_embedded=False)  # lists its signing key: an INSERT
+    container = bootstrap(settings, pool_max_size=4, start_embedded=False)
     try:
         ledger = container.ledger
         rng = random.Random(3)
@@ -591,3 +597,91 @@ def test_the_owners_url_is_a_setting_of_its_own() -> None:
     with pytest.raises(ValueError, match="CARDLEDGER_MIGRATE_DATABASE_URL must be a URL") as error:
         Settings.from_env({"DATABASE_URL": service, "CARDLEDGER_MIGRATE_DATABASE_URL": "mysql://root:hunter2@db/x"})
     assert "hunter2" not in str(error.value)
+
+
+# --------------------------------------------------------------------------- keys the service cannot forge
+
+
+def test_a_pinned_verifier_is_not_misled_by_a_rogue_key_or_a_deleted_one(
+    roles: Roles, redis_client: redis.Redis, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The experiments of issue 35: a rogue key listed with an old date, and the genuine key's row deleted, on a
+    table whose log was rewritten; the verifier pins the genuine key, as `cardledger keys export` printed it."""
+    from werkzeug.serving import make_server
+
+    settings = Settings(
+        database_url=roles.service_url,
+        redis_url=redis_url,
+        auditor_token=AUDITOR_TOKEN,
+        signing_key=parse_signing_key(os.environ[SIGNING_KEY_VARIABLE]),
+    )
+    container = bootstrap(settings, pool_max_size=4, start_embedded=False)
+    app = create_app(container=container, config={"TESTING": True, "RATE_LIMITS_ENABLED": False})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        client = app.test_client()
+        tokens = [client.post("/v1/players", json={"name": f"pin-{n}"}).get_json()["token"] for n in range(2)]
+        auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
+        opened = client.post("/v1/tables", json={"game": "cholek-tiga", "seats": 2}, headers=auth[0]).get_json()
+        table_id = opened["id"]
+        receipts = [opened["receipt"]]
+        for seat in (0, 1):
+            answer = client.post(f"/v1/tables/{table_id}/seats", json={"seat": seat}, headers=auth[seat])
+            receipts.append(answer.get_json()["receipt"])
+        genuine = container.signer
+
+        assert main(["keys", "export", "--url", url, "--key-id", genuine.key_id]) == 0
+        pin = tmp_path / "first-key.json"
+        pin.write_text(capsys.readouterr().out)
+
+        def verify(*extra: str) -> tuple[int, dict[str, Any]]:
+            path = tmp_path / "receipts.json"
+            path.write_text(json.dumps(receipts))
+            command = ["verify", "--url", url, "--token", tokens[1], "--table", table_id]
+            code = main([*command, "--json", "--receipts", str(path), *extra])
+            return code, json.loads(capsys.readouterr().out)
+
+        code, shown = verify("--trust-key", str(pin))
+        assert code == 0 and [r["verdict"] for r in shown["receipts"]] == ["ok", "ok", "ok"], shown
+
+        # A rogue key, dated 2020, is listed (by whoever could write the table: no longer the service), and a
+        # receipt signed with it "proves" a rewrite of the untouched version 1.
+        rogue = ReceiptSigner.ephemeral()
+        with psycopg.connect(roles.owner_url, autocommit=True) as owner:
+            owner.execute(
+                "INSERT INTO signing_keys (key_id, algorithm, public_key, created_at) VALUES (%s, 'Ed25519', %s, %s)",
+                (rogue.key_id, rogue.public_key, "2020-01-01T00:00:00Z"),
+            )
+        receipts.append(rogue.sign(table_id, 1, "f" * 64))
+        code, shown = verify("--trust-key", str(pin))
+        assert shown["receipts"][-1]["verdict"] == "untrusted_key"
+        assert code == 0, shown  # proves nothing: no accusation
+        code, shown = verify()  # unpinned, the rogue key is trusted as served, and says so
+        assert code == 1 and shown["receipts"][-1]["verdict"] == "rewritten_history"
+        assert shown["keys"] == "keys: trusted as served, not pinned"
+
+        # The log is rewritten where the last receipt points, then the genuine key's row is deleted: the pin
+        # still proves the rewrite.
+        receipts.pop()
+        with psycopg.connect(roles.owner_url, autocommit=True) as owner:
+            owner.execute("ALTER TABLE events DISABLE TRIGGER USER")
+            owner.execute(
+                "UPDATE events SET hash = %s WHERE stream_id = %s AND version = %s",
+                ("0" * 64, table_id, receipts[-1]["version"]),
+            )
+            owner.execute("ALTER TABLE events ENABLE TRIGGER USER")
+            owner.execute("ALTER TABLE signing_keys DISABLE TRIGGER USER")
+            owner.execute("DELETE FROM signing_keys WHERE key_id = %s", (genuine.key_id,))
+            owner.execute("ALTER TABLE signing_keys ENABLE TRIGGER USER")
+        code, shown = verify("--trust-key", str(pin))
+        assert code == 1
+        assert [r["verdict"] for r in shown["receipts"]] == ["ok", "ok", "rewritten_history"], shown
+        code, shown = verify()
+        assert [r["verdict"] for r in shown["receipts"]] == ["unknown_key"] * 3
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        container.close()

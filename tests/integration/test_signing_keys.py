@@ -15,6 +15,7 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from infra.config import Settings
+from infra.db import connect
 from infra.signing import (
     KEY_FILE_NAME,
     SIGNING_KEY_VARIABLE,
@@ -24,12 +25,14 @@ from infra.signing import (
     load_or_create_key_file,
     new_signing_key,
     parse_signing_key,
+    public_keys,
     signing_seed,
 )
 from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
 from services.cli import main
 from services.supervisor import Child, run_stack
+from tests.conftest import fresh_database, register_key
 from tests.faults.servers import free_port
 from tests.integration.test_audit_support import register
 
@@ -100,18 +103,24 @@ def test_up_refuses_to_start_with_urls_and_no_key(tmp_path: Path, capsys: pytest
     assert not (tmp_path / KEY_FILE_NAME).exists()  # only the embedded default makes a key file
 
 
-def test_up_hands_one_key_to_the_api_and_its_workers(
-    migrated_database_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
+def test_up_registers_its_key_and_hands_it_to_the_api_and_its_workers(
+    pg_server_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[tuple[str, dict[str, str]]] = []
     monkeypatch.setattr(Child, "start", lambda self, env: started.append((self.name, {**env, **self.env})))
     seed = os.urandom(32)
-    settings = Settings(database_url=migrated_database_url, redis_url=redis_url, port=free_port(), signing_key=seed)
-    stopped = threading.Event()
-    stopped.set()
-    assert run_stack(settings, stopped) == 0
-    api_env = dict(started)["api"]
-    assert parse_signing_key(api_env[SIGNING_KEY_VARIABLE]) == seed  # gunicorn's workers inherit this environment
+    with fresh_database(pg_server_url) as url:
+        settings = Settings(database_url=url, redis_url=redis_url, port=free_port(), signing_key=seed)
+        stopped = threading.Event()
+        stopped.set()
+        assert run_stack(settings, stopped) == 0
+        api_env = dict(started)["api"]
+        assert parse_signing_key(api_env[SIGNING_KEY_VARIABLE]) == seed  # gunicorn's workers inherit this environment
+        with connect(url) as conn:  # the migrations' step registered it, as the owner, the first of the chain
+            assert [key["key_id"] for key in public_keys(conn)] == [ReceiptSigner.from_seed(seed).key_id]
+        # Another key on the same database is a rotation's job: `up` refuses it rather than start unverifiable.
+        other = Settings(database_url=url, redis_url=redis_url, port=free_port(), signing_key=os.urandom(32))
+        assert run_stack(other, stopped) == 2
 
 
 def test_the_embedded_default_makes_a_key_file_once_and_reuses_it(tmp_path: Path) -> None:
@@ -160,8 +169,10 @@ def cli_env(db_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> str
 
 
 def _table_with_receipts(pool: ConnectionPool[Any], signer: ReceiptSigner) -> tuple[str, list[dict[str, Any]]]:
+    with pool.connection() as conn:
+        register_key(conn.info.dsn, signer)
     ledger = CardLedger(PostgresStorage(pool), None, signer)
-    ledger.list_signing_key()
+    ledger.require_signing_key()
     alice, bob = register(ledger, "alice"), register(ledger, "bob")
     opened = ledger.open_table(alice, "cholek-tiga", 2, {})
     table_id = str(opened["id"])
@@ -179,7 +190,8 @@ def test_verify_receipts_passes_receipts_the_log_agrees_with(
     path.write_text(json.dumps(receipts))
     assert main(["verify", "--table", table_id, "--receipts", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "receipts: 3 checked, 0 failed" in out
+    assert "receipts: 3 checked, 0 prove a rewritten history, 0 prove nothing" in out
+    assert "keys: trusted as served, not pinned" in out
     assert out.count(": ok: signature valid") == 3
 
     assert main(["verify", "--table", table_id, "--receipts", str(path), "--json"]) == 0
@@ -204,7 +216,7 @@ def test_verify_receipts_names_a_receipt_the_log_contradicts_as_a_rewritten_hist
     out = capsys.readouterr().out
     assert f"receipt 1 (version {version}): REWRITTEN HISTORY: PROOF OF A REWRITTEN HISTORY" in out
     assert f"the log now holds {'0' * 64} there" in out
-    assert "receipts: 3 checked, 1 failed; the log contradicts receipts the service signed" in out
+    assert "receipts: 3 checked, 1 prove a rewritten history, 0 prove nothing; the log contradicts" in out
 
 
 def test_verify_receipts_names_a_forged_receipt(
@@ -215,10 +227,13 @@ def test_verify_receipts_names_a_forged_receipt(
     receipts.append(ReceiptSigner.ephemeral().sign(table_id, 1, receipts[0]["hash"]))
     path = tmp_path / "receipts.json"
     path.write_text(json.dumps(receipts))
-    assert main(["verify", "--table", table_id, "--receipts", str(path)]) == 1
+    # A forged or unknown receipt is no evidence against the service: not a failure (exit 1), only reported.
+    assert main(["verify", "--table", table_id, "--receipts", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "receipt 2 (version" in out and "BAD SIGNATURE" in out
+    assert "receipt 2 (version" in out and "BAD SIGNATURE" in out and "(proves nothing)" in out
     assert "receipt 3 (version 1): UNKNOWN KEY" in out
+    path.write_text(json.dumps(receipts[2:]))  # nothing left that can be checked: exit 2
+    assert main(["verify", "--table", table_id, "--receipts", str(path)]) == 2
 
 
 _ENTRY = {"table_id": "t", "version": 1, "hash": "h", "signed_at": "s", "key_id": "k", "signature": "x"}

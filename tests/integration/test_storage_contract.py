@@ -30,11 +30,12 @@ from domain.table import (
 )
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import IdempotencyRecord, NewEvent
-from infra.signing import ReceiptSigner
+from infra.signing import ReceiptSigner, UnregisteredSigningKey
 from infra.storage.memory import InMemoryStorage
 from infra.storage.ports import Session, Storage
 from infra.storage.postgres import PostgresStorage
 from infra.table_loader import bounded_table_events, fold_recorded
+from tests.conftest import register_signer
 
 
 @pytest.fixture(params=["postgres", "memory"])
@@ -208,18 +209,19 @@ def test_seeds_are_made_once_per_deal_and_table(storage: Storage) -> None:
         assert session.seeds_for(other, [1])[1] != made[1]
 
 
-def test_a_signing_key_is_listed_once(storage: Storage) -> None:
-    signer, later = ReceiptSigner.ephemeral(), ReceiptSigner.ephemeral()
+def test_only_a_registered_signing_key_is_accepted_and_listed(storage: Storage) -> None:
+    signer, stranger = ReceiptSigner.ephemeral(), ReceiptSigner.ephemeral()
+    with storage.session() as session, pytest.raises(UnregisteredSigningKey, match=signer.key_id):
+        session.require_signing_key(signer)
+    register_signer(storage, signer)
     with storage.session() as session:
-        session.list_signing_key(signer)
-        first = session.signing_keys()
-        session.list_signing_key(signer)
-        assert session.signing_keys() == first
-        session.list_signing_key(later)
-        keys = session.signing_keys()
-    assert [key["key_id"] for key in keys] == [signer.key_id, later.key_id]
-    assert keys[0] == first[0]
-    assert keys[0]["public_key"] == signer.public_key and keys[0]["algorithm"] == "Ed25519"
+        session.require_signing_key(signer)
+        with pytest.raises(UnregisteredSigningKey, match=stranger.key_id):
+            session.require_signing_key(stranger)
+        keys = {key["key_id"]: key for key in session.signing_keys()}
+    assert stranger.key_id not in keys
+    assert keys[signer.key_id]["public_key"] == signer.public_key and keys[signer.key_id]["algorithm"] == "Ed25519"
+    assert keys[signer.key_id]["endorsed_by"] is None and keys[signer.key_id]["endorsement"] is None
 
 
 def test_a_player_is_found_by_the_whole_token_only(storage: Storage) -> None:

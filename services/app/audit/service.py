@@ -55,7 +55,7 @@ from infra.players import players_by_id
 from infra.projections import catch_up
 from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.receipts import parse_receipts
-from infra.sql.deal_events import first_version_of_write, timed_out_counts
+from infra.sql.deal_events import deal_running, first_version_of_write, timed_out_counts
 from infra.sql.log_horizon import HorizonHolder, horizon_holder, horizon_passed, newest_writer, unread_through
 from infra.table_loader import load_table
 from services.app.answers import event_json
@@ -128,8 +128,19 @@ class Audit:
         report = self.dispute_report(caller, table_id, deal_no)
         parsed = parse_receipts(receipts)
         with self.pool.connection() as conn:
-            checks = check_table_receipts(conn, table_id, parsed)
+            viewer = _viewer(_table_info(conn, table_id), caller)
+            _, checks = check_table_receipts(
+                conn, table_id, parsed, withheld_deal=lambda deal: self._hashes_withheld(conn, table_id, deal, viewer)
+            )
         return {**report, "receipts": receipts_section(checks)}
+
+    def _hashes_withheld(self, conn: Conn, table_id: str, deal_no: int, viewer: Viewer) -> bool:
+        """Whether `viewer` may not see the hashes of the table's deal `deal_no`: a running deal begun before hash
+        version 2 (its private blocks hashed whole), for anyone but the auditor. Every answer that carries a hash
+        of the log asks this, so what one answer withholds no other tells."""
+        if viewer is AUDITOR or not self.store.deal_holds_v1_private(table_id, deal_no):
+            return False
+        return deal_running(conn, table_id, deal_no)
 
     def dispute_report(self, caller: Caller, table_id: str, deal_no: int) -> dict[str, JSON]:
         with self.pool.connection() as conn:

@@ -7,6 +7,7 @@ import { cardRow } from "./cards.js";
 import { clear, h, shortId, warn } from "./dom.js";
 import { problemMessage } from "./problems.js";
 import { describeAction, renderState, seatName } from "./render.js";
+import { checkKeys, keysSentence } from "./keytrust.js";
 import { verifyReport } from "./verify.js";
 
 // Each seat's cards after each step, from the private blocks the caller may see (every block once the deal has
@@ -70,6 +71,7 @@ export function showReplay(root, tableId, dealNo) {
   let hands = [];
   let index = 0;
   let verification = null;
+  let keys = null;
 
   function stepView() {
     const step = report.steps[index];
@@ -191,6 +193,7 @@ export function showReplay(root, tableId, dealNo) {
       h("p", {}, "Commitment ", h("code", {}, report.commitment), report.server_seed ? [" · revealed seed ", h("code", {}, report.server_seed)] : " · seed not revealed yet"),
       h("button", { type: "button", id: "verify-button", onclick: runVerification }, verification ? "Verify again" : "Verify"),
       h("p", { class: "verdict", role: "status" }, verdict),
+      h("p", { id: "key-trust", class: `keys ${keys ? keys.state : "checking"}`, dataset: { state: keys ? keys.state : "checking" } }, keysSentence(keys)),
       details,
       h("p", { class: "label" }, `The service's own check: ${report.verification.ok ? "OK" : `FAILED (${(report.verification.problems || []).join("; ")})`}`),
     );
@@ -228,6 +231,14 @@ export function showReplay(root, tableId, dealNo) {
       report = data;
       hands = handsAfterSteps(report);
       draw(false);
+      checkKeys()
+        .then((result) => {
+          keys = result;
+        })
+        .catch((error) => {
+          keys = { state: "unknown", fingerprints: [], since: "", problems: [problemMessage(error)], notes: [] };
+        })
+        .finally(() => draw(false));
     })
     .catch((error) => {
       clear(root);
