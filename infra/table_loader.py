@@ -16,6 +16,7 @@ from dataclasses import replace
 from domain.events import Event
 from domain.table import DEAL_ENDED, DEAL_STARTED, TABLE_EVENT_TYPES, TableState, fold
 from infra.db import Conn
+from infra.errors import TableLogInconsistent
 from infra.event_store import EVENT_COLUMNS, RecordedEvent, fetch_events, fetch_events_kept
 
 
@@ -99,18 +100,39 @@ def _from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]
 
 
 def fold_recorded(events: list[RecordedEvent]) -> TableState | None:
+    """The state the events fold to; TableLogInconsistent naming the first event that does not apply."""
     if not events:
         return None
-    state = fold(None, (Event(e.type, e.data, e.occurred_at) for e in events))
+    try:
+        state = fold(None, (Event(e.type, e.data, e.occurred_at) for e in events))
+    except Exception:
+        raise first_failing(None, events) from None
     return replace(state, version=events[-1].version)
 
 
 def evolve_recorded(state: TableState, events: list[RecordedEvent]) -> TableState:
-    """`state` moved on by `events`, the stream's next events after `state.version`."""
+    """`state` moved on by `events`, the stream's next events after `state.version`; TableLogInconsistent naming
+    the first event that does not apply."""
     for offset, event in enumerate(events):
         if event.version != state.version + offset + 1:
             raise ValueError(f"event version {event.version} does not follow state version {state.version + offset}")
-    return fold(state, [Event(event.type, event.data, event.occurred_at) for event in events]) if events else state
+    if not events:
+        return state
+    try:
+        return fold(state, [Event(event.type, event.data, event.occurred_at) for event in events])
+    except Exception:
+        raise first_failing(state, events) from None
+
+
+def first_failing(state: TableState | None, events: list[RecordedEvent]) -> TableLogInconsistent:
+    """The error naming the first of `events` that does not apply (folded one at a time: only on failure)."""
+    for event in events:
+        try:
+            state = fold(state, [Event(event.type, event.data, event.occurred_at)])
+        except Exception as error:
+            return TableLogInconsistent(event.stream_id, event.version, event.type, f"{type(error).__name__}: {error}")
+    last = events[-1]
+    return TableLogInconsistent(last.stream_id, last.version, last.type, "the events fold one by one but not together")
 
 
 def load_table(conn: Conn, table_id: str, up_to_version: int | None = None) -> TableState | None:

@@ -78,6 +78,8 @@ TIMEOUT_SECONDS = 30.0
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
 FORMAT, RECORD, LEDGER, RECEIPTS = "format", "deal_record", "ledger", "receipts"
+NOT_YOURS: Any = object()  # a deal record the API rightly refuses this viewer (403)
+AUDITOR_SEAT = -1  # the auditor's "seat" in every deal: it may see every block, and holds none
 CHECK_ORDER = (FORMAT, CHAIN, RECORD, COMMITMENT, DECK, REPLAY, LEDGER, RECEIPTS)
 CENTS = "cents"
 
@@ -301,10 +303,9 @@ class RemoteVerification:
 # Reading the table -----------------------------------------------------------------------
 
 
-def fetch_events(api: ApiClient, table_id: str, page_size: int = PAGE_SIZE) -> list[Any]:
-    """Every event of the table as the API shows it, page by page (`after`, `limit`)."""
+def fetch_events(api: ApiClient, table_id: str, page_size: int = PAGE_SIZE, after: int = 0) -> list[Any]:
+    """Every event of the table after position `after` as the API shows it, page by page (`after`, `limit`)."""
     shown: list[Any] = []
-    after = 0
     while True:
         path = f"/v1/tables/{_quoted(table_id)}/events"
         page = api.get(path, {"after": after, "limit": page_size})
@@ -459,10 +460,39 @@ def verify_remote(
     """Verify table `table_id` through the API; raises RemoteError when it cannot be read."""
     report = RemoteVerification(api.base_url, table_id)
     raw_events = fetch_events(api, table_id, page_size)
-    view = api.get(f"/v1/tables/{_quoted(table_id)}/view", allow=(403,))
-    seat = view.get("seat") if isinstance(view, dict) and _is_int(view.get("seat")) else None
-    report.viewer = f"seat {seat}" if seat is not None else "the auditor"
+    reader = _reader(api, table_id)
 
+    events = _parsed(report, raw_events, table_id)
+    # A deal that ended while the pages were read was read in part as running, its hands hidden: read it again.
+    stale = _hidden_in_ended_deals(events, reader)
+    if stale:
+        again = {e.version: e for e in _parsed(report, fetch_events(api, table_id, page_size, stale - 1), table_id)}
+        events = [again.get(e.version, e) if e.version >= stale else e for e in events]
+    if not raw_events:
+        report.findings.append(Finding(FORMAT, None, None, None, f"table {table_id} shows no events"))
+    report.viewer = reader.label(events)
+    types = {e.version: e.type for e in events}
+    try:
+        expected = expected_ledger_lines(events)
+        newest = int(expected[-1]["version"]) if expected else None
+    except UnreadableTransfers:
+        newest = None  # the ledger check names the event
+    ledger = fetch_ledger(api, table_id, newest)  # 403 for a player without a seat: an error
+    deals = _deals(events)
+    ended = {d.deal_no for d in deals if d.ended is not None}
+
+    hidden_in = _check_chain(report, events, ended, reader.seats(events), types)
+    records = _deal_records(api, table_id, deals)
+    for deal in deals:
+        _check_deal(report, events, deal, records, types, hidden_in.get(deal.deal_no, 0))
+    report.ledger_lines = _check_ledger(report, events, ledger, types)
+    if receipts is not None:
+        check_receipts(report, api, receipts, types, pinned)  # against `report.chain`, the log's version -> hash
+    return report
+
+
+def _parsed(report: RemoteVerification, raw_events: Sequence[Any], table_id: str) -> list[RecordedEvent]:
+    """The events shown, parsed; one that is not an event as documented is a format finding."""
     events: list[RecordedEvent] = []
     for index, raw in enumerate(raw_events):
         parsed = parse_event(raw, table_id)
@@ -474,26 +504,82 @@ def verify_remote(
             )
             continue
         events.append(parsed)
-    if not raw_events:
-        report.findings.append(Finding(FORMAT, None, None, None, f"table {table_id} shows no events"))
-    types = {e.version: e.type for e in events}
-    try:
-        expected = expected_ledger_lines(events)
-        newest = int(expected[-1]["version"]) if expected else None
-    except UnreadableTransfers:
-        newest = None  # the ledger check names the event
-    ledger = fetch_ledger(api, table_id, newest)  # 403 for a player without a seat: an error
-    deals = _deals(events)
-    ended = {d.deal_no for d in deals if d.ended is not None}
+    return events
 
-    _check_chain(report, events, ended, seat, types)
-    records = _deal_records(api, table_id, deals)
-    for deal in deals:
-        _check_deal(report, events, deal, records, types)
-    report.ledger_lines = _check_ledger(report, events, ledger, types)
-    if receipts is not None:
-        check_receipts(report, api, receipts, types, pinned)  # against `report.chain`, the log's version -> hash
-    return report
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    """Who reads: the auditor, or a player (its id; its seat at the table now, when it has one)."""
+
+    auditor: bool
+    player_id: str | None
+    seat_now: int | None
+
+    def seats(self, events: Sequence[RecordedEvent]) -> dict[int, int | None]:
+        """deal -> the reader's seat in it: the seat it played (deal_started names the players), else its seat
+        now (a seated player sees every ended deal), else None."""
+        if self.auditor:
+            return {e.deal_no: AUDITOR_SEAT for e in events if e.type == DEAL_STARTED}
+        played = self.played(events)
+        return {e.deal_no: played.get(e.deal_no, self.seat_now) for e in events if e.type == DEAL_STARTED}
+
+    def played(self, events: Sequence[RecordedEvent]) -> dict[int, int]:
+        found: dict[int, int] = {}
+        for event in events:
+            players = event.data.get("players") if event.type == DEAL_STARTED else None
+            if isinstance(players, list) and self.player_id in players:
+                found.setdefault(event.deal_no, players.index(self.player_id))
+        return found
+
+    def label(self, events: Sequence[RecordedEvent]) -> str:
+        if self.auditor:
+            return "the auditor"
+        played = self.played(events)
+        if not played:
+            return f"seat {self.seat_now}" if self.seat_now is not None else "a player without a seat (public view)"
+        by_seat: dict[int, list[int]] = {}
+        for deal_no, seat in sorted(played.items()):
+            by_seat.setdefault(seat, []).append(deal_no)
+        parts = []
+        for seat, deals in by_seat.items():
+            named = f"deal {deals[0]}" if len(deals) == 1 else f"deals {_ranges(deals)}"
+            parts.append(f"seat {seat} of {named}")
+        return ", ".join(parts)
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """1, 2, 3, 5 -> "1-3, 5"."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
+def _reader(api: ApiClient, table_id: str) -> _Reader:
+    """Who the token names (GET /v1/players/me) and its seat now (GET /view; 403 without one)."""
+    me = api.get("/v1/players/me", allow=(403, 404))
+    view = api.get(f"/v1/tables/{_quoted(table_id)}/view", allow=(403,))
+    seat = view.get("seat") if isinstance(view, dict) and _is_int(view.get("seat")) else None
+    if isinstance(me, dict):
+        player = me.get("id") if isinstance(me.get("id"), str) else None
+        return _Reader(me.get("role") == "auditor", player, seat)
+    return _Reader(seat is None, None, seat)  # a server without /players/me: as before, a seat or the auditor
+
+
+def _hidden_in_ended_deals(events: Sequence[RecordedEvent], reader: _Reader) -> int | None:
+    """The first position of an ended deal's event whose private block is not shown although the reader may see
+    it (read while the deal still ran), or None."""
+    ended = {e.deal_no for e in events if e.type == DEAL_ENDED}
+    seats = reader.seats(events)
+    for event in events:
+        if event.deal_no not in ended or PRIVATE in event.data or "private_commitment" not in event.data:
+            continue
+        if reader.auditor or seats.get(event.deal_no) is not None:
+            return event.version
+    return None
 
 
 def _deals(events: Sequence[RecordedEvent]) -> list[_Deal]:
@@ -512,12 +598,15 @@ def _check_chain(
     report: RemoteVerification,
     events: Sequence[RecordedEvent],
     ended: set[int],
-    seat: int | None,
+    seats: Mapping[int, int | None],
     types: Mapping[int, str],
-) -> None:
-    """Positions, links and hashes (`ChainWalker`), and the private blocks against their commitments."""
+) -> dict[int, int]:
+    """Positions, links and hashes (`ChainWalker`), and the private blocks shown against their commitments.
+    `seats`: the viewer's seat in each deal (None: it does not hold one). A private block not shown cannot be
+    checked: that is said ("pending" while its deal runs, "not checkable" after), never taken for tampering.
+    Returns, by deal, the private blocks not shown."""
     walker = ChainWalker(report.table_id)
-    hidden: dict[int, int] = {}  # running deal -> private blocks the viewer may not see yet
+    hidden: dict[int, int] = {}  # deal -> private blocks not shown to the viewer
     withheld = [event for event in events if not event.hash or not event.prev_hash]
     if withheld:
         first = withheld[0]
@@ -534,11 +623,13 @@ def _check_chain(
         events = [event for event in events if event.version < first.version]
     for event in events:
         over = event.deal_no in ended or event.deal_no == 0
-        # After its deal, every private block is shown to the players and the auditor and must be there.
-        walker.private_shown = over
+        seat = seats.get(event.deal_no)
+        # After its deal, every private block is shown to its players, the seated and the auditor (seat -1 here),
+        # and must be there; to anyone else it is not shown, and cannot be checked.
+        walker.private_shown = over and seat is not None
         already = len(walker.problems)
         walker.feed(event)
-        if PRIVATE not in event.data and not over and _may_hide_private(event, seat):
+        if PRIVATE not in event.data and not walker.private_shown and (over or _may_hide_private(event, seat)):
             if event.hash_version == HASH_V1:
                 # A version-1 hash covers the private block, which this viewer may not see until the deal ends.
                 fresh = walker.problems[already:]
@@ -554,12 +645,19 @@ def _check_chain(
     for problem in walker.problems:
         report.findings.append(_finding(CHAIN, problem.version, problem.reason, types, events))
     for deal_no, count in sorted(hidden.items()):
-        report.pending.append(
-            f"deal {deal_no} is running: {count} private block(s) hidden from this viewer are checked once it ends"
-        )
+        if deal_no in ended:
+            report.not_checkable.append(
+                f"deal {deal_no}: {count} private block(s) are not shown to this viewer, so their commitments, the "
+                "deal's deck and its replay cannot be checked (a player of the deal or the auditor can)"
+            )
+        else:
+            report.pending.append(
+                f"deal {deal_no} is running: {count} private block(s) hidden from this viewer are checked once it ends"
+            )
     report.events_checked = len(events)
     if events:
         report.head_position, report.head_hash = events[-1].version, events[-1].hash
+    return hidden
 
 
 def _may_hide_private(event: RecordedEvent, seat: int | None) -> bool:
@@ -579,7 +677,13 @@ def _deal_records(api: ApiClient, table_id: str, deals: Sequence[_Deal]) -> dict
     """The deal record of each deal the events start; None for one the API does not know (404: a finding)."""
     records: dict[int, Any] = {}
     for deal in deals:
-        record = api.get(f"/v1/tables/{_quoted(table_id)}/deals/{deal.deal_no}", allow=(404,))
+        try:
+            record = api.get(f"/v1/tables/{_quoted(table_id)}/deals/{deal.deal_no}", allow=(404,))
+        except RemoteError as error:
+            if error.status != 403:
+                raise
+            records[deal.deal_no] = NOT_YOURS  # a deal the reader did not play, at a table it has left
+            continue
         if record is not None and not isinstance(record, dict):
             raise RemoteError(f"GET /v1/tables/{table_id}/deals/{deal.deal_no}: not a deal record ({_short(record)})")
         records[deal.deal_no] = record
@@ -602,6 +706,7 @@ def _check_deal(
     deal: _Deal,
     records: Mapping[int, Any],
     types: Mapping[int, str],
+    hidden_blocks: int = 0,
 ) -> None:
     started = events[deal.started]
     record = records.get(deal.deal_no)
@@ -615,6 +720,15 @@ def _check_deal(
 
     def add(check: str, version: int | None, reason: str) -> None:
         report.findings.append(Finding(check, version, types.get(version or 0), deal.deal_no, reason))
+
+    if record is NOT_YOURS:
+        for check in (RECORD, COMMITMENT, DECK, REPLAY):
+            summary.checks[check] = "not checkable"
+        report.not_checkable.append(
+            f"deal {deal.deal_no}: its record is not shown to this viewer (it did not play the deal and has no seat "
+            "at the table now), so its commitment, deck and replay cannot be checked"
+        )
+        return
 
     # The deal record must name what deal_started announced: the deck is recomputed from the record's inputs.
     record_ok = record is not None
@@ -639,6 +753,10 @@ def _check_deal(
             "deck and replay are checked once it ends"
         )
         return
+    if hidden_blocks:
+        for check in (COMMITMENT, DECK, REPLAY):
+            summary.checks[check] = "not checkable"
+        return  # said by the chain check (report.not_checkable)
     deal_events = list(events[deal.started : deal.ended + 1])
     seeds: dict[int, bytes] = {}
     for number in (deal.deal_no, deal.deal_no + 1):

@@ -18,6 +18,7 @@ from infra.event_store.contract import EventStorage
 from infra.event_store.memory import InMemoryEventStore
 from infra.event_store.model import (
     START,
+    DealFacts,
     EventRow,
     IdempotencyRecord,
     LogPosition,
@@ -42,6 +43,7 @@ __all__ = [
     "READ_LOG_SQL",
     "START",
     "Conn",
+    "DealFacts",
     "EventRow",
     "EventStorage",
     "EventStore",

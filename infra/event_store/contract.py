@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from infra.event_store.model import START, IdempotencyRecord, LogPosition, NewEvent, PendingAppend, RecordedEvent
+from infra.event_store.model import (
+    START,
+    DealFacts,
+    IdempotencyRecord,
+    LogPosition,
+    NewEvent,
+    PendingAppend,
+    RecordedEvent,
+)
 
 
 class EventStorage(Protocol):
@@ -64,3 +72,9 @@ class EventStorage(Protocol):
     def global_positions(self, stream_id: str, versions: Sequence[int]) -> dict[int, int]: ...
 
     def deal_holds_v1_private(self, stream_id: str, deal_no: int) -> bool: ...
+
+    def deal_facts(self, stream_id: str, deal_numbers: Iterable[int]) -> dict[int, DealFacts]:
+        """Of each of the stream's deals in `deal_numbers` that has started: who plays it (by seat, as its
+        deal_started names them; None for a deal begun before seats could change hands) and whether it has
+        ended. Read from the deals' start and end events alone: nothing is folded."""
+        ...

@@ -10,17 +10,18 @@ from __future__ import annotations
 import bisect
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from domain.events import PRIVATE
 from domain.hashchain import GENESIS_HASH, HASH_V1
-from domain.table import DEAL_STARTED
+from domain.table import DEAL_ENDED, DEAL_STARTED
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store.chain import prepare
 from infra.event_store.model import (
     START,
+    DealFacts,
     EventRow,
     IdempotencyRecord,
     LogPosition,
@@ -28,6 +29,7 @@ from infra.event_store.model import (
     PendingAppend,
     RecordedEvent,
 )
+from infra.event_store.read import deal_facts_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +166,17 @@ class InMemoryEventStore:
         with self._lock:
             stream = self._streams.get(stream_id, [])
         return {v: stream[v - 1].log_position.global_position for v in set(versions) if 1 <= v <= len(stream)}
+
+    def deal_facts(self, stream_id: str, deal_numbers: Iterable[int]) -> dict[int, DealFacts]:
+        """As PostgreSQL's: from the deals' deal_started and deal_ended events."""
+        wanted = set(deal_numbers)
+        with self._lock:
+            stream = list(self._streams.get(stream_id, []))
+        return deal_facts_of(
+            (entry.row[3], entry.row[1], json.loads(entry.row[4]).get("players"))
+            for entry in stream
+            if entry.row[3] in wanted and entry.row[1] in (DEAL_STARTED, DEAL_ENDED)
+        )
 
     def deal_holds_v1_private(self, stream_id: str, deal_no: int) -> bool:
         """As PostgreSQL's: a private block of hash version 1 among the deal's events from its deal_started on."""

@@ -133,3 +133,17 @@ class PendingAppend:
 
 
 _new_tuple = tuple.__new__
+
+
+@dataclass(frozen=True, slots=True)
+class DealFacts:
+    """What a deal's start and end events say of it: its players by seat (None: not named, a deal begun before
+    seats could change hands) and whether it has ended."""
+
+    players: tuple[str | None, ...] | None
+    ended: bool
+
+    def seat_of(self, player_id: str) -> int | None:
+        if self.players is None or player_id not in self.players:
+            return None
+        return self.players.index(player_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 
 import psycopg
@@ -23,8 +23,17 @@ from infra.event_store.append import (
     statement_name,
 )
 from infra.event_store.chain import prepare as prepare_append
-from infra.event_store.model import START, IdempotencyRecord, LogPosition, NewEvent, PendingAppend, RecordedEvent
+from infra.event_store.model import (
+    START,
+    DealFacts,
+    IdempotencyRecord,
+    LogPosition,
+    NewEvent,
+    PendingAppend,
+    RecordedEvent,
+)
 from infra.event_store.read import (
+    deal_facts_in,
     deal_holds_v1_private_in,
     find_idempotency_in,
     global_positions_in,
@@ -204,6 +213,10 @@ class EventStore:
         """Whether deal `deal_no` of the stream has a private block hashed whole (hash version 1)."""
         with self.pool.connection() as conn:
             return deal_holds_v1_private_in(conn, stream_id, deal_no)
+
+    def deal_facts(self, stream_id: str, deal_numbers: Iterable[int]) -> dict[int, DealFacts]:
+        with self.pool.connection() as conn:
+            return deal_facts_in(conn, stream_id, deal_numbers)
 
     def stream_version(self, stream_id: str) -> int | None:
         with self.pool.connection() as conn:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import psycopg
 from psycopg.types.numeric import IntLoader
 
+from domain.table import DEAL_ENDED, DEAL_STARTED
 from infra.db import Conn, ServiceConnection
-from infra.event_store.model import IdempotencyRecord, LogPosition, RecordedEvent
+from infra.event_store.model import DealFacts, IdempotencyRecord, LogPosition, RecordedEvent
 
 # A transaction id (xid8, `events.tx_id`) is read as a Python int, as a bigint is. The events' rows then are the
 # table's own columns in its order, which PostgreSQL returns as they are stored instead of computing each row
@@ -147,3 +148,31 @@ def find_idempotency_in(conn: Conn, scope: str, key: str) -> IdempotencyRecord |
     if row is None:
         return None
     return IdempotencyRecord(scope, key, str(row["request_hash"]), row["response"])
+
+
+def deal_facts_in(conn: Conn, stream_id: str, deal_numbers: Iterable[int]) -> dict[int, DealFacts]:
+    """`EventStorage.deal_facts`: the deals' deal_started and deal_ended events (their partial indexes)."""
+    wanted = sorted({n for n in deal_numbers if 1 <= n <= 2**31 - 1})
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        f"""SELECT deal_no, type, data -> 'players' AS players FROM events
+            WHERE stream_id = %(stream)s AND type = '{DEAL_STARTED}' AND deal_no = ANY(%(deals)s)
+            UNION ALL
+            SELECT deal_no, type, NULL FROM events
+            WHERE stream_id = %(stream)s AND type = '{DEAL_ENDED}' AND deal_no = ANY(%(deals)s)""",
+        {"stream": stream_id, "deals": wanted},
+    ).fetchall()
+    return deal_facts_of((int(row["deal_no"]), str(row["type"]), row["players"]) for row in rows)
+
+
+def deal_facts_of(rows: Iterable[tuple[int, str, Any]]) -> dict[int, DealFacts]:
+    """DealFacts from (deal_no, type, players of a deal_started) of deal start and end events."""
+    players: dict[int, tuple[str | None, ...] | None] = {}
+    ended: set[int] = set()
+    for deal_no, kind, named in rows:
+        if kind == DEAL_STARTED:
+            players.setdefault(deal_no, tuple(named) if isinstance(named, list) else None)
+        else:
+            ended.add(deal_no)
+    return {deal_no: DealFacts(named, deal_no in ended) for deal_no, named in players.items()}

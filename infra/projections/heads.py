@@ -15,6 +15,7 @@ change), and `TableHead.player_at(account, deal_no)` reads them.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -22,10 +23,14 @@ from domain.events import JSON, Event
 from domain.ledger import account_player
 from domain.table import DEAL_STARTED, PLAYER_LEFT, PLAYER_SEATED, TABLE_OPENED, TableState, fold
 from infra.db import Conn
+from infra.errors import TableLogInconsistent
 from infra.event_store import RecordedEvent
 from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
-from infra.table_loader import TableEventRows
+from infra.metrics import count_error
+from infra.table_loader import TableEventRows, first_failing
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,22 +209,15 @@ def fold_tables(conn: Conn, caches: ProjectionCaches, events: list[RecordedEvent
             continue
         if first == 1 and mine[0].type != TABLE_OPENED:
             continue  # not a table stream
-        state: TableState | None = None
-        if first > 1:
-            try:
-                state = states.at(TableEventRows(conn), table_id, first - 1)
-            except ValueError:
-                continue  # not a table stream
-            if state is None:
-                continue
-        found: list[TableState] = []
-        start = 0
-        for index, event in enumerate(mine):
-            if index == len(mine) - 1 or mine[index + 1].deal_no != event.deal_no:
-                state = fold(state, [Event(e.type, e.data, e.occurred_at) for e in mine[start : index + 1]])
-                found.append(state)
-                start = index + 1
-        assert state is not None
+        try:
+            state, found = _fold_slice(conn, states, table_id, mine)
+        except TableLogInconsistent as error:
+            # One altered table must not stop the read models of every other: its views stay as they were.
+            _log.error("%s; its read models are left as they were", error)
+            count_error("worker", error.code)
+            continue
+        if state is None:
+            continue
         if state.version != mine[-1].version:
             raise RuntimeError(
                 f"table {table_id}: state folded to version {state.version}, expected {mine[-1].version}"
@@ -228,3 +226,33 @@ def fold_tables(conn: Conn, caches: ProjectionCaches, events: list[RecordedEvent
         states.remember_slice(key, tuple(found))
         result[table_id] = found
     return result
+
+
+def _fold_slice(
+    conn: Conn, states: FoldedStates, table_id: str, mine: list[RecordedEvent]
+) -> tuple[TableState | None, list[TableState]]:
+    """The table's state after each deal's run of `mine` (None: not a table stream); TableLogInconsistent naming
+    the first event that does not apply."""
+    first = mine[0].version
+    state: TableState | None = None
+    if first > 1:
+        try:
+            state = states.at(TableEventRows(conn), table_id, first - 1)
+        except TableLogInconsistent:
+            raise
+        except ValueError:
+            return None, []  # not a table stream
+        if state is None:
+            return None, []
+    found: list[TableState] = []
+    start = 0
+    for index, event in enumerate(mine):
+        if index == len(mine) - 1 or mine[index + 1].deal_no != event.deal_no:
+            run = mine[start : index + 1]
+            try:
+                state = fold(state, [Event(e.type, e.data, e.occurred_at) for e in run])
+            except Exception:
+                raise first_failing(state, run) from None
+            found.append(state)
+            start = index + 1
+    return state, found

@@ -1,13 +1,14 @@
-"""POST /v1/players: open registration."""
+"""POST /v1/players: open registration; GET /v1/players/me: who the bearer token names."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from services.api.auth import caller
 from services.api.deps import container
-from services.api.routing import Blueprint, errors
-from services.api.schemas import PlayerCreateSchema, PlayerSchema
-from services.api.spec_examples import PLAYER, PLAYER_CREATE
+from services.api.routing import Blueprint, errors, secured
+from services.api.schemas import PlayerCreateSchema, PlayerSchema, WhoAmISchema
+from services.api.spec_examples import PLAYER, PLAYER_CREATE, WHO_AM_I
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Registration of players")
 
@@ -20,3 +21,15 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Regi
 def register(body: dict[str, Any]) -> dict[str, Any]:
     """Register a player; the bearer token in the answer is shown only this once."""
     return container().ledger.register_player(body["name"])
+
+
+@blp.route("/me", methods=["GET"])
+@blp.doc(operationId="whoAmI")
+@secured(blp)
+@blp.response(200, WhoAmISchema, example=WHO_AM_I)
+def me() -> dict[str, Any]:
+    """The caller the bearer token names: a player (its id and name) or the auditor (id null)."""
+    found = caller()
+    if found.is_auditor:
+        return {"id": None, "name": "auditor", "role": "auditor"}
+    return {"id": found.player_id, "name": found.name, "role": "player"}

@@ -20,6 +20,7 @@ from flask import Flask, Response, json, request
 from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 
+from infra.errors import TableLogInconsistent
 from infra.metrics import count_error
 from services.api.context import current_request
 from services.api.retry_after import retry_after_seconds
@@ -159,6 +160,13 @@ def install_error_handlers(app: Flask) -> None:
         return problem(
             503, "unavailable", "a backing service is unavailable; retry later", headers={"Retry-After": "1"}
         )
+
+    @app.errorhandler(TableLogInconsistent)
+    def _log_inconsistent(error: TableLogInconsistent) -> Response:
+        # Someone altered a stored event: an operator must look (alert CardledgerTableLogInconsistent).
+        log.error("%s", error)
+        count_error("api", error.code)
+        return problem(409, error.code, str(error), table_id=error.stream_id, position=error.version)
 
     @app.errorhandler(ServiceError)
     def _service_error(error: ServiceError) -> Response:

@@ -183,6 +183,14 @@ class PlayerSchema(Schema):
     token = fields.String(required=True, metadata={"description": "bearer token; shown once, stored as a hash"})
 
 
+class WhoAmISchema(Schema):
+    id = fields.String(
+        required=True, allow_none=True, metadata={"description": "the player's id; null for the auditor"}
+    )
+    name = fields.String(required=True)
+    role = fields.String(required=True, validate=validate.OneOf(("player", "auditor")))
+
+
 # Tables ---------------------------------------------------------------------
 
 

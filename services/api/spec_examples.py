@@ -412,6 +412,7 @@ SETTLEMENT: dict[str, Any] = {
 # Request bodies ---------------------------------------------------------------------
 
 PLAYER_CREATE = {"name": "alice"}
+WHO_AM_I: dict[str, Any] = {"id": "3ff592bc-6a86-4a55-9c1e-1f4a8b1f0d2e", "name": "alice", "role": "player"}
 
 TABLE_CREATE = {
     "cholek-tiga": {

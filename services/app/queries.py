@@ -13,13 +13,15 @@ from datetime import datetime, timedelta
 
 from domain import table as tables
 from domain.events import JSON
+from domain.redaction import AUDITOR, PUBLIC, Viewer
 from domain.table import TableState
-from infra.event_store import EventStorage
+from infra.errors import TableLogInconsistent
+from infra.event_store import DealFacts, EventStorage
 from infra.folded_states import FoldedStates
 from infra.players import KnownPlayers
 from infra.storage.ports import Projected, ReadModels, Storage
-from services.app.answers import WithheldHashes, events_json
-from services.app.callers import Caller, viewer_for
+from services.app.answers import WithheldHashes, event_json
+from services.app.callers import Caller
 from services.app.errors import Forbidden, NotFound
 
 
@@ -156,11 +158,35 @@ class TableQueries:
             return conn.signing_keys()
 
     def events(self, caller: Caller, table_id: str, after: int, limit: int) -> dict[str, JSON]:
-        state = self.load_state(table_id)
-        viewer = viewer_for(state, caller)
+        """A page of the raw log, each event redacted for the caller as a reader of its deal: the seat it held
+        in that deal (whether or not it has left since), else its seat now, else the public. Nothing is folded
+        but what is kept already, so a table whose log no longer folds can still be read and verified."""
         recorded = self.store.read_stream(table_id, from_version=after + 1, limit=limit)
-        withheld = self.withheld.deal_for(table_id, state, viewer)
-        return {
-            "events": list(events_json(state, recorded, viewer, withheld)),
-            "next_after": recorded[-1].version if recorded else after,
-        }
+        if not recorded and not self.exists(table_id):
+            raise NotFound(f"table {table_id} does not exist", "table_not_found")
+        try:
+            seat_now = None if caller.is_auditor else self.load_state(table_id).seat_of(caller.player_id or "")
+        except TableLogInconsistent:
+            seat_now = None  # the log does not fold: a reader is the seat it held in each deal, or the public
+        facts = self.store.deal_facts(table_id, {event.deal_no for event in recorded})
+        shown = []
+        for event in recorded:
+            deal = facts.get(event.deal_no)
+            over = event.deal_no == 0 or (deal is not None and deal.ended)
+            viewer = _reader_of_deal(caller, deal, seat_now)
+            withheld = (
+                not over and viewer is not AUDITOR and self.withheld.deal_holds_v1_private(table_id, event.deal_no)
+            )
+            shown.append(event_json(event, viewer, over, withheld))
+        return {"events": shown, "next_after": recorded[-1].version if recorded else after}
+
+
+def _reader_of_deal(caller: Caller, deal: DealFacts | None, seat_now: int | None) -> Viewer:
+    """Who `caller` is to the events of a deal: the auditor; the seat it played in that deal; else its seat at
+    the table now (a seated player reads every ended deal); else the public."""
+    if caller.is_auditor:
+        return AUDITOR
+    played = None if deal is None else deal.seat_of(caller.player_id or "")
+    if played is not None:
+        return played
+    return PUBLIC if seat_now is None else seat_now

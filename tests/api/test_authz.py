@@ -25,6 +25,7 @@ CALLERS = ("none", "bad", "noseat", "seat", "other_seat", "other_table", "audito
 MATRIX = """
 method path                                             none bad noseat seat other_seat other_table auditor
 POST   /v1/players                                      201  201 201    201  201        201         201
+GET    /v1/players/me                                   401  401 200    200  200        200         200
 POST   /v1/tables                                       401  401 201    201  201        201         403
 GET    /v1/tables                                       401  401 200    200  200        200         200
 GET    /v1/tables/<uuid:table_id>                       401  401 200    200  200        200         200
@@ -59,6 +60,7 @@ def _requests(s: Scene) -> dict[tuple[str, str], Callable[[], Request]]:
     t = s.table
     return {
         ("POST", "/v1/players"): lambda: ("/v1/players", {"json": {"name": "newcomer"}}),
+        ("GET", "/v1/players/me"): lambda: ("/v1/players/me", {}),
         ("POST", "/v1/tables"): lambda: ("/v1/tables", {"json": {"game": "cholek-tiga", "seats": 2}}),
         ("GET", "/v1/tables"): lambda: ("/v1/tables", {}),
         ("GET", "/v1/tables/<uuid:table_id>"): lambda: (f"/v1/tables/{t}", {}),

@@ -173,7 +173,7 @@ def test_a_running_deal_is_verified_for_its_chain(api: Api, base_url: str, verif
     code, out, err = verify(base_url, tokens[0], table_id, "--json")
     assert code == 0, out + err
     verdict = json.loads(out)
-    assert verdict["viewer"] == "seat 0"
+    assert verdict["viewer"] == "seat 0 of deal 1"
     assert verdict["deals"][0]["status"] == "running"
     assert verdict["deals"][0]["checks"]["replay"] == "pending"
     assert any("deal 1 is running" in p for p in verdict["pending"])
@@ -287,7 +287,7 @@ def test_version_1_events_verify_and_hidden_hands_of_a_running_deal_are_pending(
     assert {e["hash_version"] for e in _events(clean, table_id)} == {1}
     container.ledger.withheld.clear()  # it keeps what it found of deal 2, which this test rewrote,
     container.ledger.states.clear()  # and the head hash it wrote last
-    for token, hidden_from in ((tokens[0], "seat 0"), (AUDITOR_TOKEN, "the auditor")):
+    for token, hidden_from in ((tokens[0], "seat 0 of deals 1-2"), (AUDITOR_TOKEN, "the auditor")):
         code, out, err = verify(base_url, token, table_id, "--json")
         assert code == 0, out + err
         verdict = json.loads(out)

@@ -52,7 +52,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -76,6 +76,7 @@ class TableInfo:
     options: Mapping[str, JSON]
     players: dict[int, str]  # seat -> player id
     seats: int
+    ever_seated: set[str] = field(default_factory=set)  # every player who sat at the table, leavers included
 
     def seat_of(self, player_id: str) -> int | None:
         return next((seat for seat, pid in self.players.items() if pid == player_id), None)
@@ -107,6 +108,7 @@ def table_infos(conn: Conn, table_ids: list[str]) -> dict[str, TableInfo]:
             infos[tid] = TableInfo(tid, str(data["game"]), dict(data["options"]), {}, int(data["seats"]))
         elif tid in infos:
             infos[tid].players[int(data["seat"])] = str(data["player_id"])
+            infos[tid].ever_seated.add(str(data["player_id"]))
     return infos
 
 

@@ -102,10 +102,10 @@ class Audit:
     def deal_record(self, caller: Caller, table_id: str, deal_no: int) -> dict[str, JSON]:
         with self.pool.connection() as conn:
             info = _table_info(conn, table_id)
-            _viewer(info, caller)
             bounds = _bounds(conn, table_id, deal_no)
-            verdict = verify_deal(conn, table_id, bounds)
             started, ended = _deal_ends(conn, table_id, bounds)
+            _viewer(info, caller, started.data.get("players"))
+            verdict = verify_deal(conn, table_id, bounds)
             timed_out = _timed_out_by_seat(conn, table_id, bounds, info.seats)
         return {
             "table_id": table_id,
@@ -145,10 +145,10 @@ class Audit:
     def dispute_report(self, caller: Caller, table_id: str, deal_no: int) -> dict[str, JSON]:
         with self.pool.connection() as conn:
             info = _table_info(conn, table_id)
-            viewer = _viewer(info, caller)
             bounds = _bounds(conn, table_id, deal_no)
-            verdict = verify_deal(conn, table_id, bounds)
             started, ended = _deal_ends(conn, table_id, bounds)
+            viewer = _viewer(info, caller, started.data.get("players"))
+            verdict = verify_deal(conn, table_id, bounds)
             first = _first_version_of_write(conn, table_id, bounds.started_version)
             events = read_stream_in(conn, table_id, first, bounds.ended_version)
             try:
@@ -192,7 +192,8 @@ class Audit:
         totals of the whole table."""
         with self.pool.connection() as conn, one_snapshot(conn):
             info = _table_info(conn, table_id)
-            _viewer(info, caller)
+            if not caller.is_auditor and (caller.player_id or "") not in info.ever_seated:
+                _viewer(info, caller)  # refused, naming why
             return ledger_page(conn, info, after, limit)
 
     def settlement_report(
@@ -335,14 +336,19 @@ def _table_info(conn: Conn, table_id: str) -> TableInfo:
     return info
 
 
-def _viewer(info: TableInfo, caller: Caller) -> Viewer:
+def _viewer(info: TableInfo, caller: Caller, deal_players: JSON = None) -> Viewer:
+    """Who reads a deal: the auditor; a player of that deal, as the seat it held (`deal_players`, by seat, as
+    its deal_started names them), whether or not it has left since; or a player seated at the table now."""
     if caller.is_auditor:
         return AUDITOR
-    seat = info.seat_of(caller.player_id or "")
+    player = caller.player_id or ""
+    if isinstance(deal_players, list) and player in deal_players:
+        return deal_players.index(player)
+    seat = info.seat_of(player)
     if seat is None:
         raise Forbidden(
-            f"player {caller.player_id} has no seat at table {info.table_id}; only its players and the auditor "
-            "may read its deals and ledger",
+            f"player {caller.player_id} has no seat at table {info.table_id} and did not play this deal; only its "
+            "players and the auditor may read its deals and ledger",
             "not_seated",
         )
     return seat
