@@ -37,6 +37,7 @@ service's role (docs/operations.md, "Database roles"). It needs ``DATABASE_URL``
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -160,16 +161,32 @@ def _cors_origins(environ: Mapping[str, str], name: str = CORS_ORIGINS_VARIABLE)
 
 
 MIN_AUDITOR_TOKEN_CHARS = 32
+MIN_AUDITOR_TOKEN_BITS = 128
+
+
+def token_bits(token: str) -> float:
+    """A generous estimate of a token's strength: its length times log2 of the number of distinct characters it
+    uses (64 random hex digits: about 256; 32 times "a": 0)."""
+    distinct = len(set(token))
+    return len(token) * math.log2(distinct) if distinct > 1 else 0.0
 
 
 def _auditor_token(environ: Mapping[str, str], name: str = "CARDLEDGER_AUDITOR_TOKEN") -> str | None:
-    """The auditor's token: it reads every hand of every finished deal, so a short one is refused (the ValueError
-    gives its length, never the token)."""
+    """The auditor's token: it reads every hand of every finished deal, so one too short, too repetitive or of too
+    few distinct characters to carry 128 bits is refused (the ValueError describes it, never quotes it). The rule:
+    at least 32 characters, no character making up more than half of them, and length x log2(distinct characters)
+    at least 128."""
     token = _get(environ, name)
-    if token is not None and len(token) < MIN_AUDITOR_TOKEN_CHARS:
+    if token is None:
+        return None
+    make = "Make one with: openssl rand -hex 32"
+    if len(token) < MIN_AUDITOR_TOKEN_CHARS:
+        raise ValueError(f"{name} is {len(token)} characters; it must be at least {MIN_AUDITOR_TOKEN_CHARS}. {make}")
+    most = max(token.count(c) for c in set(token))
+    if most * 2 > len(token) or token_bits(token) < MIN_AUDITOR_TOKEN_BITS:
         raise ValueError(
-            f"{name} is {len(token)} characters; it must be at least {MIN_AUDITOR_TOKEN_CHARS}. "
-            "Make one with: openssl rand -hex 32"
+            f"{name} is too repetitive to carry {MIN_AUDITOR_TOKEN_BITS} bits ({len(set(token))} distinct characters "
+            f"in {len(token)}, one of them {most} times). {make}"
         )
     return token
 

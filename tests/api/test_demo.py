@@ -280,5 +280,7 @@ def test_a_failed_verification_is_one_line_and_exit_1(
     monkeypatch.setattr(remote_verify, "verify_remote", altered)
     code, out, err = demo("--url", base_url, "--json")
     assert (code, out) == (1, "")
-    assert err.startswith("cardledger: error: demo: verification failed as bob at seat 1 of deal 1: event 5 (cards_drawn) deal 1")
+    assert err.startswith(
+        "cardledger: error: demo: verification failed as bob at seat 1 of deal 1: event 5 (cards_drawn) deal 1"
+    )
     assert len(err.splitlines()) == 1

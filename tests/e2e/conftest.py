@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 
 import pytest
 
 from services.simulate.stack import embedded_stack
 
-AUDITOR = "e2e-auditor-" + "x" * 20
+AUDITOR = "e2e-auditor-" + secrets.token_hex(16)
 
 
 @pytest.fixture(scope="module")

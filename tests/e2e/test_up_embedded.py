@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import stat
 from pathlib import Path
 
@@ -21,7 +22,7 @@ def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Pa
         "CARDLEDGER_DATA_DIR": str(tmp_path / "data"),
         "CARDLEDGER_WORKERS": "1",
         "CARDLEDGER_API_WORKERS": "1",
-        "CARDLEDGER_AUDITOR_TOKEN": "e2e-auditor-token-" + "x" * 20,
+        "CARDLEDGER_AUDITOR_TOKEN": "e2e-auditor-token-" + secrets.token_hex(16),
         "CARDLEDGER_SIGNING_KEY": None,  # the embedded default makes its own key file
     }
     log = tmp_path / "up.log"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -45,7 +46,7 @@ def test_settings_from_env() -> None:
         {
             "DATABASE_URL": "postgresql://u:p@db:5432/cardledger",
             "REDIS_URL": "redis://cache:6379/1",
-            "CARDLEDGER_AUDITOR_TOKEN": "s3cret" * 8,
+            "CARDLEDGER_AUDITOR_TOKEN": "s3cret-0123456789abcdefghijklmnop-s3cret",
             "CARDLEDGER_PORT": "9000",
             "CARDLEDGER_HOST": "0.0.0.0",
             "CARDLEDGER_LOG_LEVEL": "debug",
@@ -57,7 +58,7 @@ def test_settings_from_env() -> None:
     assert s == Settings(
         database_url="postgresql://u:p@db:5432/cardledger",
         redis_url="redis://cache:6379/1",
-        auditor_token="s3cret" * 8,
+        auditor_token="s3cret-0123456789abcdefghijklmnop-s3cret",
         port=9000,
         host="0.0.0.0",
         log_level="DEBUG",
@@ -72,7 +73,25 @@ def test_a_short_auditor_token_is_refused_with_how_to_make_one() -> None:
     with pytest.raises(ValueError, match=r"CARDLEDGER_AUDITOR_TOKEN is 31 characters; it must be at least 32") as error:
         Settings.from_env({"CARDLEDGER_AUDITOR_TOKEN": "x" * 31})
     assert "openssl rand -hex 32" in str(error.value) and "x" * 31 not in str(error.value)
-    assert Settings.from_env({"CARDLEDGER_AUDITOR_TOKEN": "y" * 32}).auditor_token == "y" * 32
+    good = secrets.token_hex(32)  # what `openssl rand -hex 32` prints
+    assert Settings.from_env({"CARDLEDGER_AUDITOR_TOKEN": good}).auditor_token == good
+
+
+@pytest.mark.parametrize(
+    "weak",
+    ["a" * 32, "ab" * 16, "abcd" * 8, "x" * 20 + "0123456789ab", "e2e-auditor-" + "x" * 20],
+    ids=["one character", "two", "four", "mostly one", "mostly one, a prefix"],
+)
+def test_a_repetitive_auditor_token_is_refused_naming_the_variable_and_the_command(weak: str) -> None:
+    with pytest.raises(ValueError, match=r"CARDLEDGER_AUDITOR_TOKEN is too repetitive to carry 128 bits") as error:
+        Settings.from_env({"CARDLEDGER_AUDITOR_TOKEN": weak})
+    assert "openssl rand -hex 32" in str(error.value) and weak not in str(error.value)
+
+
+def test_every_token_the_suggested_command_makes_passes() -> None:
+    for _ in range(2000):
+        token = secrets.token_hex(32)
+        assert Settings.from_env({"CARDLEDGER_AUDITOR_TOKEN": token}).auditor_token == token
 
 
 def test_settings_empty_values_count_as_unset() -> None:
