@@ -171,7 +171,10 @@ def token_bits(token: str) -> float:
     return len(token) * math.log2(distinct) if distinct > 1 else 0.0
 
 
-def _auditor_token(environ: Mapping[str, str], name: str = "CARDLEDGER_AUDITOR_TOKEN") -> str | None:
+AUDITOR_TOKEN_VARIABLE = "CARDLEDGER_AUDITOR_TOKEN"
+
+
+def _auditor_token(environ: Mapping[str, str], name: str = AUDITOR_TOKEN_VARIABLE) -> str | None:
     """The auditor's token: it reads every hand of every finished deal, so one too short, too repetitive or of too
     few distinct characters to carry 128 bits is refused (the ValueError describes it, never quotes it). The rule:
     at least 32 characters, no character making up more than half of them, and length x log2(distinct characters)

@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from infra.config import Settings
+from infra.config import AUDITOR_TOKEN_VARIABLE, Settings
 from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, service_url_refusal
 from infra.embedded import require_embedded_servers, start_servers
 from infra.metrics import metrics_port
@@ -96,9 +96,22 @@ class Child:
         self.started_at = time.monotonic()
 
 
-def _children(settings: Settings) -> list[Child]:
+# Settings that are secrets, and the processes that use them: each child gets the secrets it uses and no other
+# (anything running as a child's user can read its /proc/<pid>/environ).
+OWNER_SECRETS = (MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE)  # the migrations', done before the children
+API_SECRETS = (SIGNING_KEY_VARIABLE, AUDITOR_TOKEN_VARIABLE)  # the API signs receipts and knows the auditor
+
+
+def _api_secrets(signing_key: str, auditor_token: str | None) -> dict[str, str]:
+    secrets = {SIGNING_KEY_VARIABLE: signing_key}
+    if auditor_token:
+        secrets[AUDITOR_TOKEN_VARIABLE] = auditor_token
+    return secrets
+
+
+def _children(settings: Settings, api_secrets: dict[str, str]) -> list[Child]:
     cli = [sys.executable, "-m", "services.cli"]
-    children = [Child("api", gunicorn_command(settings)), Child("relay", [*cli, "relay"])]
+    children = [Child("api", gunicorn_command(settings), env=api_secrets), Child("relay", [*cli, "relay"])]
     children += [
         Child(f"worker-{n}", [*cli, "worker"], env=_worker_metrics_env(n)) for n in range(1, settings.workers + 1)
     ]
@@ -155,10 +168,10 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
         if refusal is not None:
             print(f"cardledger: error: {refusal}", file=sys.stderr)
             return 2
-        env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url, SIGNING_KEY_VARIABLE: signing_key}
-        for owners in (MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE):  # the children are the service
-            env.pop(owners, None)
-        children = _children(settings)
+        env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url}
+        for secret in (*OWNER_SECRETS, *API_SECRETS):  # the children are the service; the API's own are its alone
+            env.pop(secret, None)
+        children = _children(settings, _api_secrets(signing_key, settings.auditor_token))
         for child in children:
             child.start(env)
         log.info("cardledger is up on http://%s:%s", settings.host, settings.port)

@@ -88,3 +88,14 @@ def test_redis_keeps_its_data_on_a_volume() -> None:
     (mount,) = [volume for volume in services()["redis"]["volumes"] if volume.endswith(":/data")]
     assert mount.partition(":")[0] in compose["volumes"]
     assert "--appendonly yes" in " ".join(services()["redis"]["command"])
+
+
+def test_only_the_api_gets_the_auditor_token_and_the_signing_key() -> None:
+    """The relay and the workers get no secret they do not use; the migrate service registers the key's public half."""
+    for name, service in services().items():
+        environment = set(service.get("environment") or {})
+        expected = {
+            "api": {"CARDLEDGER_SIGNING_KEY", "CARDLEDGER_AUDITOR_TOKEN"},
+            "migrate": {"CARDLEDGER_SIGNING_KEY"},
+        }
+        assert environment & {"CARDLEDGER_SIGNING_KEY", "CARDLEDGER_AUDITOR_TOKEN"} == expected.get(name, set()), name

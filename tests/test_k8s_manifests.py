@@ -421,3 +421,30 @@ def test_the_secrets_template_is_in_no_kustomization() -> None:
     for path in K8S.rglob("kustomization.yaml"):
         listed = yaml.safe_load(path.read_text()).get("resources") or []
         assert not [resource for resource in listed if "template" in resource], path
+
+
+API_ONLY_SECRETS = {"CARDLEDGER_SIGNING_KEY", "CARDLEDGER_AUDITOR_TOKEN"}
+
+
+def secret_keys(overlay: str) -> dict[str, set[str]]:
+    """The keys each Secret of the overlay holds (the production template's for production)."""
+    documents = (
+        of_kind("local", "Secret") if overlay == "local" else list(yaml.safe_load_all(SECRETS_TEMPLATE.read_text()))
+    )
+    return {d["metadata"]["name"]: set(d.get("data") or {}) | set(d.get("stringData") or {}) for d in documents}
+
+
+@overlays
+def test_the_relay_and_the_workers_read_no_secret_they_do_not_use(overlay: str) -> None:
+    """The signing key and the auditor token reach the API (and the signing key the migrate job, which registers
+    it as the owner) and no other process."""
+    held = secret_keys(overlay)
+    for document in workloads(overlay):
+        if not is_cardledger(document):
+            continue
+        for container in containers(document):
+            names = {ref["secretRef"]["name"] for ref in container.get("envFrom", []) if "secretRef" in ref}
+            variables = {key for name in names for key in held.get(name, set())}
+            variables |= {v["name"] for v in container.get("env", []) if "valueFrom" in v}
+            allowed = {"api": API_ONLY_SECRETS, "migrate": {"CARDLEDGER_SIGNING_KEY"}}.get(container["name"], set())
+            assert variables & API_ONLY_SECRETS <= allowed, (where(document), sorted(variables & API_ONLY_SECRETS))

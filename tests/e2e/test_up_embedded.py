@@ -15,6 +15,22 @@ from tests.e2e.stack import http
 pytestmark = pytest.mark.slow
 
 
+def children_environments(pid: int) -> dict[str, list[dict[str, str]]]:
+    """The environment of each process `up` started, by kind: the API (gunicorn), the relay, the workers."""
+    import psutil
+
+    found: dict[str, list[dict[str, str]]] = {}
+    for child in psutil.Process(pid).children(recursive=True):
+        command = " ".join(child.cmdline())
+        kind = next((k for k, mark in KINDS.items() if mark in command), None)
+        if kind is not None:
+            found.setdefault(kind, []).append(child.environ())
+    return found
+
+
+KINDS = {"api": "gunicorn", "relay": "services.cli relay", "worker": "services.cli worker"}
+
+
 def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     env = {
         "DATABASE_URL": None,
@@ -34,6 +50,14 @@ def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Pa
         assert status == 201, player
         status, _, table = http("POST", f"{base_url}/v1/tables", {"game": "cholek-tiga", "seats": 2}, player["token"])
         assert status == 201, table
+        environments = children_environments(stack.process.pid)
+    # Each child holds the secrets it uses and no other (/proc/<pid>/environ is readable by its user).
+    assert set(environments) == {"api", "relay", "worker"}, sorted(environments)
+    for name, seen in environments.items():
+        for environ in seen:
+            assert "CARDLEDGER_MIGRATE_DATABASE_URL" not in environ, name
+            holds = {v for v in ("CARDLEDGER_SIGNING_KEY", "CARDLEDGER_AUDITOR_TOKEN") if v in environ}
+            assert holds == ({"CARDLEDGER_SIGNING_KEY", "CARDLEDGER_AUDITOR_TOKEN"} if name == "api" else set()), name
     assert stack.process.returncode == 0, log.read_text()[-3000:]
     key_file = tmp_path / "data" / KEY_FILE_NAME
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
