@@ -55,6 +55,16 @@ _ORIGIN_SCHEMES = {"http": 80, "https": 443}
 _ORIGIN_HOST = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|[0-9a-f:.]*:[0-9a-f:.]*")
 
 
+def _flag(environ: Mapping[str, str], name: str) -> bool:
+    """A yes/no setting: 1, true, yes or on (any case) is yes; unset or empty is no; anything else is an error."""
+    value = (_get(environ, name) or "").lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise ValueError(f"{name} must be 1 or 0 (true/false, yes/no, on/off), got {value!r}")
+
+
 def _get(environ: Mapping[str, str], name: str) -> str | None:
     """The variable's value with surrounding blanks removed; None when unset or empty."""
     value = environ.get(name)
@@ -239,6 +249,8 @@ class Settings:
     trusted_proxies: int = 0  # proxy hops whose X-Forwarded-For/-Proto the API believes
     cors_origins: tuple[str, ...] = ()  # browser origins allowed by CORS; ("*",) for any; () for no CORS
     caches: CacheSizes = field(default_factory=CacheSizes)  # bounds of the API process's caches
+    # A throwaway development database only: the service may run as a superuser or the tables' owner.
+    unsafe_superuser_database: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -268,4 +280,5 @@ class Settings:
                 tables=int_setting(environ, "CARDLEDGER_CACHE_TABLES", DEFAULT_CACHE_TABLES, 1, MAX_CACHE_ENTRIES),
                 players=int_setting(environ, "CARDLEDGER_CACHE_PLAYERS", DEFAULT_CACHE_PLAYERS, 1, MAX_CACHE_ENTRIES),
             ),
+            unsafe_superuser_database=_flag(environ, "CARDLEDGER_UNSAFE_SUPERUSER_DATABASE"),
         )

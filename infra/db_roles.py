@@ -228,3 +228,49 @@ def service_url_refusal(owner_url: str, service_url: str) -> str | None:
     except ServiceRoleError as error:
         return str(error)
     return f"the service role {role} (DATABASE_URL) " + "; ".join(problems) if problems else None
+
+
+UNSAFE_SUPERUSER_VARIABLE = "CARDLEDGER_UNSAFE_SUPERUSER_DATABASE"
+
+
+def own_role_refusal(url: str, variable: str = "DATABASE_URL") -> str | None:
+    """Why the service must not run as the role `url` logs in as (None when it may), in one line naming the
+    role and what it may do: a superuser, a role that owns tables (so it can disable their triggers), that can
+    bypass row security, or that holds TRIGGER, UPDATE, DELETE or TRUNCATE on the event log."""
+    with psycopg.connect(url, connect_timeout=10, fallback_application_name=MIGRATING) as conn:
+        role = str(_one(conn, "SELECT session_user"))
+        found = _rows(conn, "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = %s", (role,))
+        superuser, bypassrls = found[0] if found else (False, False)
+        owned = _one(
+            conn,
+            """SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+               WHERE pg_has_role(session_user, c.relowner, 'MEMBER') AND c.relkind IN ('r', 'p')
+                 AND n.nspname NOT LIKE 'pg\\_%%' AND n.nspname <> 'information_schema'""",
+        )
+        held: list[str] = []
+        if _one(conn, "SELECT to_regclass('public.events') IS NOT NULL"):
+            held = [
+                str(r[0])
+                for r in _rows(
+                    conn,
+                    """SELECT p FROM unnest(ARRAY['TRIGGER', 'UPDATE', 'DELETE', 'TRUNCATE']) AS p
+                       WHERE has_table_privilege(session_user, 'public.events', p)""",
+                )
+            ]
+    may = []
+    if superuser:
+        may.append("is a superuser (it may disable triggers, rewrite the log and read any file)")
+    if owned:
+        may.append(f"owns {owned} tables (it may disable their triggers and alter them)")
+    if bypassrls and not superuser:
+        may.append("may bypass row security")
+    if held and not superuser and not owned:
+        may.append(f"holds {', '.join(held)} on the event log")
+    if not may:
+        return None
+    return (
+        f"the role {role} ({variable}) " + "; ".join(may) + ": the service must run as a role of its own "
+        "(`cardledger migrate --service-role NAME` as the owner, then DATABASE_URL as NAME; docs/operations.md, "
+        f'"Database roles"), or, on a throwaway development database only, with {UNSAFE_SUPERUSER_VARIABLE}=1 '
+        "(`--unsafe-superuser-database`)"
+    )

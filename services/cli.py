@@ -30,6 +30,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from types import FrameType
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from domain.games import GAME_NAMES
 from infra.config import Settings
+from infra.db_roles import UNSAFE_SUPERUSER_VARIABLE
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -110,6 +112,9 @@ def _main(argv: Sequence[str] | None) -> int:
     from services.logs import configure_logging
 
     configure_logging(settings.log_level)
+    if getattr(args, "unsafe_superuser_database", False):
+        os.environ[UNSAFE_SUPERUSER_VARIABLE] = "1"  # the processes `up` starts inherit it
+        settings = replace(settings, unsafe_superuser_database=True)
     handler: Callable[[argparse.Namespace, Settings], int] = args.handler
     from infra.embedded import EmbeddedServerMissing
 
@@ -123,7 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cardledger", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    sub.add_parser("up", help="run the whole stack").set_defaults(handler=_up)
+    up = sub.add_parser("up", help="run the whole stack")
+    _unsafe_flag(up)
+    up.set_defaults(handler=_up)
     migrate = sub.add_parser("migrate", help="apply SQL migrations (as the owner: CARDLEDGER_MIGRATE_DATABASE_URL)")
     migrate.add_argument(
         "--service-role",
@@ -142,9 +149,14 @@ def _parser() -> argparse.ArgumentParser:
     keys = sub.add_parser("keys", help="the receipt signing keys: add, rotate, export")
     keys_arguments(keys)
     keys.set_defaults(handler=_keys)
-    sub.add_parser("api", help="serve the REST API (gunicorn)").set_defaults(handler=_api)
-    sub.add_parser("relay", help="publish the event log to Redis").set_defaults(handler=_relay)
-    sub.add_parser("worker", help="run a projection worker").set_defaults(handler=_worker)
+    for name, what, handler in (
+        ("api", "serve the REST API (gunicorn)", _api),
+        ("relay", "publish the event log to Redis", _relay),
+        ("worker", "run a projection worker", _worker),
+    ):
+        process = sub.add_parser(name, help=what)
+        _unsafe_flag(process)
+        process.set_defaults(handler=handler)
     sub.add_parser("spec", help="print the OpenAPI document").set_defaults(handler=_spec)
 
     deck = sub.add_parser("deck", help="print the deck order of a deal as a JSON list")
@@ -219,6 +231,29 @@ def _parser() -> argparse.ArgumentParser:
     demo_arguments(demo)
     demo.set_defaults(handler=_demo)
     return parser
+
+
+def _unsafe_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--unsafe-superuser-database",
+        action="store_true",
+        help="a throwaway development database only: let the service run as a superuser or the tables' owner "
+        "(as CARDLEDGER_UNSAFE_SUPERUSER_DATABASE=1 does)",
+    )
+
+
+def refuse_unfit_service_role(settings: Settings, url: str) -> None:
+    """CliError (exit 2) when the service would run as a role that may rewrite the log: a superuser, the tables'
+    owner, a role that bypasses row security or may disable triggers; unless the database is declared a
+    throwaway development one. The embedded default makes a role of its own for the service."""
+    if settings.unsafe_superuser_database or settings.database_url is None:
+        return
+    from infra.db_roles import own_role_refusal
+
+    reach_database(url)
+    refusal = own_role_refusal(url)
+    if refusal is not None:
+        raise CliError(refusal)
 
 
 def _wait_seconds(text: str) -> float:
@@ -356,6 +391,7 @@ def _api(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as error:
         raise CliError(f"configuration error: {error}") from None
     _require_registered_key(settings.database_url, seed)
+    refuse_unfit_service_role(settings, settings.database_url)
     command = gunicorn_command(settings)
     os.execv(command[0], command)
 
@@ -387,6 +423,8 @@ def _relay(args: argparse.Namespace, settings: Settings) -> int:
     from services.relay import Relay
     from services.relay.metrics import start_relay_metrics
 
+    if settings.database_url is not None:
+        refuse_unfit_service_role(settings, settings.database_url)
     stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)
     try:
@@ -403,6 +441,8 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
     from services.projector import run_worker
     from services.projector.metrics import start_worker_metrics
 
+    if settings.database_url is not None:
+        refuse_unfit_service_role(settings, settings.database_url)
     stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)
     try:

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from infra.config import AUDITOR_TOKEN_VARIABLE, Settings
-from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, service_url_refusal
+from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, own_role_refusal, service_url_refusal
 from infra.embedded import require_embedded_servers, start_servers
 from infra.metrics import metrics_port
 from infra.migrations import migrate
@@ -164,7 +164,12 @@ def run_stack(settings: Settings, stop: threading.Event) -> int:
         except UnregisteredSigningKey as error:
             print(f"cardledger: error: {error}", file=sys.stderr)
             return 2
-        refusal = None if servers.owner_url == database_url else service_url_refusal(servers.owner_url, database_url)
+        if servers.owner_url != database_url:
+            refusal = service_url_refusal(servers.owner_url, database_url)
+        elif settings.unsafe_superuser_database:
+            refusal = None
+        else:  # one URL for the owner and the service: fit only if that role is no more than the service's
+            refusal = own_role_refusal(database_url)
         if refusal is not None:
             print(f"cardledger: error: {refusal}", file=sys.stderr)
             return 2

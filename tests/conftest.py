@@ -47,6 +47,7 @@ from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
 from infra.db import connect, open_pool
+from infra.db_roles import UNSAFE_SUPERUSER_VARIABLE
 from infra.event_store import EventStore
 from infra.migrations import migrate
 from infra.receipts import b64url_encode
@@ -72,6 +73,9 @@ DOCKER_PING_TIMEOUT = 2.0
 # gunicorn, their workers) inherits it from here.
 if not os.environ.get(SIGNING_KEY_VARIABLE, "").strip():
     os.environ[SIGNING_KEY_VARIABLE] = new_signing_key()
+# The test servers' databases are throwaway ones, reached as a superuser (CI's, a developer's): the processes the
+# tests start may run as that role. The tests of the refusal (tests/integration/test_least_privilege.py) unset it.
+os.environ.setdefault(UNSAFE_SUPERUSER_VARIABLE, "1")
 
 
 # --------------------------------------------------------------------------- discovery

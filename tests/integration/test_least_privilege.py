@@ -36,6 +36,7 @@ from infra.config import Settings
 from infra.db import open_pool
 from infra.db_roles import (
     SERVICE_GROUP,
+    UNSAFE_SUPERUSER_VARIABLE,
     ServiceRoleError,
     check_service_url,
     ensure_service_role,
@@ -54,6 +55,7 @@ from services.relay import Relay
 from services.simulate.stack import embedded_stack
 from tests.conftest import fresh_database, register_key
 from tests.e2e.stack import http
+from tests.faults.servers import free_port
 from tests.integration.test_audit_support import AUDITOR_TOKEN, play_table, register
 from tests.k8s_render import OVERLAYS, rendered
 
@@ -685,3 +687,76 @@ def test_a_pinned_verifier_is_not_misled_by_a_rogue_key_or_a_deleted_one(
         server.shutdown()
         thread.join(timeout=10)
         container.close()
+        with psycopg.connect(roles.owner_url, autocommit=True) as owner:  # the keys as they were, for later tests
+            owner.execute("ALTER TABLE signing_keys DISABLE TRIGGER USER")
+            owner.execute("DELETE FROM signing_keys WHERE key_id <> %s", (container.signer.key_id,))
+            owner.execute("ALTER TABLE signing_keys ENABLE TRIGGER USER")
+        register_key(roles.owner_url)
+
+
+# --------------------------------------------------------------------------- a superuser is never the service
+
+
+@pytest.fixture
+def safe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(UNSAFE_SUPERUSER_VARIABLE, raising=False)
+
+
+@pytest.mark.parametrize("command", ["api", "relay", "worker"])
+def test_a_process_refuses_to_serve_as_a_superuser(
+    command: str,
+    safe: None,
+    migrated_database_url: str,
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", migrated_database_url)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setattr(os, "execv", lambda *args: (_ for _ in ()).throw(AssertionError("got past its checks")))
+    assert main([command]) == 2
+    err = capsys.readouterr().err
+    role = conninfo_to_dict(migrated_database_url).get("user", "postgres")
+    assert err.startswith(f"cardledger: error: the role {role} (DATABASE_URL) is a superuser"), err
+    assert "--unsafe-superuser-database" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_api_starts_on_a_superuser_only_when_told_the_database_is_a_throwaway(
+    safe: None, migrated_database_url: str, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", migrated_database_url)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+
+    execs: list[Any] = []
+
+    def started(*args: Any) -> None:
+        execs.append(args)
+        raise SystemExit(0)  # gunicorn would replace this process here
+
+    monkeypatch.setattr(os, "execv", started)
+    with pytest.raises(SystemExit):
+        main(["api", "--unsafe-superuser-database"])
+    assert execs and "gunicorn" in " ".join(execs[0][1])
+
+
+def test_up_refuses_one_superuser_url_and_accepts_two_roles(
+    safe: None, roles: Roles, redis_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from services.supervisor import Child, run_stack
+
+    started: list[str] = []
+    monkeypatch.setattr(Child, "start", lambda self, env: started.append(self.name))
+    stopped = threading.Event()
+    stopped.set()
+    key = parse_signing_key(os.environ[SIGNING_KEY_VARIABLE])
+    one = Settings(database_url=roles.owner_url, redis_url=redis_url, port=free_port(), signing_key=key)
+    assert run_stack(one, stopped) == 2
+    assert "is a superuser" in capsys.readouterr().err and started == []
+    two = Settings(
+        database_url=roles.service_url,
+        migrate_database_url=roles.owner_url,
+        redis_url=redis_url,
+        port=free_port(),
+        signing_key=key,
+    )
+    assert run_stack(two, stopped) == 0 and "api" in started

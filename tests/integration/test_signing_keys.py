@@ -110,7 +110,8 @@ def test_up_registers_its_key_and_hands_it_to_the_api_and_its_workers(
     monkeypatch.setattr(Child, "start", lambda self, env: started.append((self.name, {**env, **self.env})))
     seed = os.urandom(32)
     with fresh_database(pg_server_url) as url:
-        settings = Settings(database_url=url, redis_url=redis_url, port=free_port(), signing_key=seed)
+        unsafe = {"unsafe_superuser_database": True}  # one URL, a superuser's: a throwaway test database
+        settings = Settings(database_url=url, redis_url=redis_url, port=free_port(), signing_key=seed, **unsafe)
         stopped = threading.Event()
         stopped.set()
         assert run_stack(settings, stopped) == 0
@@ -119,7 +120,7 @@ def test_up_registers_its_key_and_hands_it_to_the_api_and_its_workers(
         with connect(url) as conn:  # the migrations' step registered it, as the owner, the first of the chain
             assert [key["key_id"] for key in public_keys(conn)] == [ReceiptSigner.from_seed(seed).key_id]
         # Another key on the same database is a rotation's job: `up` refuses it rather than start unverifiable.
-        other = Settings(database_url=url, redis_url=redis_url, port=free_port(), signing_key=os.urandom(32))
+        other = Settings(database_url=url, redis_url=redis_url, port=free_port(), signing_key=os.urandom(32), **unsafe)
         assert run_stack(other, stopped) == 2
 
 
