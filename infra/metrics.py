@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import psycopg
-from prometheus_client import REGISTRY, Counter
+from prometheus_client import REGISTRY, CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -65,7 +65,13 @@ def metrics_port(variable: str, default: int, environ: Mapping[str, str] = os.en
     return port
 
 
-def serve_metrics(component: str, port: int, host: str = "127.0.0.1", readiness: Readiness | None = None) -> int | None:
+def serve_metrics(
+    component: str,
+    port: int,
+    host: str = "127.0.0.1",
+    readiness: Readiness | None = None,
+    registry: CollectorRegistry = REGISTRY,
+) -> int | None:
     """Serve the default registry on http://host:port/metrics in a thread, with /livez and /readyz
     (`infra.probes`; without `readiness`, /readyz has no check and answers ready); the port, or None when
     not serving.
@@ -76,7 +82,7 @@ def serve_metrics(component: str, port: int, host: str = "127.0.0.1", readiness:
     if port == 0:
         return None
     try:
-        port = start_endpoint(host, port, counted(component, readiness) if readiness is not None else dict)
+        port = start_endpoint(host, port, counted(component, readiness) if readiness is not None else dict, registry)
     except (OSError, OverflowError) as error:
         count_error(component, "metrics_port_unavailable")
         log.warning(

@@ -25,7 +25,7 @@ from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import psycopg
 import redis
-from prometheus_client import REGISTRY, make_wsgi_app
+from prometheus_client import REGISTRY, CollectorRegistry, make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer
 
 from infra import redis_bus
@@ -44,9 +44,9 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def probe_app(readiness: Readiness) -> WSGIApplication:
-    """/livez and /readyz as above; every other path is the metrics app."""
-    metrics = make_wsgi_app(REGISTRY)
+def probe_app(readiness: Readiness, registry: CollectorRegistry = REGISTRY) -> WSGIApplication:
+    """/livez and /readyz as above; every other path is the metrics app (of `registry`)."""
+    metrics = make_wsgi_app(registry)
 
     def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
@@ -70,13 +70,13 @@ def _json(start_response: StartResponse, status: int, body: dict[str, Any]) -> l
     return [payload]
 
 
-def start_endpoint(host: str, port: int, readiness: Readiness) -> int:
+def start_endpoint(host: str, port: int, readiness: Readiness, registry: CollectorRegistry = REGISTRY) -> int:
     """Serve `probe_app(readiness)` on host:port in a daemon thread; the port served (OSError when it cannot bind)."""
 
     class Server(ThreadingWSGIServer):
         address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
 
-    server = make_server(host, port, probe_app(readiness), Server, handler_class=_QuietHandler)
+    server = make_server(host, port, probe_app(readiness, registry), Server, handler_class=_QuietHandler)
     threading.Thread(target=server.serve_forever, name="probe-endpoint", daemon=True).start()
     return int(server.server_address[1])
 

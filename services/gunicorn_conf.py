@@ -7,7 +7,10 @@
   is used when set (its files are removed here, at start), otherwise a fresh
   temporary folder is made and removed at exit. It is set before any worker
   imports prometheus_client (the app is loaded in the workers, not here).
-  A worker that exits is marked dead so its live gauges go away.
+  A worker that exits is marked dead so its live gauges go away. The arbiter
+  serves every worker's metrics on a port of their own
+  (CARDLEDGER_API_METRICS_PORT, default 9100; 0: none), never on the public
+  port, as the relay and the workers do.
 - Shutdown: on SIGTERM the arbiter stops accepting, lets the workers finish
   the requests in flight for up to `graceful_timeout` seconds, then exits 0.
 
@@ -49,6 +52,12 @@ timeout = 60
 keepalive = 5
 # gunicorn 24+ opens a control socket at one fixed per-user path; several servers on a host would share it.
 control_socket_disable = True
+
+
+def when_ready(server: Any) -> None:
+    from services.api.metrics import serve_api_metrics
+
+    serve_api_metrics(str(_metrics_dir), os.environ.get("CARDLEDGER_HOST", "127.0.0.1"))
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -399,7 +399,7 @@ def test_the_network_policies_deny_by_default_and_let_through_only_what_is_neede
             ingress_ports.setdefault(key, set()).update(port["port"] for port in rule.get("ports") or [])
             assert rule.get("from"), f"{key}: an ingress rule without sources lets everyone in"
     assert ingress_ports["api"] == {8000}
-    assert ingress_ports["cardledger"] == {8000, 9101, 9102}  # the metrics, from the monitoring namespace
+    assert ingress_ports["cardledger"] == {9100, 9101, 9102}  # the metrics, from the monitoring namespace
     if overlay == "local":
         assert ingress_ports["cardledger-postgres"] == {5432}
         assert ingress_ports["cardledger-redis"] == {6379}
@@ -448,3 +448,14 @@ def test_the_relay_and_the_workers_read_no_secret_they_do_not_use(overlay: str) 
             variables |= {v["name"] for v in container.get("env", []) if "valueFrom" in v}
             allowed = {"api": API_ONLY_SECRETS, "migrate": {"CARDLEDGER_SIGNING_KEY"}}.get(container["name"], set())
             assert variables & API_ONLY_SECRETS <= allowed, (where(document), sorted(variables & API_ONLY_SECRETS))
+
+
+@overlays
+def test_prometheus_scrapes_the_api_on_its_metrics_port_not_the_public_one(overlay: str) -> None:
+    (config,) = of_kind(overlay, "ConfigMap")
+    port = int(config["data"]["CARDLEDGER_API_METRICS_PORT"])
+    (api,) = [d for d in workloads(overlay) if d["metadata"]["name"] == "cardledger-api"]
+    annotations = api["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/port"] == str(port) != "8000"
+    (container,) = pod_spec(api)["containers"]
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"http": 8000, "metrics": port}

@@ -29,6 +29,7 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from infra.db import FastPool
+from infra.metrics import metrics_port, serve_metrics
 from services.api.context import current_g, current_request
 from services.api.deps import holder
 
@@ -125,3 +126,17 @@ def install_metrics(app: Flask) -> ApiMetrics:
 def metrics_of(app: Flask) -> ApiMetrics:
     found: ApiMetrics = app.extensions[REGISTRY_KEY]
     return found
+
+
+API_METRICS_PORT_VARIABLE = "CARDLEDGER_API_METRICS_PORT"
+DEFAULT_API_METRICS_PORT = 9100
+
+
+def serve_api_metrics(multiprocess_dir: str, host: str) -> int | None:
+    """Serve every gunicorn worker's metrics (the multiprocess files) on http://host:port/metrics, from the arbiter,
+    with /livez; the port, or None when off (CARDLEDGER_API_METRICS_PORT=0) or taken. /metrics is not on the API's
+    public port: its error counts and activity are the operator's."""
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, multiprocess_dir)  # type: ignore[no-untyped-call]
+    port = metrics_port(API_METRICS_PORT_VARIABLE, DEFAULT_API_METRICS_PORT)
+    return serve_metrics("api", port, host, registry=registry)

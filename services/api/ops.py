@@ -1,16 +1,15 @@
-"""Operations: liveness, readiness and metrics."""
+"""Operations: liveness and readiness. The metrics are served on a port of their own (`serve_api_metrics`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import redis
-from flask import Response, current_app
+from flask import Response
 
 from infra.migrations import pending_migrations
 from infra.sql.session import ping
 from services.api.deps import container
-from services.api.metrics import metrics_of
 from services.api.problems import problem
 from services.api.routing import Blueprint, errors
 from services.api.schemas import HealthSchema, ReadySchema
@@ -66,11 +65,3 @@ def readyz() -> dict[str, Any] | Response:
         return {"status": "ready", "checks": checks}
     failing = ", ".join(name for name, check in checks.items() if not check["ok"])
     return problem(503, "not_ready", f"not ready: {failing}", checks=checks)
-
-
-@blp.route("/metrics", methods=["GET"])
-@blp.doc(operationId="metrics")
-@blp.response(200, {"type": "string"}, content_type="text/plain", description="Prometheus text format")
-def metrics() -> Response:
-    """Request counts and latency histograms by route and status (Prometheus text format)."""
-    return metrics_of(current_app._get_current_object()).render()  # type: ignore[attr-defined]

@@ -76,6 +76,13 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
+def metrics_text(client: FlaskClient) -> str:
+    """What the API's metrics port serves for this app (the API's public port has no /metrics)."""
+    from services.api.metrics import metrics_of
+
+    return metrics_of(client.application).render().get_data(as_text=True)
+
+
 def project(database_url: str, timeout: float = 20.0) -> None:
     """Catch every projection up with the whole log (the projector workers' job, done inline in tests).
 

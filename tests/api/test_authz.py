@@ -45,7 +45,6 @@ POST   /v1/reports/dispute                              401  401 403    200  200
 GET    /v1/keys                                         200  200 200    200  200        200         200
 GET    /healthz                                         200  200 200    200  200        200         200
 GET    /readyz                                          200  200 200    200  200        200         200
-GET    /metrics                                         200  200 200    200  200        200         200
 GET    /openapi.json                                    200  200 200    200  200        200         200
 GET    /docs                                            200  200 200    200  200        200         200
 GET    /ui                                              308  308 308    308  308        308         308
@@ -86,7 +85,6 @@ def _requests(s: Scene) -> dict[tuple[str, str], Callable[[], Request]]:
         ("GET", "/v1/keys"): lambda: ("/v1/keys", {}),
         ("GET", "/healthz"): lambda: ("/healthz", {}),
         ("GET", "/readyz"): lambda: ("/readyz", {}),
-        ("GET", "/metrics"): lambda: ("/metrics", {}),
         ("GET", "/openapi.json"): lambda: ("/openapi.json", {}),
         ("GET", "/docs"): lambda: ("/docs", {}),
         ("GET", "/ui"): lambda: ("/ui", {}),

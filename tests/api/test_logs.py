@@ -16,7 +16,7 @@ from psycopg.rows import dict_row
 
 from domain.events import PRIVATE
 from services.logs import JsonFormatter
-from tests.api.conftest import AUDITOR_TOKEN, Api, bearer, play_deal
+from tests.api.conftest import AUDITOR_TOKEN, Api, bearer, metrics_text, play_deal
 
 
 def _card_lists(value: Any) -> list[list[str]]:
@@ -92,7 +92,7 @@ def test_metrics_count_events_and_errors(api: Api, clean: str) -> None:
     _, alice = api.register("alice")
     api.open_table(alice)
     api.client.get("/v1/tables/00000000-0000-0000-0000-000000000000", headers=bearer(alice))
-    text = api.client.get("/metrics").get_data(as_text=True)
+    text = metrics_text(api.client)
     assert 'cardledger_events_appended_total{type="table_opened"}' in text
     assert 'cardledger_errors_total{code="table_not_found",component="api"}' in text
     assert "cardledger_http_request_duration_seconds_bucket" in text

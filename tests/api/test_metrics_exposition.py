@@ -18,7 +18,7 @@ from flask import Flask, Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 from services.api.metrics import KNOWN_METHODS, metrics_of
-from tests.api.conftest import Api, bearer
+from tests.api.conftest import Api, bearer, metrics_text
 
 # Each request's duration, in turn: on and either side of bucket bounds, past the last, and none.
 DURATIONS = (0.005, 0.0050001, 0.0, 0.1, 0.0999, 10.0, 10.5, 2.5, 0.025, 1e-9)
@@ -30,7 +30,7 @@ def exposition(registry: CollectorRegistry) -> str:
 
 
 def appended(api: Api) -> Tally[str]:
-    text = api.client.get("/metrics").get_data(as_text=True)
+    text = metrics_text(api.client)
     found = re.findall(r'^cardledger_events_appended_total\{type="([a-z_]+)"\} (\S+)$', text, flags=re.MULTILINE)
     return Tally({kind: int(float(value)) for kind, value in found})
 

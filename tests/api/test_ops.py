@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from services.api import create_app
 from services.bootstrap import Container
-from tests.api.conftest import TEST_CONFIG, Api, Scene
+from tests.api.conftest import TEST_CONFIG, Api, Scene, metrics_text
 from tests.api.test_endpoints import assert_problem
 from tests.faults.servers import RedisServer, free_port
 
@@ -41,7 +41,7 @@ def test_readyz_reports_an_unreachable_redis(container: Container) -> None:
 def test_metrics_count_requests_by_route_and_status(client: FlaskClient) -> None:
     client.get("/healthz")
     client.get("/v1/tables")
-    text = client.get("/metrics").get_data(as_text=True)
+    text = metrics_text(client)
     assert 'cardledger_http_requests_total{method="GET",route="/healthz",status="200"} 1.0' in text
     assert 'route="/v1/tables",status="401"' in text
     assert "cardledger_http_request_duration_seconds_bucket" in text
@@ -50,7 +50,7 @@ def test_metrics_count_requests_by_route_and_status(client: FlaskClient) -> None
 def test_method_names_do_not_make_new_metric_series(client: FlaskClient) -> None:
     for name in ("BREW", "X-ANYTHING", "PROPFIND"):
         client.open("/v1/tables", method=name)
-    text = client.get("/metrics").get_data(as_text=True)
+    text = metrics_text(client)
     assert 'method="other"' in text
     assert "BREW" not in text and "PROPFIND" not in text
 

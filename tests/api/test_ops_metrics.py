@@ -13,11 +13,11 @@ from flask.testing import FlaskClient
 from infra.config import Settings
 from services.api import create_app
 from services.bootstrap import Container, bootstrap
-from tests.api.conftest import TEST_CONFIG, Api
+from tests.api.conftest import TEST_CONFIG, Api, metrics_text
 
 
 def sample(client: FlaskClient, name: str, labels: str = "") -> float:
-    text = client.get("/metrics").get_data(as_text=True)
+    text = metrics_text(client)
     found = re.search(rf"^{re.escape(name + labels)} (\S+)$", text, flags=re.MULTILINE)
     assert found, f"{name}{labels} not in /metrics"
     return float(found.group(1))

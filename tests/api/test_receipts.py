@@ -25,7 +25,7 @@ from infra.storage.postgres import PostgresStorage
 from services.api import create_app
 from services.app.ledger import CardLedger
 from services.bootstrap import Container
-from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, bot_action, play_deal
+from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, bot_action, metrics_text, play_deal
 from tests.api.test_endpoints import assert_problem
 from tests.conftest import register_key
 
@@ -221,7 +221,7 @@ def test_the_signing_key_never_appears_in_logs_answers_events_or_metrics(
         )
     answers += [json.dumps(answer) for answer in play_deal(api, table, [alice, bob], random.Random(5))]
     answers.append(api.client.get("/v1/keys").get_data(as_text=True))
-    answers.append(api.client.get("/metrics").get_data(as_text=True))
+    answers.append(metrics_text(api.client))
     answers.append(api.client.get("/openapi.json").get_data(as_text=True))
     answers.append(repr(container) + repr(container.settings) + repr(container.signer))
     with psycopg.connect(clean) as conn:

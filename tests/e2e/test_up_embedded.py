@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import stat
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from infra.signing import KEY_FILE_NAME, ReceiptSigner, parse_signing_key
 from services.simulate.stack import embedded_stack
 from tests.e2e.stack import http
+from tests.faults.servers import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -40,6 +42,7 @@ def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Pa
         "CARDLEDGER_API_WORKERS": "1",
         "CARDLEDGER_AUDITOR_TOKEN": "e2e-auditor-token-" + secrets.token_hex(16),
         "CARDLEDGER_SIGNING_KEY": None,  # the embedded default makes its own key file
+        "CARDLEDGER_API_METRICS_PORT": str(metrics_port := free_port()),
     }
     log = tmp_path / "up.log"
     with embedded_stack(env, log, timeout=120) as stack:
@@ -51,6 +54,12 @@ def test_up_with_no_urls_serves_readyz_and_stops_cleanly_on_sigterm(tmp_path: Pa
         status, _, table = http("POST", f"{base_url}/v1/tables", {"game": "cholek-tiga", "seats": 2}, player["token"])
         assert status == 201, table
         environments = children_environments(stack.process.pid)
+        # The metrics are the operator's: on a port of their own, not on the public one.
+        status, _, _ = http("GET", f"{base_url}/metrics")
+        assert status == 404
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as answer:
+            scraped = answer.read().decode()
+        assert 'cardledger_http_requests_total{method="POST",route="/v1/tables",status="201"}' in scraped
     # Each child holds the secrets it uses and no other (/proc/<pid>/environ is readable by its user).
     assert set(environments) == {"api", "relay", "worker"}, sorted(environments)
     for name, seen in environments.items():
