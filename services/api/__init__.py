@@ -52,7 +52,9 @@ from services.api.serving import (
     api_queue_seconds,
     api_requests_per_caller,
     api_streams,
+    api_streams_per_address,
     api_streams_per_caller,
+    api_streams_reserved,
     api_threads,
     long_poll_seconds,
 )
@@ -213,6 +215,8 @@ def served_admission(cors: CorsPolicy | None = None) -> Callable[[WSGIApp], WSGI
             api_streams_per_caller(),
             api_requests_per_caller(),
             cors=cors,
+            streams_per_address=api_streams_per_address(),
+            reserved_streams=api_streams_reserved(),
         )
 
     return admission

@@ -13,6 +13,13 @@ threads), and then nothing answered, not even /healthz. So the two are counted a
   client reconnects later (EventSource does) or reads the table instead; one caller (one bearer token, or
   one address without a token) follows at most `streams_per_caller` of them (CARDLEDGER_API_STREAMS_PER_CALLER),
   so no single caller takes every stream slot (429 `too_many_streams`);
+- players come first: `reserved` of the stream slots (CARDLEDGER_API_STREAMS_RESERVED, half by default) are kept
+  for the seated players of a table. The route classifies a stream once it knows the caller
+  (`services.api.stream_claims`): a bystander's stream (or long-poll) is refused 503 `stream_busy` once
+  bystanders hold `streams - reserved` slots, and 429 `too_many_streams` once its client address follows
+  `streams_per_address` as a bystander, whatever its tokens (CARDLEDGER_API_STREAMS_PER_ADDRESS; the address as
+  CARDLEDGER_TRUSTED_PROXIES resolves it: registering tokens is free). People watching never crowd out a seated
+  player's seat stream or long-poll, and players behind one address are not capped by it;
 - one bearer token has at most `requests_per_caller` requests in progress at once
   (CARDLEDGER_API_REQUESTS_PER_CALLER); one more is refused at once with 429 `too_many_requests_at_once`,
   before Flask sees it. A client that sends its requests one after the other never meets this; one that
@@ -59,6 +66,8 @@ DEFAULT_WAIT_SECONDS = 5.0
 DEFAULT_STREAMS_PER_CALLER = 4
 DEFAULT_REQUESTS_PER_CALLER = 2
 DEFAULT_HELD_PER_CALLER = 16
+DEFAULT_STREAMS_PER_ADDRESS = 8
+STREAM_TICKET = "cardledger.stream_ticket"  # the WSGI environ key of a stream's `StreamTicket`
 MAX_PENALTIES = 10_000
 
 
@@ -127,6 +136,66 @@ class Slots:
                 self._given_back.notify()
 
 
+class StreamPool:
+    """The stream slots of a worker, `reserved` of them for seated players: a stream enters provisionally (any slot
+    free), then a bystander's keeps its slot only while bystanders hold fewer than `total - reserved`, and fewer
+    than `per_address` from its client address."""
+
+    def __init__(self, total: int, reserved: int, per_address: int = DEFAULT_STREAMS_PER_ADDRESS) -> None:
+        self.total = total
+        self.reserved = min(reserved, total)
+        self.per_address = per_address
+        self._held = 0
+        self._bystanders = 0
+        self._from = _PerCaller(per_address)
+        self._lock = threading.Lock()
+
+    def enter(self) -> bool:
+        with self._lock:
+            if self._held >= self.total:
+                return False
+            self._held += 1
+            return True
+
+    def as_bystander(self, address: str) -> str | None:
+        """None when a bystander's stream from `address` may keep its slot, else the refusal's code."""
+        with self._lock:
+            if self._bystanders >= self.total - self.reserved:
+                return "stream_busy"
+            if not self._from.enter(address):
+                return "too_many_streams"
+            self._bystanders += 1
+            return None
+
+    def leave(self, bystander_from: str | None) -> None:
+        with self._lock:
+            self._held -= 1
+            if bystander_from is not None:
+                self._bystanders -= 1
+                self._from.leave(bystander_from)
+
+
+class StreamTicket:
+    """One admitted stream's hold on its slot (in the WSGI environ under STREAM_TICKET): the route says when the
+    caller is a bystander (`as_bystander`: None, or the code of the refusal; the slot is kept for players)."""
+
+    def __init__(self, pool: StreamPool, address: str) -> None:
+        self.pool = pool
+        self.address = address
+        self.bystander_from: str | None = None
+
+    def as_bystander(self) -> str | None:
+        if self.bystander_from is not None:
+            return None
+        refused = self.pool.as_bystander(self.address)
+        if refused is None:
+            self.bystander_from = self.address
+        return refused
+
+    def release(self) -> None:
+        self.pool.leave(self.bystander_from)
+
+
 class Admission:
     def __init__(
         self,
@@ -138,6 +207,8 @@ class Admission:
         requests_per_caller: int = DEFAULT_REQUESTS_PER_CALLER,
         held_per_caller: int = DEFAULT_HELD_PER_CALLER,
         cors: CorsPolicy | None = None,
+        streams_per_address: int = DEFAULT_STREAMS_PER_ADDRESS,
+        reserved_streams: int | None = None,
     ) -> None:
         if requests < 1:
             raise ValueError(f"an API worker must serve at least 1 request at once, got {requests}")
@@ -156,7 +227,8 @@ class Admission:
         self.streams_per_caller = streams_per_caller
         self.requests_per_caller = requests_per_caller
         self._request_slots = Slots(requests)
-        self._stream_slots = Slots(streams) if streams else None
+        reserved = streams // 2 if reserved_streams is None else reserved_streams
+        self._stream_slots = StreamPool(streams, reserved, max(streams_per_address, streams_per_caller))
         self._streams_of = _PerCaller(streams_per_caller)
         self._requests_of = _PerCaller(requests_per_caller)
         self._held_of = _PerCaller(max(1, held_per_caller))
@@ -271,8 +343,8 @@ class Admission:
                 headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
             )
             return refused(environ, start_response)
-        slots = self._stream_slots
-        if slots is None or not slots.acquire(blocking=False):
+        pool = self._stream_slots
+        if not pool.enter():
             self._streams_of.leave(caller)
             busy = self._refusal(
                 environ,
@@ -284,9 +356,12 @@ class Admission:
             )
             return busy(environ, start_response)
 
+        ticket = StreamTicket(pool, str(environ.get("REMOTE_ADDR", "")))
+        environ[STREAM_TICKET] = ticket
+
         def release() -> None:
             self._streams_of.leave(caller)
-            slots.release()
+            ticket.release()
 
         return self._run(environ, start_response, release)
 

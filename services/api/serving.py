@@ -44,6 +44,18 @@ def api_streams_per_caller(environ: Mapping[str, str] = os.environ) -> int:
     return int_setting(environ, API_STREAMS_PER_CALLER_VARIABLE, DEFAULT_API_STREAMS_PER_CALLER, 1, 512)
 
 
+def api_streams_per_address(environ: Mapping[str, str] = os.environ) -> int:
+    """CARDLEDGER_API_STREAMS_PER_ADDRESS: streams one client address follows at once on one worker, across tokens."""
+    return int_setting(environ, "CARDLEDGER_API_STREAMS_PER_ADDRESS", 8, 1, 512)
+
+
+def api_streams_reserved(environ: Mapping[str, str] = os.environ) -> int:
+    """CARDLEDGER_API_STREAMS_RESERVED: stream slots of one worker kept for the players seated at a table (a
+    bystander's stream or long-poll never takes them); default half of CARDLEDGER_API_STREAMS."""
+    streams = api_streams(environ)
+    return int_setting(environ, "CARDLEDGER_API_STREAMS_RESERVED", streams // 2, 0, streams)
+
+
 def api_requests_per_caller(environ: Mapping[str, str] = os.environ) -> int:
     """CARDLEDGER_API_REQUESTS_PER_CALLER: requests one token has in progress at once on one worker."""
     return int_setting(environ, API_REQUESTS_PER_CALLER_VARIABLE, DEFAULT_API_REQUESTS_PER_CALLER, 1, 64)

@@ -31,6 +31,7 @@ from services.api.deps import container
 from services.api.problems import ApiError
 from services.api.routing import Blueprint, secured
 from services.api.schemas import EVENT_TYPES, INT32_MAX
+from services.api.stream_claims import claim_stream
 from services.app.callers import Caller
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
@@ -179,6 +180,7 @@ def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) 
     table = str(table_id)
     if not services.ledger.table_exists(table):
         raise ApiError(404, "table_not_found", f"table {table} does not exist")
+    claim_stream(who, table)
     last_event_id = headers.get("last_event_id")
     after_version: int | None = None
     try:

@@ -43,6 +43,7 @@ from services.api.spec_examples import (
     TABLE_CREATE,
 )
 from services.api.spec_meta import table_links
+from services.api.stream_claims import claim_stream
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables, seats and views")
 
@@ -88,6 +89,8 @@ def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -
     """The public state of a table; its `version` is also the ETag. With `wait_for_version`, a long-poll."""
     table = str(table_id)
     ledger = container().ledger
+    if query.get("wait_for_version") is not None:
+        claim_stream(caller(), table)  # a long-poll holds a stream slot: players of the table first
     view = awaited(ledger.table_view_reads(table), table, query.get("wait_for_version"), headers.get("prefer"))
     return with_etag(view)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from services.api import admission as admission_module
-from services.api.admission import Admission, Slots
+from services.api.admission import Admission, Slots, StreamPool, StreamTicket
 
 STREAM = "/v1/tables/5d0c4d4e-0000-4000-8000-000000000001/stream"
 
@@ -358,3 +358,19 @@ def test_a_slot_given_back_wakes_one_waiter_and_never_more_are_held_than_there_a
         thread.join(30)
     assert taken == [True] * 8 and most[0] <= 3
     assert [slots.acquire(blocking=False) for _ in range(4)] == [True, True, True, False], "all given back"
+
+
+def test_the_slots_kept_for_players_are_never_a_bystanders_and_one_address_holds_its_share() -> None:
+    pool = StreamPool(total=4, reserved=2, per_address=3)
+    tickets = [StreamTicket(pool, address) for address in ("198.51.100.7", "198.51.100.7", "203.0.113.9")]
+    assert all(pool.enter() for _ in tickets)
+    assert [ticket.as_bystander() for ticket in tickets] == [None, None, "stream_busy"]  # 4 - 2 kept for players
+    tickets[2].release()
+    assert pool.enter()  # a player's stream: the third slot
+    assert pool.enter()  # and the fourth
+    assert not pool.enter()  # full
+    tickets[0].release()
+    one_address = StreamPool(total=8, reserved=0, per_address=2)
+    held = [StreamTicket(one_address, "198.51.100.7") for _ in range(3)]
+    assert [one_address.enter() and t.as_bystander() for t in held] == [None, None, "too_many_streams"]
+    assert StreamTicket(one_address, "203.0.113.9").as_bystander() is None  # another address is not capped by it
