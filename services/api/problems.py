@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import http
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +19,7 @@ import psycopg
 import redis
 from flask import Flask, Response, json, request
 from psycopg_pool import PoolTimeout
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, NotFound
 
 from infra.errors import TableLogInconsistent
 from infra.metrics import count_error
@@ -109,6 +110,8 @@ def _http_exception(error: HTTPException) -> Response:
                 detail = "the request does not match the schema; see errors"
             elif status == 400:
                 code, detail = "invalid_header", "a request header is missing or invalid; see errors"
+    if status == 404 and request and error.description == NotFound.description:  # the router's, not a route's
+        detail = _not_found_detail(request.path)
     headers: dict[str, str] = {}
     if status == 405:
         allowed = getattr(error, "valid_methods", None)
@@ -119,6 +122,20 @@ def _http_exception(error: HTTPException) -> Response:
         retry = _retry_after(error)
         headers["Retry-After"] = str(retry)
     return problem(status, code, detail, headers=headers, **extra)
+
+
+_TABLE_PATH = re.compile(r"^/v1/tables/([^/]+)(/.*)?$")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+
+
+def _not_found_detail(path: str) -> str:
+    """What a 404 of the routing means where a path names a table: its id is not one (never Flask's generic text)."""
+    found = _TABLE_PATH.match(path)
+    if found is None or _UUID.match(found.group(1)):
+        return f"no operation of this API answers {path[:200]!r}; the operations are listed at /docs"
+    return (
+        f"{found.group(1)[:80]!r} is not a table id: a table id is a UUID, such as 7c9e6679-7425-40de-944b-e07fc1f90ae7"
+    )
 
 
 def _retry_after(error: HTTPException) -> int:

@@ -176,6 +176,14 @@ class StrictParser(FlaskParser):
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         if not is_json_request(req):
+            if req.get_data(cache=True):  # a body the service would not read: say what to send
+                sent = req.headers.get("Content-Type") or "no Content-Type"
+                raise ApiError(
+                    415,
+                    "unsupported_media_type",
+                    "the request body must be JSON sent with Content-Type: application/json "
+                    f"(it came with {sent[:80]})",
+                )
             return core.missing
         body = req.get_data(cache=True)
         if not body:

@@ -37,8 +37,9 @@ def test_wrong_types_are_422_with_field_messages(client: FlaskClient) -> None:
     assert_problem(client.post("/v1/players", json=None), 422)
 
 
-def test_non_json_body_is_422(client: FlaskClient) -> None:
-    assert_problem(client.post("/v1/players", data="name=x", content_type="application/x-www-form-urlencoded"), 422)
+def test_non_json_body_is_415(client: FlaskClient) -> None:
+    answer = client.post("/v1/players", data="name=x", content_type="application/x-www-form-urlencoded")
+    assert "application/x-www-form-urlencoded" in assert_problem(answer, 415, "unsupported_media_type")["detail"]
 
 
 def test_too_large_body_is_413(client: FlaskClient) -> None:
@@ -109,3 +110,20 @@ def test_an_unexpected_exception_is_a_logged_500_problem(
     logged = caplog.text
     assert "RuntimeError" in logged
     assert "s3cr3t-card" not in logged and "tok3n" not in logged
+
+
+def test_a_body_without_content_type_is_415_saying_what_to_send(client: FlaskClient) -> None:
+    answer = client.post("/v1/players", data='{"name": "alice"}')
+    body = assert_problem(answer, 415)
+    assert body["code"] == "unsupported_media_type"
+    assert "Content-Type: application/json" in body["detail"] and "no Content-Type" in body["detail"]
+    sent = client.post("/v1/players", data='{"name": "alice"}', content_type="text/plain")
+    assert "text/plain" in assert_problem(sent, 415)["detail"]
+
+
+@pytest.mark.parametrize("path", ["/v1/tables/not-a-uuid", "/v1/tables/42/view", "/v1/tables/x/deals/1"])
+def test_a_table_id_that_is_not_a_uuid_is_a_problem_naming_it(client: FlaskClient, path: str) -> None:
+    answer = client.get(path, headers={"Authorization": "Bearer anything"})
+    body = assert_problem(answer, 404)
+    assert "is not a table id: a table id is a UUID" in body["detail"]
+    assert path.split("/")[3] in body["detail"]
