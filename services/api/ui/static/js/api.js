@@ -34,14 +34,14 @@ export function signOut() {
   sessionStorage.removeItem(PLAYER_KEY);
 }
 
-// The caller's player id, or "auditor". No endpoint names the caller, but the settlement report says whose
-// figures it holds: the caller's own id for a player, null for the auditor (who sees everyone's).
+// The caller's player id, or "auditor", as GET /v1/players/me names the token (and its name, kept for the header).
 export async function whoAmI() {
   const known = sessionStorage.getItem(PLAYER_KEY);
   if (known) return known;
-  const { data } = await api("GET", "/v1/reports/settlement", { query: { limit: 1 } });
-  const identity = data.player_id || "auditor";
+  const { data } = await api("GET", "/v1/players/me");
+  const identity = data.role === "auditor" ? "auditor" : data.id;
   sessionStorage.setItem(PLAYER_KEY, identity);
+  if (data.role !== "auditor" && data.name) sessionStorage.setItem(NAME_KEY, data.name);
   return identity;
 }
 
