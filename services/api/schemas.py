@@ -687,6 +687,20 @@ class SettlementRowSchema(Schema):
     unit = fields.String(required=True, metadata={"description": "the table's unit of account"})
     net_amount = fields.Integer(required=True, metadata={"description": "in the table's unit"})
     net_cents = fields.Integer(required=True)
+    currency = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the money `net_cents` is in, as the table's options name it (ISO 4217); null: none named"
+        },
+    )
+    shown_as = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the name, with the first 8 digits of the id when another player of the report has it"
+        },
+    )
     deals = fields.Integer(required=True)
 
 

@@ -385,12 +385,14 @@ SETTLEMENT: dict[str, Any] = {
         {
             "player_id": "8b538e75-050c-430e-8312-10125ec509c6",
             "name": "alice",
+            "shown_as": "alice",
             "account": "seat:0",
             "table_id": "7fd3271a-8e80-40c4-b730-4355991c3e44",
             "game": "cholek-tiga",
             "unit": "cents",
             "net_amount": -60,
             "net_cents": -60,
+            "currency": "SGD",
             "deals": 1,
         }
     ],

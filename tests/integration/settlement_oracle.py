@@ -22,7 +22,7 @@ from domain.ledger import PLAYER_PREFIX, POOL_ACCOUNT, Transfer, player_account
 from domain.table import DEAL_ENDED, PLAYER_SEATED, TABLE_CLOSED, TABLE_OPENED, deal_transfers
 from infra.db import Conn
 from infra.players import players_by_id
-from services.app.audit.reports import PeriodBound, period_end, period_start
+from services.app.audit.reports import PeriodBound, period_end, period_start, shown_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +160,7 @@ def settlement_from_the_log(
         accounts = [f"seat:{seat}" for seat in range(info.seats)]
         for account in accounts + ([POOL_ACCOUNT] if info.game == "cha-kau-tsz" else []):
             nets.setdefault((tid, account), 0)
+    shown = shown_names(names)
     report_rows: list[dict[str, JSON]] = []
     for (tid, account), amount in sorted(nets.items(), key=lambda item: (item[0][0], _account_order(item[0][1]))):
         info = infos[tid]
@@ -170,12 +171,14 @@ def settlement_from_the_log(
             {
                 "player_id": pid,
                 "name": names.get(pid) if pid else None,
+                "shown_as": shown.get(pid) if pid else account,
                 "account": account,
                 "table_id": tid,
                 "game": info.game,
                 "unit": info.unit,
                 "net_amount": amount,
                 "net_cents": info.to_cents(amount),
+                "currency": info.options.get("currency"),
                 "deals": len(deals_by_table.get(tid, ())),
             }
         )

@@ -447,3 +447,15 @@ def test_the_pool_refund_of_an_abandoned_table_is_reported_at_its_closing(
     assert sorted((r["account"], r["amount"], r["closed_at"]) for r in stored) == sorted(
         [("pool", -pool_points, closed.occurred_at), *((a, n, closed.occurred_at) for a, n in refunds.items())]
     )
+
+
+def test_the_csv_names_the_currency_and_tells_two_players_of_one_name_apart(pool: Pool, store: EventStore) -> None:
+    ledger, _ = services(pool, store)
+    twins = [register(ledger, "alice"), register(ledger, "alice")]
+    play_table(ledger, "cholek-tiga", twins, 1, random.Random(7))
+    project(pool)
+    text = settlement_report_offline(pool, "2000-01-01", "2999-12-31", None, "csv").text
+    rows = [row for row in csv.DictReader(io.StringIO(text)) if row["player_id"] != "TOTAL"]
+    assert rows and {row["currency"] for row in rows} == {"SGD"}  # Cholek Tiga's default currency option
+    shown = sorted(row["shown_as"] for row in rows)
+    assert shown == sorted(f"alice ({twin.player_id[:8]})" for twin in twins)  # type: ignore[index]

@@ -219,7 +219,20 @@ def _moment(bound: PeriodBound, end: bool) -> datetime | None:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
-SETTLEMENT_COLUMNS = ("player_id", "name", "account", "table_id", "game", "unit", "net_amount", "net_cents", "deals")
+# The columns a spreadsheet reads; new ones go at the end, so that a column's place never changes.
+SETTLEMENT_COLUMNS = (
+    "player_id",
+    "name",
+    "account",
+    "table_id",
+    "game",
+    "unit",
+    "net_amount",
+    "net_cents",
+    "deals",
+    "currency",
+    "shown_as",
+)
 
 # A page of the settlement report holds at most this many tables. A table's rows for its deals are its seats (at
 # most 4) and a pool: at most 5 rows a table (1000 a page), whatever the period, the filter or the log's size. In
@@ -243,6 +256,7 @@ class TableSettlement:
     accounts: tuple[tuple[str, str | None, int, int], ...]  # (account, player, amount, amount_cents), seats first
     deals: int
     discrepancies: tuple[dict[str, JSON], ...]
+    currency: str | None = None  # the money the cents are of, as the table's options name it
 
 
 def settlement_query(
@@ -288,8 +302,10 @@ def settled_tables(
             row["amount"]
         )
     tables = []
+    options = {tid: info.options for tid, info in table_infos(conn, list(page)).items()}
     for table_id in page:
         rows = sorted(by_table[table_id], key=lambda row: _account_order(str(row["account"])))
+        currency = options.get(table_id, {}).get("currency")
         tables.append(
             TableSettlement(
                 table_id,
@@ -307,6 +323,7 @@ def settled_tables(
                     for (tid, deal_no), (net, amounts) in sorted(wrong.items())
                     if tid == table_id
                 ),
+                currency if isinstance(currency, str) else None,
             )
         )
     return tables, next_after
@@ -365,6 +382,7 @@ def build_settlement(
     """The report of these tables' figures."""
     ids = sorted({str(player) for table in tables for _, player, _, _ in table.accounts if player is not None})
     names = {pid: player.name for pid, player in players_by_id(conn, ids).items()} if ids else {}
+    shown = shown_names(names)
     report_rows: list[dict[str, JSON]] = []
     for table in tables:
         for account, pid, amount, cents in table.accounts:
@@ -374,12 +392,14 @@ def build_settlement(
                 {
                     "player_id": pid,
                     "name": names.get(pid) if pid else None,
+                    "shown_as": shown.get(pid) if pid else account,
                     "account": account,
                     "table_id": table.table_id,
                     "game": table.game,
                     "unit": table.unit,
                     "net_amount": amount,
                     "net_cents": cents,
+                    "currency": table.currency,
                     "deals": table.deals,
                 }
             )
@@ -444,6 +464,15 @@ def _table_totals(rows: list[dict[str, JSON]], tables: list[TableSettlement]) ->
         {"table_id": tid, "game": known[tid].game, "deals": known[tid].deals, "net_cents_shown": cents}
         for tid, cents in sorted(shown.items())
     ]
+
+
+def shown_names(names: Mapping[str, str]) -> dict[str, str]:
+    """player id -> how a report shows the player: its name, with the first 8 digits of its id when another
+    player of the report has the same name (two players named alice are told apart at a glance)."""
+    counts: dict[str, int] = {}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {pid: name if counts[name] == 1 else f"{name} ({pid[:8]})" for pid, name in names.items()}
 
 
 def _cell(value: JSON) -> str:
