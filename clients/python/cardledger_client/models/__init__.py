@@ -224,6 +224,8 @@ from .turn_up_passed_event_type import TurnUpPassedEventType
 from .verification import Verification
 from .verification_problem import VerificationProblem
 from .verification_problem_check import VerificationProblemCheck
+from .who_am_i import WhoAmI
+from .who_am_i_role import WhoAmIRole
 
 __all__ = (
     "ActionResult",
@@ -450,4 +452,6 @@ __all__ = (
     "Verification",
     "VerificationProblem",
     "VerificationProblemCheck",
+    "WhoAmI",
+    "WhoAmIRole",
 )

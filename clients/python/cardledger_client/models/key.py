@@ -27,12 +27,17 @@ class Key:
         Attributes:
             algorithm (KeyAlgorithm):
             created_at (datetime.datetime): RFC 3339 UTC
+            endorsed_by (None | str): the key_id of the key before this one in the chain; null for the first key
+            endorsement (None | str): base64url (no padding) Ed25519 signature by `endorsed_by` over the UTF-8 bytes of
+                "cardledger-key-v1\\n" + key_id + "\\n" + public_key + "\\n" + created_at; null for the first key
             key_id (str): "ed25519:" + 16 hex digits of SHA-256(public key)
             public_key (str): base64url (no padding) of the raw 32 bytes
      """
 
     algorithm: KeyAlgorithm
     created_at: datetime.datetime
+    endorsed_by: None | str
+    endorsement: None | str
     key_id: str
     public_key: str
 
@@ -45,6 +50,12 @@ class Key:
 
         created_at = self.created_at.isoformat()
 
+        endorsed_by: None | str
+        endorsed_by = self.endorsed_by
+
+        endorsement: None | str
+        endorsement = self.endorsement
+
         key_id = self.key_id
 
         public_key = self.public_key
@@ -55,6 +66,8 @@ class Key:
         field_dict.update({
             "algorithm": algorithm,
             "created_at": created_at,
+            "endorsed_by": endorsed_by,
+            "endorsement": endorsement,
             "key_id": key_id,
             "public_key": public_key,
         })
@@ -76,6 +89,22 @@ class Key:
 
 
 
+        def _parse_endorsed_by(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        endorsed_by = _parse_endorsed_by(d.pop("endorsed_by"))
+
+
+        def _parse_endorsement(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        endorsement = _parse_endorsement(d.pop("endorsement"))
+
+
         key_id = d.pop("key_id")
 
         public_key = d.pop("public_key")
@@ -83,6 +112,8 @@ class Key:
         key = cls(
             algorithm=algorithm,
             created_at=created_at,
+            endorsed_by=endorsed_by,
+            endorsement=endorsement,
             key_id=key_id,
             public_key=public_key,
         )

@@ -25,7 +25,7 @@ T = TypeVar("T", bound="Keys")
 class Keys:
     """ 
         Attributes:
-            keys (list[Key]): oldest first
+            keys (list[Key]): oldest first: a chain, each key after the first endorsed by its predecessor
      """
 
     keys: list[Key]

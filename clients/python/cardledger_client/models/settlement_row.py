@@ -25,23 +25,27 @@ class SettlementRow:
     """ 
         Attributes:
             account (str): `seat:N`, `pool` or `player:<id>`
+            currency (None | str): the money `net_cents` is in, as the table's options name it (ISO 4217); null: none named
             deals (int):
             game (str):
             name (None | str):
             net_amount (int): in the table's unit
             net_cents (int):
             player_id (None | UUID): null on the pool's row
+            shown_as (None | str): the name, with the first 8 digits of the id when another player of the report has it
             table_id (UUID):
             unit (str): the table's unit of account
      """
 
     account: str
+    currency: None | str
     deals: int
     game: str
     name: None | str
     net_amount: int
     net_cents: int
     player_id: None | UUID
+    shown_as: None | str
     table_id: UUID
     unit: str
 
@@ -51,6 +55,9 @@ class SettlementRow:
 
     def to_dict(self) -> dict[str, Any]:
         account = self.account
+
+        currency: None | str
+        currency = self.currency
 
         deals = self.deals
 
@@ -69,6 +76,9 @@ class SettlementRow:
         else:
             player_id = self.player_id
 
+        shown_as: None | str
+        shown_as = self.shown_as
+
         table_id = str(self.table_id)
 
         unit = self.unit
@@ -78,12 +88,14 @@ class SettlementRow:
 
         field_dict.update({
             "account": account,
+            "currency": currency,
             "deals": deals,
             "game": game,
             "name": name,
             "net_amount": net_amount,
             "net_cents": net_cents,
             "player_id": player_id,
+            "shown_as": shown_as,
             "table_id": table_id,
             "unit": unit,
         })
@@ -96,6 +108,14 @@ class SettlementRow:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         account = d.pop("account")
+
+        def _parse_currency(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        currency = _parse_currency(d.pop("currency"))
+
 
         deals = d.pop("deals")
 
@@ -131,6 +151,14 @@ class SettlementRow:
         player_id = _parse_player_id(d.pop("player_id"))
 
 
+        def _parse_shown_as(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        shown_as = _parse_shown_as(d.pop("shown_as"))
+
+
         table_id = UUID(d.pop("table_id"))
 
 
@@ -140,12 +168,14 @@ class SettlementRow:
 
         settlement_row = cls(
             account=account,
+            currency=currency,
             deals=deals,
             game=game,
             name=name,
             net_amount=net_amount,
             net_cents=net_cents,
             player_id=player_id,
+            shown_as=shown_as,
             table_id=table_id,
             unit=unit,
         )

@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
+from ...models.who_am_i import WhoAmI
 from typing import cast
 
 
@@ -24,7 +25,7 @@ def _get_kwargs(
 
     _kwargs: dict[str, Any] = {
         "method": "get",
-        "url": "/metrics",
+        "url": "/v1/players/me",
     }
 
 
@@ -32,10 +33,27 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | str:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | WhoAmI:
     if response.status_code == 200:
-        response_200 = response.text
+        response_200 = WhoAmI.from_dict(response.json())
+
+
+
         return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
 
     response_default = Problem.from_dict(response.json())
 
@@ -45,7 +63,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | str]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | WhoAmI]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -56,17 +74,17 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 def sync_detailed(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
 
-) -> Response[Problem | str]:
-    """ Request counts and latency histograms by route and status (Prometheus text format).
+) -> Response[Problem | WhoAmI]:
+    """ The caller the bearer token names: a player (its id and name) or the auditor (id null).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | str]
+        Response[Problem | WhoAmI]
      """
 
 
@@ -82,17 +100,17 @@ def sync_detailed(
 
 def sync(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
 
-) -> Problem | str | None:
-    """ Request counts and latency histograms by route and status (Prometheus text format).
+) -> Problem | WhoAmI | None:
+    """ The caller the bearer token names: a player (its id and name) or the auditor (id null).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | str
+        Problem | WhoAmI
      """
 
 
@@ -103,17 +121,17 @@ def sync(
 
 async def asyncio_detailed(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
 
-) -> Response[Problem | str]:
-    """ Request counts and latency histograms by route and status (Prometheus text format).
+) -> Response[Problem | WhoAmI]:
+    """ The caller the bearer token names: a player (its id and name) or the auditor (id null).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | str]
+        Response[Problem | WhoAmI]
      """
 
 
@@ -129,17 +147,17 @@ async def asyncio_detailed(
 
 async def asyncio(
     *,
-    client: AuthenticatedClient | Client,
+    client: AuthenticatedClient,
 
-) -> Problem | str | None:
-    """ Request counts and latency histograms by route and status (Prometheus text format).
+) -> Problem | WhoAmI | None:
+    """ The caller the bearer token names: a player (its id and name) or the auditor (id null).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | str
+        Problem | WhoAmI
      """
 
 
