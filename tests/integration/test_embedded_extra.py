@@ -7,7 +7,9 @@ importlib.util.find_spec answers None, as in an environment that lacks it.
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -73,3 +75,26 @@ def test_up_without_the_extra_makes_no_signing_key_either(tmp_path: Path, monkey
     with pytest.raises(EmbeddedServerMissing, match=r"install cardledger\[embedded\] or set DATABASE_URL"):
         run_stack(Settings.from_env(), threading.Event())
     assert list(tmp_path.iterdir()) == []
+
+
+def test_offline_commands_on_the_embedded_servers_say_nothing_unless_asked(tmp_path: Path) -> None:
+    """`verify` and `report` print their answer; the embedded servers' start and stop are heard only at DEBUG."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CARDLEDGER_LOG_LEVEL")}
+    env["CARDLEDGER_DATA_DIR"] = str(tmp_path / "data")
+    command = [sys.executable, "-m", "services.cli"]
+    subprocess.run([*command, "migrate"], env=env, capture_output=True, timeout=120, check=True)
+    for args in (["verify", "--all"], ["report", "settlement"]):
+        done = subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert '"level":"INFO"' not in done.stderr and "pgserver" not in done.stderr, (
+            done.stderr
+        )  # a progress bar may be
+    loud = subprocess.run(
+        [*command, "verify", "--all"],
+        env={**env, "CARDLEDGER_LOG_LEVEL": "DEBUG"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert '"logger":"pgserver"' in loud.stderr
