@@ -86,9 +86,7 @@ def test_offline_commands_on_the_embedded_servers_say_nothing_unless_asked(tmp_p
     for args in (["verify", "--all"], ["report", "settlement"]):
         done = subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stderr
-        assert '"level":"INFO"' not in done.stderr and "pgserver" not in done.stderr, (
-            done.stderr
-        )  # a progress bar may be
+        assert "pgserver" not in done.stderr, done.stderr  # a progress bar may be there, no server's narration
     loud = subprocess.run(
         [*command, "verify", "--all"],
         env={**env, "CARDLEDGER_LOG_LEVEL": "DEBUG"},
