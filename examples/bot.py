@@ -7,6 +7,10 @@ It registers one player per seat, opens a table, sits them down, then plays: eac
 of the player to act and posts one of its `legal_actions` (a Cha Kau Tsz follow names only how many cards to
 play; the bot takes that many from its hand). At the end it prints the deal's result, the verification of the
 service, and the table's ledger.
+
+Every call goes through `call`, which waits as the service says: an answer 429 (a rate limit) or 503 (busy)
+carries `Retry-After`, the seconds to wait before the same call; the bot sleeps that long and sends it again
+(the same `Idempotency-Key` for an action, so it is applied once).
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 from cardledger_client import AuthenticatedClient, Client
 from cardledger_client.api.actions import act
-from cardledger_client.api.history import get_deal, list_events
+from cardledger_client.api.history import get_deal, get_ledger, list_events
 from cardledger_client.api.players import register_player
 from cardledger_client.api.tables import get_seat_view, get_table, open_table, sit
 from cardledger_client.models import (
@@ -41,10 +47,24 @@ from cardledger_client.models import (
 from cardledger_client.types import UNSET
 
 MAX_TURNS = 5000
+MAX_RETRIES = 20  # Retry-After waits for one call before the bot gives up
 
 
 class ServiceRefused(Exception):
     """The service answered with a problem (RFC 9457)."""
+
+
+def call(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`operation.sync_detailed(*args, **kwargs)`, sent again after the `Retry-After` seconds of a 429 or 503; the
+    body of the answer, or one clear error for a problem."""
+    for _ in range(MAX_RETRIES):
+        response = operation.sync_detailed(*args, **kwargs)
+        wait = response.headers.get("Retry-After")
+        if response.status_code in (429, 503) and wait is not None and wait.isdigit():
+            time.sleep(int(wait))
+            continue
+        return answer(response.parsed)
+    raise ServiceRefused(f"still refused after {MAX_RETRIES} waits of Retry-After")
 
 
 def answer(result: Any) -> Any:
@@ -82,36 +102,45 @@ def play_deal(url: str, game: str, seats: int, rng: random.Random) -> tuple[str,
     anonymous = Client(base_url=url)
     players = []
     for number in range(seats):
-        player = answer(register_player.sync(client=anonymous, body=PlayerCreate(name=f"bot-{number + 1}")))
+        player = call(register_player, client=anonymous, body=PlayerCreate(name=f"bot-{number + 1}"))
         players.append(AuthenticatedClient(base_url=url, token=player.token))
-    table = answer(open_table.sync(client=players[0], body=opening(game, seats)))
+    table = call(open_table, client=players[0], body=opening(game, seats))
     table_id = uuid.UUID(table.id)
     print(f"table {table_id}: {game} for {seats}, deal 1 committed as {table.next_deal.commitment}")
     by_seat = {}
     for player in players:
-        by_seat[answer(sit.sync(table_id, client=player, body=SeatRequest())).seat] = player
+        by_seat[call(sit, table_id, client=player, body=SeatRequest()).seat] = player
     for turn in range(MAX_TURNS):
-        state = answer(get_table.sync(table_id, client=players[0]))
+        state = call(get_table, table_id, client=players[0])
         if state.status != "playing":
             print(f"the deal ended after {turn} actions")
             return str(table_id), players
         player = by_seat[state.to_act]
-        view = answer(get_seat_view.sync(table_id, client=player))
+        view = call(get_seat_view, table_id, client=player)
         body = choose(view, rng)
-        answer(act.sync(table_id, client=player, body=body, idempotency_key=uuid.uuid4().hex))
+        call(act, table_id, client=player, body=body, idempotency_key=uuid.uuid4().hex)  # one key, every retry
     raise ServiceRefused(f"the deal did not end within {MAX_TURNS} actions")
 
 
 def report(table_id: str, player: AuthenticatedClient) -> None:
-    record = answer(get_deal.sync(uuid.UUID(table_id), 1, client=player))
+    record = call(get_deal, uuid.UUID(table_id), 1, client=player)
     print(f"server seed revealed: {record.server_seed}")
     print(f"net by seat ({record.unit}): {record.net}")
     print(f"the service's verification: {'ok' if record.verification.ok else record.verification.problems}")
-    page = answer(list_events.sync(uuid.UUID(table_id), client=player, limit=1000))
+    page = call(list_events, uuid.UUID(table_id), client=player, limit=1000)
     kinds: dict[str, int] = {}
     for event in page.events:
         kinds[event.type_.value] = kinds.get(event.type_.value, 0) + 1
     print("events:", ", ".join(f"{kind} {count}" for kind, count in kinds.items()))
+    ledger = call(get_ledger, uuid.UUID(table_id), client=player)
+    for _ in range(50):  # the ledger is a projection, a moment behind the log
+        if ledger.line_count:
+            break
+        time.sleep(0.2)
+        ledger = call(get_ledger, uuid.UUID(table_id), client=player)
+    print(f"ledger: {ledger.line_count} lines, {'balanced' if ledger.balanced else 'NOT BALANCED'}")
+    for line in ledger.lines:
+        print(f"  v{line.version} {line.account}: {line.amount:+d} {line.unit} ({line.reason})")
 
 
 def main(argv: list[str] | None = None) -> int:

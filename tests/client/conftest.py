@@ -10,6 +10,6 @@ CLIENT_PATH = Path(__file__).resolve().parents[2] / "clients" / "python"
 if str(CLIENT_PATH) not in sys.path:
     sys.path.insert(0, str(CLIENT_PATH))
 
-from tests.e2e.conftest import stack  # noqa: E402  (the fixture, shared)
+from tests.e2e.conftest import shipped_stack, stack  # noqa: E402  (the fixtures, shared)
 
-__all__ = ["CLIENT_PATH", "stack"]
+__all__ = ["CLIENT_PATH", "shipped_stack", "stack"]
