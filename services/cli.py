@@ -620,7 +620,7 @@ def _simulate(args: argparse.Namespace, settings: Settings) -> int:
 def _demo(args: argparse.Namespace, settings: Settings) -> int:
     from services.demo import run_from_args
 
-    return run_from_args(args)
+    return run_from_args(args, settings)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import os
 import random
 import shlex
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 from urllib.parse import quote, urlencode
 
+from infra.config import Settings
 from infra.receipts import parse_public_keys, parse_receipts, signature_is_valid
 from services import remote_verify
 from services.remote_verify import ApiClient, RemoteError, expected_ledger_lines, parse_event
@@ -629,6 +631,10 @@ def render(facts: Mapping[str, Any]) -> str:
         add(f"  v{line['version']:<4} {line['account']:<7} {who:<6} {amount:>6} {line['unit']:<6} ({line['reason']})")
     balanced = "balanced" if ledger["balanced"] else "NOT balanced"
     add(f"  sum {ledger['sum_amount']} ({ledger['sum_cents']} cents): {balanced}")
+    reasons = sorted({str(line["reason"]) for line in ledger["lines"]} & set(REASONS))
+    if reasons:
+        add("  where " + "; ".join(f"{reason}: {REASONS[reason]}" for reason in reasons))
+        add(f"  ({RULES_PAGE} says it all)")
     add("")
     add("Settlement report, as each player sees it (GET /v1/reports/settlement?table_id=...)")
     for report in facts["settlement"]:
@@ -662,9 +668,23 @@ def render(facts: Mapping[str, Any]) -> str:
     add(f"Open the dispute report of the deal ({facts['dispute']['steps']} steps, replayed and verified):")
     add(f"  {commands['dispute']}")
     if facts.get("stack_stopped"):
-        add("  (the stack this demo started is stopped now: run `make run`, then `cardledger demo --url")
-        add("  http://127.0.0.1:8000`, to keep the server up for this command)")
+        add("  (the stack this demo started is stopped now, its folder removed: run `make run`, then `cardledger")
+        add(f"  demo --url {facts['your_stack_url']}`, to keep the server up for this command)")
     return "\n".join(out)
+
+
+# What the ledger's reasons mean, in words (docs/rules.md has the rules they come from).
+RULES_PAGE = "docs/rules.md, sections Settlement and Chips and balances,"
+REASONS = {
+    "points": "a player below the top score pays the difference times the table's point value",
+    "ang_pow": "three copies of a red-stamped kind in one pile: every other player pays 100 cents",
+    "ang_pow_besar": "all four copies of a red-stamped kind in one pile: every other player pays 200 cents",
+    "ayam": "a capture of three identical cards with a card from the hand: 50 cents from every other player",
+    "kandang": "a capture of three identical cards with the turned-up card: 100 cents from every other player",
+    "hand_payment": "each player pays the pool, in points, the tricks it won fewer than the hand's most",
+    "pool_won": "the whole pool, to the player who won at least the table's pool_target_tricks in the hand",
+    "pool_returned": "the pool of a table the service closed for want of players, back to those who paid it",
+}
 
 
 # The command ---------------------------------------------------------------------------------------------------------
@@ -676,10 +696,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the facts as one JSON document")
 
 
-def run(url: str | None, game: str, as_json: bool, out: IO[str], err: IO[str]) -> int:
+def run(url: str | None, game: str, as_json: bool, out: IO[str], err: IO[str], settings: Settings | None = None) -> int:
     """`cardledger demo`: print the story (or the JSON); 0 every check holds, 1 one failed, 2 could not run."""
     try:
-        facts = Demo(url, game).run() if url else _on_own_stack(game, err)
+        facts = Demo(url, game).run() if url else _on_own_stack(game, err, settings or Settings())
     except DemoError as error:
         print(f"cardledger: error: demo: {' '.join(error.message.split())}", file=err)
         return error.status
@@ -693,18 +713,23 @@ def run(url: str | None, game: str, as_json: bool, out: IO[str], err: IO[str]) -
     return 0
 
 
-def _on_own_stack(game: str, err: IO[str]) -> dict[str, Any]:
-
-    print("cardledger demo: starting `cardledger up` ...", file=err)
+def _on_own_stack(game: str, err: IO[str], settings: Settings) -> dict[str, Any]:
+    """The demo on a stack of its own, in a temporary data folder removed at the end: it never meets the
+    embedded servers of a `make run` beside it (./.cardledger) nor leaves its table in their database."""
+    print("cardledger demo: starting `cardledger up` in a temporary folder ...", file=err)
     try:
-        with embedded_stack() as stack:
+        with (
+            tempfile.TemporaryDirectory(prefix="cardledger-demo-") as folder,
+            embedded_stack({"CARDLEDGER_DATA_DIR": folder}) as stack,
+        ):
             print(f"cardledger demo: stack up on {stack.base_url} (log {stack.log_path})", file=err)
             facts = Demo(stack.base_url, game).run()
     except (RuntimeError, TimeoutError) as error:
         raise DemoError(f"the stack did not start: {error}") from None
     facts["stack_stopped"] = True
+    facts["your_stack_url"] = f"http://{settings.host}:{settings.port}"  # where `make run` serves, as configured
     return facts
 
 
-def run_from_args(args: argparse.Namespace) -> int:
-    return run(args.url, args.game, args.json, sys.stdout, sys.stderr)
+def run_from_args(args: argparse.Namespace, settings: Settings | None = None) -> int:
+    return run(args.url, args.game, args.json, sys.stdout, sys.stderr, settings)

@@ -134,6 +134,8 @@ def test_the_story_of_one_deal_and_its_deck_command(
     ):
         assert expected in out, expected
     assert ("Result: alice " if game == "cholek-tiga" else "Result: tricks alice ") in out
+    explained = [line for line in out.splitlines() if line.startswith("  where ")]
+    assert explained and ("points: a player below" in out or "hand_payment: each player" in out), explained
 
     deck_line = next(line.strip() for line in lines if line.strip().startswith("cardledger deck "))
     deck, options = _deck(deck_line, capsys)

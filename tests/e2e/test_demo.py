@@ -27,6 +27,7 @@ def test_the_demo_starts_its_own_stack(
         "REDIS_URL": redis_url,
         "CARDLEDGER_DATA_DIR": str(tmp_path),
         "CARDLEDGER_RATE_LIMITS": "on",  # the demo waits out short 429s as a newcomer's `make run` gives them
+        "CARDLEDGER_PORT": "8123",  # where the developer's own `make run` would serve
     }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("CARDLEDGER_MIGRATE_DATABASE_URL", raising=False)
@@ -41,3 +42,6 @@ def test_the_demo_starts_its_own_stack(
     seed, commitment = facts["reveal"]["server_seed"], facts["before_the_deal"]["commitment"]
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
     assert "starting `cardledger up`" in captured.err and "stack up on http://127.0.0.1:" in captured.err
+    # A stack of its own, in a temporary folder: nothing in the developer's data folder; the hint names their port.
+    assert list(tmp_path.iterdir()) == []
+    assert facts["your_stack_url"] == "http://127.0.0.1:8123"
