@@ -26,13 +26,17 @@ def shipped_stack(
 
 
 def running_stack(
-    database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory, rate_limits: str
+    database_url: str,
+    redis_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    rate_limits: str,
+    auditor: str = AUDITOR,
 ) -> Iterator[str]:
     log = tmp_path_factory.mktemp("stack") / "up.log"
     env = {
         "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
-        "CARDLEDGER_AUDITOR_TOKEN": AUDITOR,
+        "CARDLEDGER_AUDITOR_TOKEN": auditor,
         "CARDLEDGER_WORKERS": "2",
         "CARDLEDGER_API_WORKERS": "2",
         "CARDLEDGER_RATE_LIMITS": rate_limits,
