@@ -1,11 +1,12 @@
 // Signing in (a token kept in session storage, or a new player registered), the lobby of tables, opening one.
 
-import { api, signIn } from "./api.js";
+import { api, identity, signIn } from "./api.js";
 import { announce, clear, h, shortId, warn } from "./dom.js";
 import { problemMessage } from "./problems.js";
 import { sit } from "./table.js";
 
-const STATUSES = ["open", "playing", "between_deals", "closed"];
+// "any": every table, newest first, so that tables in play show by default (not "No open tables" beside them).
+const STATUSES = ["any", "open", "playing", "between_deals", "closed"];
 
 export function showSignIn(root, onSignedIn) {
   const tokenInput = h("input", { id: "token", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
@@ -95,8 +96,20 @@ function createForm(onOpened) {
   );
 }
 
+// What a reader of a table may open: the replays of its ended deals and its settlement, for its players and
+// the auditor (the API refuses them to anyone else).
+function tableLinks(table, mine) {
+  if (!mine) return [];
+  const ended = table.status === "playing" ? table.deal_no - 1 : table.deal_no;
+  const links = [];
+  if (ended >= 1) links.push(h("a", { href: `#/replay/${table.id}/${ended}`, dataset: { link: "replay" } }, `replay deal ${ended}`));
+  links.push(h("a", { href: `#/money/${table.id}`, dataset: { link: "money" } }, "settlement"));
+  return links.flatMap((link, index) => (index ? [" · ", link] : [link]));
+}
+
 export function showLobby(root, navigate) {
-  let status = "open";
+  const auditor = identity() === "auditor"; // reads everything, acts nowhere: no seat or table to offer
+  let status = "any";
   const list = h("div", { id: "lobby-list" }, h("p", {}, "Loading…"));
   const seed = h("input", { id: "lobby-seed", type: "text", maxlength: 64, autocomplete: "off" });
   const filter = h(
@@ -108,7 +121,7 @@ export function showLobby(root, navigate) {
         load();
       },
     },
-    STATUSES.map((value) => h("option", { value }, value.replace("_", " "))),
+    STATUSES.map((value) => h("option", { value }, value === "any" ? "of any status" : value.replace("_", " "))),
   );
 
   async function takeSeat(tableId, seat) {
@@ -123,18 +136,19 @@ export function showLobby(root, navigate) {
 
   async function load() {
     try {
-      const { data } = await api("GET", "/v1/tables", { query: { status, limit: 100 } });
+      const query = status === "any" ? { limit: 100 } : { status, limit: 100 };
+      const { data } = await api("GET", "/v1/tables", { query });
       clear(list);
       if (data.tables.length === 0) {
-        list.append(h("p", {}, `No ${status.replace("_", " ")} tables.`));
+        list.append(h("p", {}, status === "any" ? "No tables yet." : `No ${status.replace("_", " ")} tables: choose another status above.`));
         return;
       }
       list.append(
         h(
           "table",
           { class: "grid lobby" },
-          h("caption", {}, `Tables (${status.replace("_", " ")})`),
-          h("thead", {}, h("tr", {}, ["Table", "Game", "Players", "Status", "Deal", ""].map((title) => h("th", { scope: "col" }, title)))),
+          h("caption", {}, status === "any" ? "Tables" : `Tables (${status.replace("_", " ")})`),
+          h("thead", {}, h("tr", {}, ["Table", "Game", "Players", "Status", "Deal", "", ""].map((title) => h("th", { scope: "col" }, title)))),
           h(
             "tbody",
             {},
@@ -151,11 +165,12 @@ export function showLobby(root, navigate) {
                   "td",
                   {},
                   table.players.map((player, seat) =>
-                    player || !["open", "between_deals"].includes(table.status)
+                    auditor || player || !["open", "between_deals"].includes(table.status)
                       ? null
                       : h("button", { type: "button", dataset: { sit: seat }, onclick: () => takeSeat(table.id, seat) }, `Sit at seat ${seat}`),
                   ),
                 ),
+                h("td", { class: "links" }, tableLinks(table, auditor || table.players.some((player) => player && player.id === identity()))),
               ),
             ),
           ),
@@ -169,9 +184,9 @@ export function showLobby(root, navigate) {
   root.append(
     h("h1", {}, "Lobby"),
     h("p", {}, h("label", { for: "lobby-status" }, "Show tables that are "), filter, " ", h("button", { type: "button", id: "lobby-refresh", onclick: load }, "Refresh")),
-    h("p", {}, h("label", { for: "lobby-seed" }, "Client seed for the seat you take (optional) "), seed),
+    auditor ? h("p", {}, "Signed in as the auditor: you may read every table, its replays and its settlement, and act at none.") : h("p", {}, h("label", { for: "lobby-seed" }, "Client seed for the seat you take (optional) "), seed),
     list,
-    createForm((tableId) => navigate(`#/table/${tableId}`)),
+    auditor ? null : createForm((tableId) => navigate(`#/table/${tableId}`)),
   );
   load();
   return () => {};

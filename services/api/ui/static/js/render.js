@@ -107,7 +107,7 @@ function chaKauTsz(state, players, mySeat, hands, renderHand) {
       h("p", { class: "label" }, state.trick_no ? `Trick ${state.trick_no}, led by ${seatName(players, state.leader)}` : "The hand is over"),
       plays(game, state.trick, players),
       last
-        ? h("details", {}, h("summary", {}, `Last trick (${last.trick_no}): won by ${seatName(players, last.winner)}, ${last.tricks} trick(s)`), plays(game, last.plays, players))
+        ? h("details", {}, h("summary", {}, `Last trick, number ${last.trick_no}: won by ${seatName(players, last.winner)}, who is credited ${last.tricks} ${last.tricks === 1 ? "trick" : "tricks"} (one for each card led)`), plays(game, last.plays, players))
         : null,
       state.debts && state.debts.length
         ? h("p", { class: "label" }, `Debts: ${state.debts.map((d) => `seat ${d.seat} owes ${d.points}`).join(", ")}`)

@@ -173,7 +173,7 @@ export function showTable(root, tableId) {
   }
 
   function seatsPanel() {
-    if (mySeat !== null || !["open", "between_deals"].includes(current.status)) return null;
+    if (mySeat !== null || identity() === "auditor" || !["open", "between_deals"].includes(current.status)) return null;
     const free = current.players.map((player, seat) => (player ? null : seat)).filter((seat) => seat !== null);
     if (free.length === 0) return null;
     const seed = h("input", { id: "sit-seed", type: "text", maxlength: 64, autocomplete: "off" });
