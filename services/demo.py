@@ -40,6 +40,7 @@ from urllib.parse import quote, urlencode
 from infra.config import Settings
 from infra.receipts import parse_public_keys, parse_receipts, signature_is_valid
 from services import remote_verify
+from services.app.audit.glossary import TERMS
 from services.remote_verify import ApiClient, RemoteError, expected_ledger_lines, parse_event
 from services.simulate.bots import make_bot
 from services.simulate.client import HttpClient, Response
@@ -631,9 +632,9 @@ def render(facts: Mapping[str, Any]) -> str:
         add(f"  v{line['version']:<4} {line['account']:<7} {who:<6} {amount:>6} {line['unit']:<6} ({line['reason']})")
     balanced = "balanced" if ledger["balanced"] else "NOT balanced"
     add(f"  sum {ledger['sum_amount']} ({ledger['sum_cents']} cents): {balanced}")
-    reasons = sorted({str(line["reason"]) for line in ledger["lines"]} & set(REASONS))
+    reasons = sorted({str(line["reason"]) for line in ledger["lines"]} & set(TERMS))
     if reasons:
-        add("  where " + "; ".join(f"{reason}: {REASONS[reason]}" for reason in reasons))
+        add("  where " + "; ".join(f"{reason}: {TERMS[reason]}" for reason in reasons))
         add(f"  ({RULES_PAGE} says it all)")
     add("")
     add("Settlement report, as each player sees it (GET /v1/reports/settlement?table_id=...)")
@@ -673,18 +674,7 @@ def render(facts: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
-# What the ledger's reasons mean, in words (docs/rules.md has the rules they come from).
 RULES_PAGE = "docs/rules.md, sections Settlement and Chips and balances,"
-REASONS = {
-    "points": "a player below the top score pays the difference times the table's point value",
-    "ang_pow": "three copies of a red-stamped kind in one pile: every other player pays 100 cents",
-    "ang_pow_besar": "all four copies of a red-stamped kind in one pile: every other player pays 200 cents",
-    "ayam": "a capture of three identical cards with a card from the hand: 50 cents from every other player",
-    "kandang": "a capture of three identical cards with the turned-up card: 100 cents from every other player",
-    "hand_payment": "each player pays the pool, in points, the tricks it won fewer than the hand's most",
-    "pool_won": "the whole pool, to the player who won at least the table's pool_target_tricks in the hand",
-    "pool_returned": "the pool of a table the service closed for want of players, back to those who paid it",
-}
 
 
 # The command ---------------------------------------------------------------------------------------------------------

@@ -128,6 +128,12 @@ def test_the_page_of_a_finished_deal_holds_result_transfers_legend_hashes_and_ti
     report = audit.dispute_report(players[1], played.table_id, 2)
     page = dispute_html(report, GENERATED_AT)
     parsed = parse(page)
+    # Every rule word the page shows as the events name it is said in words, in its Terms.
+    assert '<dl id="terms">' in page, "no Terms section"
+    shown, terms = page.split("<h2>Terms</h2>", 1)
+    for term in ("leftover_pool", "honours_rank", "ang_pow_besar", "hand_payment", "pool_won"):
+        if term in shown:
+            assert f"<dt><code>{term}</code></dt>" in terms, term
 
     # The result: per player their name, the game's figure, the net, and the net of the transfers.
     result = report["result"]

@@ -18,6 +18,7 @@ from typing import Any
 from domain.events import JSON
 from domain.games import GAMES
 from domain.ledger import PLAYER_PREFIX, SEAT_PREFIX
+from services.app.audit.glossary import terms_in
 
 # What the page may do, also sent as a header by the API: no script, no network, inline styles only.
 CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -368,12 +369,7 @@ def dispute_html(report: Mapping[str, Any], generated_at: datetime) -> str:
     )
     transfers = _deal_transfers(report)
     note = report.get("alternatives_note")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">
-<title>{escape(title)}</title><style>{_STYLE}</style></head>
-<body>
-<h1>{escape(title)}</h1>
+    body = f"""<h1>{escape(title)}</h1>
 <p>Game {_text(report.get("game"))}, deal status {_text(report.get("status"))}, seen as {_text(report.get("viewer"))}.
 Generated <time id="generated" datetime="{moment.isoformat()}">{moment.strftime("%Y-%m-%d %H:%M:%S UTC")}</time>.</p>
 <h2>Result</h2>
@@ -391,5 +387,20 @@ for each, the payer debited and the payee credited.</p>
 {_steps(page, report)}
 <h2>Card codes</h2>
 {_legend(page)}
-</body></html>
 """
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">
+<title>{escape(title)}</title><style>{_STYLE}</style></head>
+<body>
+{body}{_glossary(body)}</body></html>
+"""
+
+
+def _glossary(body: str) -> str:
+    """The rules' words the page shows as the events name them (`ang_pow_besar`, ...), said in words."""
+    used = terms_in(body)
+    if not used:
+        return ""
+    rows = "".join(f"<dt><code>{escape(term)}</code></dt><dd>{escape(meaning)}</dd>" for term, meaning in used.items())
+    return f'<h2>Terms</h2><dl id="terms">{rows}</dl><p class="muted">The rules: docs/rules.md.</p>\n'
