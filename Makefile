@@ -90,4 +90,4 @@ clean:
 # The Python client of api-spec/openapi.json (clients/python), regenerated from the committed document.
 client: $(VENV)/.installed-dev
 	$(BIN)/openapi-python-client generate --path api-spec/openapi.json --config clients/openapi-python-client.yaml \
-		--meta setup --output-path clients/python --overwrite --fail-on-warning
+		--custom-template-path clients/templates --meta setup --output-path clients/python --overwrite --fail-on-warning

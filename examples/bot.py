@@ -32,13 +32,9 @@ from cardledger_client.api.tables import get_seat_view, get_table, open_table, s
 from cardledger_client.models import (
     ChaKauTszOptions,
     ChaKauTszTableCreate,
-    ChaKauTszTableCreateGame,
     CholekTigaOptions,
     CholekTigaTableCreate,
-    CholekTigaTableCreateGame,
     PlayAction,
-    PlayActionCardsItem,
-    PlayActionType,
     PlayChoice,
     PlayerCreate,
     Problem,
@@ -78,10 +74,8 @@ def answer(result: Any) -> Any:
 
 def opening(game: str, seats: int) -> CholekTigaTableCreate | ChaKauTszTableCreate:
     if game == "cholek-tiga":
-        return CholekTigaTableCreate(
-            game=CholekTigaTableCreateGame.CHOLEK_TIGA, seats=seats, options=CholekTigaOptions()
-        )
-    return ChaKauTszTableCreate(game=ChaKauTszTableCreateGame.CHA_KAU_TSZ, seats=seats, options=ChaKauTszOptions())
+        return CholekTigaTableCreate(game="cholek-tiga", seats=seats, options=CholekTigaOptions())
+    return ChaKauTszTableCreate(game="cha-kau-tsz", seats=seats, options=ChaKauTszOptions())
 
 
 def choose(view: Any, rng: random.Random) -> Any:
@@ -89,15 +83,13 @@ def choose(view: Any, rng: random.Random) -> Any:
     choice = rng.choice(view.legal_actions)
     if isinstance(choice, PlayChoice):
         if choice.cards is not UNSET:  # on lead: a complete body
-            return PlayAction(
-                type_=PlayActionType.PLAY, cards=[PlayActionCardsItem(card.value) for card in choice.cards]
-            )
+            return PlayAction(type_="play", cards=list(choice.cards))
         cards = rng.sample(list(view.hand), int(choice.count))  # a follow: any `count` cards of the hand
-        return PlayAction(type_=PlayActionType.PLAY, cards=[PlayActionCardsItem(card) for card in cards])
+        return PlayAction(type_="play", cards=cards)
     return choice
 
 
-def play_deal(url: str, game: str, seats: int, rng: random.Random) -> tuple[str, list[AuthenticatedClient]]:
+def play_deal(url: str, game: str, seats: int, rng: random.Random) -> tuple[uuid.UUID, list[AuthenticatedClient]]:
     """Register, open, sit and play one deal to its end; the table id and the players' clients."""
     anonymous = Client(base_url=url)
     players = []
@@ -105,7 +97,7 @@ def play_deal(url: str, game: str, seats: int, rng: random.Random) -> tuple[str,
         player = call(register_player, client=anonymous, body=PlayerCreate(name=f"bot-{number + 1}"))
         players.append(AuthenticatedClient(base_url=url, token=player.token))
     table = call(open_table, client=players[0], body=opening(game, seats))
-    table_id = uuid.UUID(table.id)
+    table_id = table.id  # a UUID, as every operation takes it
     print(f"table {table_id}: {game} for {seats}, deal 1 committed as {table.next_deal.commitment}")
     by_seat = {}
     for player in players:
@@ -114,7 +106,7 @@ def play_deal(url: str, game: str, seats: int, rng: random.Random) -> tuple[str,
         state = call(get_table, table_id, client=players[0])
         if state.status != "playing":
             print(f"the deal ended after {turn} actions")
-            return str(table_id), players
+            return table_id, players
         player = by_seat[state.to_act]
         view = call(get_seat_view, table_id, client=player)
         body = choose(view, rng)
@@ -122,22 +114,22 @@ def play_deal(url: str, game: str, seats: int, rng: random.Random) -> tuple[str,
     raise ServiceRefused(f"the deal did not end within {MAX_TURNS} actions")
 
 
-def report(table_id: str, player: AuthenticatedClient) -> None:
-    record = call(get_deal, uuid.UUID(table_id), 1, client=player)
+def report(table_id: uuid.UUID, player: AuthenticatedClient) -> None:
+    record = call(get_deal, table_id, 1, client=player)
     print(f"server seed revealed: {record.server_seed}")
     print(f"net by seat ({record.unit}): {record.net}")
     print(f"the service's verification: {'ok' if record.verification.ok else record.verification.problems}")
-    page = call(list_events, uuid.UUID(table_id), client=player, limit=1000)
+    page = call(list_events, table_id, client=player, limit=1000)
     kinds: dict[str, int] = {}
     for event in page.events:
-        kinds[event.type_.value] = kinds.get(event.type_.value, 0) + 1
+        kinds[event.type_] = kinds.get(event.type_, 0) + 1
     print("events:", ", ".join(f"{kind} {count}" for kind, count in kinds.items()))
-    ledger = call(get_ledger, uuid.UUID(table_id), client=player)
+    ledger = call(get_ledger, table_id, client=player)
     for _ in range(50):  # the ledger is a projection, a moment behind the log
         if ledger.line_count:
             break
         time.sleep(0.2)
-        ledger = call(get_ledger, uuid.UUID(table_id), client=player)
+        ledger = call(get_ledger, table_id, client=player)
     print(f"ledger: {ledger.line_count} lines, {'balanced' if ledger.balanced else 'NOT BALANCED'}")
     for line in ledger.lines:
         print(f"  v{line.version} {line.account}: {line.amount:+d} {line.unit} ({line.reason})")

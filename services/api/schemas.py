@@ -178,14 +178,16 @@ class PlayerCreateSchema(Schema):
 
 
 class PlayerSchema(Schema):
-    id = fields.String(required=True)
+    id = fields.String(required=True, metadata={"format": "uuid"})
     name = fields.String(required=True)
     token = fields.String(required=True, metadata={"description": "bearer token; shown once, stored as a hash"})
 
 
 class WhoAmISchema(Schema):
     id = fields.String(
-        required=True, allow_none=True, metadata={"description": "the player's id; null for the auditor"}
+        required=True,
+        allow_none=True,
+        metadata={"format": "uuid", "description": "the player's id; null for the auditor"},
     )
     name = fields.String(required=True)
     role = fields.String(required=True, validate=validate.OneOf(("player", "auditor")))
@@ -195,7 +197,7 @@ class WhoAmISchema(Schema):
 
 
 class PlayerRefSchema(Schema):
-    id = fields.String(required=True)
+    id = fields.String(required=True, metadata={"format": "uuid"})
     name = fields.String(required=True, allow_none=True)
 
 
@@ -220,7 +222,7 @@ _PLAY = {
 class TableSchema(PlainDump, OpenSchema):
     """Public state of a table; the game-specific fields are present while a deal exists."""
 
-    id = fields.String(required=True)
+    id = fields.String(required=True, metadata={"format": "uuid"})
     game = fields.String(required=True, validate=validate.OneOf(GAME_NAMES))
     seats = fields.Integer(required=True)
     options = fields.Dict(required=True, metadata={"openapi": OPTIONS, "description": "with defaults filled in"})
@@ -600,7 +602,7 @@ class LedgerLineSchema(OpenSchema):
     event_type = fields.String(required=True)
     deal_no = fields.Integer(required=True)
     account = fields.String(required=True, metadata={"description": '"seat:N" or "pool"'})
-    player_id = fields.String(required=True, allow_none=True)
+    player_id = fields.String(required=True, allow_none=True, metadata={"format": "uuid"})
     amount = fields.Integer(required=True, metadata={"description": "negative for the payer, positive for the payee"})
     unit = fields.String(required=True)
     amount_cents = fields.Integer(required=True)
@@ -610,7 +612,7 @@ class LedgerLineSchema(OpenSchema):
 
 class LedgerTotalSchema(Schema):
     account = fields.String(required=True)
-    player_id = fields.String(required=True, allow_none=True)
+    player_id = fields.String(required=True, allow_none=True, metadata={"format": "uuid"})
     amount = fields.Integer(required=True)
     amount_cents = fields.Integer(required=True)
 
@@ -618,7 +620,7 @@ class LedgerTotalSchema(Schema):
 class LedgerSchema(OpenSchema):
     """A page of the table's ledger lines, with the totals of the whole table (every line, not just the page's)."""
 
-    table_id = fields.String(required=True)
+    table_id = fields.String(required=True, metadata={"format": "uuid"})
     game = fields.String(required=True)
     unit = fields.String(required=True)
     lines = fields.List(fields.Nested(LedgerLineSchema), required=True, metadata={"description": "in log order"})

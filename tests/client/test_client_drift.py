@@ -35,6 +35,8 @@ def test_the_committed_client_is_generated_from_the_committed_spec(tmp_path: Pat
         str(ROOT / "api-spec" / "openapi.json"),
         "--config",
         str(ROOT / "clients" / "openapi-python-client.yaml"),
+        "--custom-template-path",
+        str(ROOT / "clients" / "templates"),
         "--meta",
         "setup",
         "--output-path",

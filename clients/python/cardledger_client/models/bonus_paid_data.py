@@ -9,7 +9,9 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.bonus_paid_data_card import BonusPaidDataCard
+from ..models.bonus_paid_data_card import check_bonus_paid_data_card
 from ..models.bonus_paid_data_kind import BonusPaidDataKind
+from ..models.bonus_paid_data_kind import check_bonus_paid_data_kind
 from typing import cast
 
 if TYPE_CHECKING:
@@ -45,9 +47,9 @@ class BonusPaidData:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.transfer_data import TransferData # noqa: PLC0415
-        card = self.card.value
+        card: str = self.card
 
-        kind = self.kind.value
+        kind: str = self.kind
 
         seat = self.seat
 
@@ -76,12 +78,12 @@ class BonusPaidData:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.transfer_data import TransferData # noqa: PLC0415
         d = dict(src_dict)
-        card = BonusPaidDataCard(d.pop("card"))
+        card = check_bonus_paid_data_card(d.pop("card"))
 
 
 
 
-        kind = BonusPaidDataKind(d.pop("kind"))
+        kind = check_bonus_paid_data_kind(d.pop("kind"))
 
 
 

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class BonusPaidDataKind(StrEnum):
-    AYAM = "ayam"
-    KANDANG = "kandang"
+BonusPaidDataKind = Literal['ayam', 'kandang']
 
-    def __str__(self) -> str:
-        return str(self.value)
+BONUS_PAID_DATA_KIND_VALUES: set[BonusPaidDataKind] = { 'ayam', 'kandang',  }
+
+def check_bonus_paid_data_kind(value: str) -> BonusPaidDataKind:
+    if value in BONUS_PAID_DATA_KIND_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {BONUS_PAID_DATA_KIND_VALUES!r}")

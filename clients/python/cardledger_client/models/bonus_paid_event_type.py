@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class BonusPaidEventType(StrEnum):
-    BONUS_PAID = "bonus_paid"
+BonusPaidEventType = Literal['bonus_paid']
 
-    def __str__(self) -> str:
-        return str(self.value)
+BONUS_PAID_EVENT_TYPE_VALUES: set[BonusPaidEventType] = { 'bonus_paid',  }
+
+def check_bonus_paid_event_type(value: str) -> BonusPaidEventType:
+    if value in BONUS_PAID_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {BONUS_PAID_EVENT_TYPE_VALUES!r}")

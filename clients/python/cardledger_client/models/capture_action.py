@@ -9,7 +9,9 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.capture_action_cards_item import CaptureActionCardsItem
+from ..models.capture_action_cards_item import check_capture_action_cards_item
 from ..models.capture_action_type import CaptureActionType
+from ..models.capture_action_type import check_capture_action_type
 from typing import cast
 
 
@@ -40,12 +42,12 @@ class CaptureAction:
     def to_dict(self) -> dict[str, Any]:
         cards = []
         for cards_item_data in self.cards:
-            cards_item = cards_item_data.value
+            cards_item: str = cards_item_data
             cards.append(cards_item)
 
 
 
-        type_ = self.type_.value
+        type_: str = self.type_
 
 
         field_dict: dict[str, Any] = {}
@@ -65,14 +67,14 @@ class CaptureAction:
         cards = []
         _cards = d.pop("cards")
         for cards_item_data in (_cards):
-            cards_item = CaptureActionCardsItem(cards_item_data)
+            cards_item = check_capture_action_cards_item(cards_item_data)
 
 
 
             cards.append(cards_item)
 
 
-        type_ = CaptureActionType(d.pop("type"))
+        type_ = check_capture_action_type(d.pop("type"))
 
 
 

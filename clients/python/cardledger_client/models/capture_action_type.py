@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class CaptureActionType(StrEnum):
-    CAPTURE = "capture"
+CaptureActionType = Literal['capture']
 
-    def __str__(self) -> str:
-        return str(self.value)
+CAPTURE_ACTION_TYPE_VALUES: set[CaptureActionType] = { 'capture',  }
+
+def check_capture_action_type(value: str) -> CaptureActionType:
+    if value in CAPTURE_ACTION_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {CAPTURE_ACTION_TYPE_VALUES!r}")

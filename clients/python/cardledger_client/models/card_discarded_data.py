@@ -9,7 +9,9 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.card_discarded_data_capture_type_0_item import CardDiscardedDataCaptureType0Item
+from ..models.card_discarded_data_capture_type_0_item import check_card_discarded_data_capture_type_0_item
 from ..models.card_discarded_data_card import CardDiscardedDataCard
+from ..models.card_discarded_data_card import check_card_discarded_data_card
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -47,14 +49,14 @@ class CardDiscardedData:
         if isinstance(self.capture, list):
             capture = []
             for capture_type_0_item_data in self.capture:
-                capture_type_0_item = capture_type_0_item_data.value
+                capture_type_0_item: str = capture_type_0_item_data
                 capture.append(capture_type_0_item)
 
 
         else:
             capture = self.capture
 
-        card = self.card.value
+        card: str = self.card
 
         seat = self.seat
 
@@ -87,7 +89,7 @@ class CardDiscardedData:
                 capture_type_0 = []
                 _capture_type_0 = data
                 for capture_type_0_item_data in (_capture_type_0):
-                    capture_type_0_item = CardDiscardedDataCaptureType0Item(capture_type_0_item_data)
+                    capture_type_0_item = check_card_discarded_data_capture_type_0_item(capture_type_0_item_data)
 
 
 
@@ -101,7 +103,7 @@ class CardDiscardedData:
         capture = _parse_capture(d.pop("capture"))
 
 
-        card = CardDiscardedDataCard(d.pop("card"))
+        card = check_card_discarded_data_card(d.pop("card"))
 
 
 

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class CardDiscardedEventType(StrEnum):
-    CARD_DISCARDED = "card_discarded"
+CardDiscardedEventType = Literal['card_discarded']
 
-    def __str__(self) -> str:
-        return str(self.value)
+CARD_DISCARDED_EVENT_TYPE_VALUES: set[CardDiscardedEventType] = { 'card_discarded',  }
+
+def check_card_discarded_event_type(value: str) -> CardDiscardedEventType:
+    if value in CARD_DISCARDED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {CARD_DISCARDED_EVENT_TYPE_VALUES!r}")

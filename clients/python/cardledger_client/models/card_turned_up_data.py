@@ -9,7 +9,9 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.card_turned_up_data_card import CardTurnedUpDataCard
+from ..models.card_turned_up_data_card import check_card_turned_up_data_card
 from ..models.card_turned_up_data_cards_item import CardTurnedUpDataCardsItem
+from ..models.card_turned_up_data_cards_item import check_card_turned_up_data_cards_item
 from typing import cast
 
 
@@ -46,11 +48,11 @@ class CardTurnedUpData:
     def to_dict(self) -> dict[str, Any]:
         can_capture = self.can_capture
 
-        card = self.card.value
+        card: str = self.card
 
         cards = []
         for cards_item_data in self.cards:
-            cards_item = cards_item_data.value
+            cards_item: str = cards_item_data
             cards.append(cards_item)
 
 
@@ -81,7 +83,7 @@ class CardTurnedUpData:
         d = dict(src_dict)
         can_capture = d.pop("can_capture")
 
-        card = CardTurnedUpDataCard(d.pop("card"))
+        card = check_card_turned_up_data_card(d.pop("card"))
 
 
 
@@ -89,7 +91,7 @@ class CardTurnedUpData:
         cards = []
         _cards = d.pop("cards")
         for cards_item_data in (_cards):
-            cards_item = CardTurnedUpDataCardsItem(cards_item_data)
+            cards_item = check_card_turned_up_data_cards_item(cards_item_data)
 
 
 

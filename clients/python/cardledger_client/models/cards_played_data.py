@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.cards_played_data_cards_item import CardsPlayedDataCardsItem
+from ..models.cards_played_data_cards_item import check_cards_played_data_cards_item
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -46,7 +47,7 @@ class CardsPlayedData:
     def to_dict(self) -> dict[str, Any]:
         cards = []
         for cards_item_data in self.cards:
-            cards_item = cards_item_data.value
+            cards_item: str = cards_item_data
             cards.append(cards_item)
 
 
@@ -81,7 +82,7 @@ class CardsPlayedData:
         cards = []
         _cards = d.pop("cards")
         for cards_item_data in (_cards):
-            cards_item = CardsPlayedDataCardsItem(cards_item_data)
+            cards_item = check_cards_played_data_cards_item(cards_item_data)
 
 
 

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.cards_played_event_type import CardsPlayedEventType
+from ..models.cards_played_event_type import check_cards_played_event_type
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -80,7 +81,7 @@ class CardsPlayedEvent:
         prev_hash: None | str
         prev_hash = self.prev_hash
 
-        type_ = self.type_.value
+        type_: str = self.type_
 
         hash_version = self.hash_version
 
@@ -151,7 +152,7 @@ class CardsPlayedEvent:
         prev_hash = _parse_prev_hash(d.pop("prev_hash"))
 
 
-        type_ = CardsPlayedEventType(d.pop("type"))
+        type_ = check_cards_played_event_type(d.pop("type"))
 
 
 

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class CardsPlayedEventType(StrEnum):
-    CARDS_PLAYED = "cards_played"
+CardsPlayedEventType = Literal['cards_played']
 
-    def __str__(self) -> str:
-        return str(self.value)
+CARDS_PLAYED_EVENT_TYPE_VALUES: set[CardsPlayedEventType] = { 'cards_played',  }
+
+def check_cards_played_event_type(value: str) -> CardsPlayedEventType:
+    if value in CARDS_PLAYED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {CARDS_PLAYED_EVENT_TYPE_VALUES!r}")

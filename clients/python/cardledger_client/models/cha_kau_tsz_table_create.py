@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.cha_kau_tsz_table_create_game import ChaKauTszTableCreateGame
+from ..models.cha_kau_tsz_table_create_game import check_cha_kau_tsz_table_create_game
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -42,7 +43,7 @@ class ChaKauTszTableCreate:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.cha_kau_tsz_options import ChaKauTszOptions # noqa: PLC0415
-        game = self.game.value
+        game: str = self.game
 
         seats = self.seats
 
@@ -68,7 +69,7 @@ class ChaKauTszTableCreate:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.cha_kau_tsz_options import ChaKauTszOptions # noqa: PLC0415
         d = dict(src_dict)
-        game = ChaKauTszTableCreateGame(d.pop("game"))
+        game = check_cha_kau_tsz_table_create_game(d.pop("game"))
 
 
 

@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.cholek_tiga_options_honours_rank import check_cholek_tiga_options_honours_rank
 from ..models.cholek_tiga_options_honours_rank import CholekTigaOptionsHonoursRank
 from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -26,8 +28,7 @@ class CholekTigaOptions:
 
         Attributes:
             currency (str | Unset):  Default: 'SGD'.
-            honours_rank (CholekTigaOptionsHonoursRank | Unset): `ace`: honours capture as aces Default:
-                CholekTigaOptionsHonoursRank.OWN.
+            honours_rank (CholekTigaOptionsHonoursRank | Unset): `ace`: honours capture as aces Default: 'own'.
             in_play_bonuses (bool | Unset):  Default: False.
             point_value_cents (int | Unset):  Default: 10.
             turn_seconds (int | Unset): the turn clock: 0 for none, else 5 to 3600 seconds (docs/house-rules.md) Default:
@@ -35,7 +36,7 @@ class CholekTigaOptions:
      """
 
     currency: str | Unset = 'SGD'
-    honours_rank: CholekTigaOptionsHonoursRank | Unset = CholekTigaOptionsHonoursRank.OWN
+    honours_rank: CholekTigaOptionsHonoursRank | Unset = 'own'
     in_play_bonuses: bool | Unset = False
     point_value_cents: int | Unset = 10
     turn_seconds: int | Unset = 60
@@ -49,7 +50,7 @@ class CholekTigaOptions:
 
         honours_rank: str | Unset = UNSET
         if not isinstance(self.honours_rank, Unset):
-            honours_rank = self.honours_rank.value
+            honours_rank = self.honours_rank
 
 
         in_play_bonuses = self.in_play_bonuses
@@ -88,7 +89,7 @@ class CholekTigaOptions:
         if isinstance(_honours_rank,  Unset):
             honours_rank = UNSET
         else:
-            honours_rank = CholekTigaOptionsHonoursRank(_honours_rank)
+            honours_rank = check_cholek_tiga_options_honours_rank(_honours_rank)
 
 
 

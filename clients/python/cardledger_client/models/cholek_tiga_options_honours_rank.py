@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class CholekTigaOptionsHonoursRank(StrEnum):
-    ACE = "ace"
-    OWN = "own"
+CholekTigaOptionsHonoursRank = Literal['ace', 'own']
 
-    def __str__(self) -> str:
-        return str(self.value)
+CHOLEK_TIGA_OPTIONS_HONOURS_RANK_VALUES: set[CholekTigaOptionsHonoursRank] = { 'ace', 'own',  }
+
+def check_cholek_tiga_options_honours_rank(value: str) -> CholekTigaOptionsHonoursRank:
+    if value in CHOLEK_TIGA_OPTIONS_HONOURS_RANK_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {CHOLEK_TIGA_OPTIONS_HONOURS_RANK_VALUES!r}")

@@ -8,7 +8,9 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.cholek_tiga_result_leftover_pool_item import check_cholek_tiga_result_leftover_pool_item
 from ..models.cholek_tiga_result_leftover_pool_item import CholekTigaResultLeftoverPoolItem
+from ..models.cholek_tiga_result_piles_item_item import check_cholek_tiga_result_piles_item_item
 from ..models.cholek_tiga_result_piles_item_item import CholekTigaResultPilesItemItem
 from ..types import UNSET, Unset
 from typing import cast
@@ -56,7 +58,7 @@ class CholekTigaResult:
         if not isinstance(self.leftover_pool, Unset):
             leftover_pool = []
             for leftover_pool_item_data in self.leftover_pool:
-                leftover_pool_item = leftover_pool_item_data.value
+                leftover_pool_item: str = leftover_pool_item_data
                 leftover_pool.append(leftover_pool_item)
 
 
@@ -67,7 +69,7 @@ class CholekTigaResult:
             for piles_item_data in self.piles:
                 piles_item = []
                 for piles_item_item_data in piles_item_data:
-                    piles_item_item = piles_item_item_data.value
+                    piles_item_item: str = piles_item_item_data
                     piles_item.append(piles_item_item)
 
 
@@ -105,7 +107,7 @@ class CholekTigaResult:
         if _leftover_pool is not UNSET:
             leftover_pool = []
             for leftover_pool_item_data in _leftover_pool:
-                leftover_pool_item = CholekTigaResultLeftoverPoolItem(leftover_pool_item_data)
+                leftover_pool_item = check_cholek_tiga_result_leftover_pool_item(leftover_pool_item_data)
 
 
 
@@ -120,7 +122,7 @@ class CholekTigaResult:
                 piles_item = []
                 _piles_item = piles_item_data
                 for piles_item_item_data in (_piles_item):
-                    piles_item_item = CholekTigaResultPilesItemItem(piles_item_item_data)
+                    piles_item_item = check_cholek_tiga_result_piles_item_item(piles_item_item_data)
 
 
 

@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.cholek_tiga_settings_honours_rank import check_cholek_tiga_settings_honours_rank
 from ..models.cholek_tiga_settings_honours_rank import CholekTigaSettingsHonoursRank
 from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -26,8 +28,7 @@ class CholekTigaSettings:
 
         Attributes:
             currency (str):  Default: 'SGD'.
-            honours_rank (CholekTigaSettingsHonoursRank): `ace`: honours capture as aces Default:
-                CholekTigaSettingsHonoursRank.OWN.
+            honours_rank (CholekTigaSettingsHonoursRank): `ace`: honours capture as aces Default: 'own'.
             in_play_bonuses (bool):  Default: False.
             point_value_cents (int):  Default: 10.
             turn_seconds (int | Unset): the turn clock: 0 for none, else 5 to 3600 seconds (docs/house-rules.md) Default:
@@ -35,7 +36,7 @@ class CholekTigaSettings:
      """
 
     currency: str = 'SGD'
-    honours_rank: CholekTigaSettingsHonoursRank = CholekTigaSettingsHonoursRank.OWN
+    honours_rank: CholekTigaSettingsHonoursRank = 'own'
     in_play_bonuses: bool = False
     point_value_cents: int = 10
     turn_seconds: int | Unset = 60
@@ -47,7 +48,7 @@ class CholekTigaSettings:
     def to_dict(self) -> dict[str, Any]:
         currency = self.currency
 
-        honours_rank = self.honours_rank.value
+        honours_rank: str = self.honours_rank
 
         in_play_bonuses = self.in_play_bonuses
 
@@ -76,7 +77,7 @@ class CholekTigaSettings:
         d = dict(src_dict)
         currency = d.pop("currency")
 
-        honours_rank = CholekTigaSettingsHonoursRank(d.pop("honours_rank"))
+        honours_rank = check_cholek_tiga_settings_honours_rank(d.pop("honours_rank"))
 
 
 

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class CholekTigaSettingsHonoursRank(StrEnum):
-    ACE = "ace"
-    OWN = "own"
+CholekTigaSettingsHonoursRank = Literal['ace', 'own']
 
-    def __str__(self) -> str:
-        return str(self.value)
+CHOLEK_TIGA_SETTINGS_HONOURS_RANK_VALUES: set[CholekTigaSettingsHonoursRank] = { 'ace', 'own',  }
+
+def check_cholek_tiga_settings_honours_rank(value: str) -> CholekTigaSettingsHonoursRank:
+    if value in CHOLEK_TIGA_SETTINGS_HONOURS_RANK_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {CHOLEK_TIGA_SETTINGS_HONOURS_RANK_VALUES!r}")

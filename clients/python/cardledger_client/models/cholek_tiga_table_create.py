@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.cholek_tiga_table_create_game import check_cholek_tiga_table_create_game
 from ..models.cholek_tiga_table_create_game import CholekTigaTableCreateGame
 from ..types import UNSET, Unset
 from typing import cast
@@ -42,7 +43,7 @@ class CholekTigaTableCreate:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.cholek_tiga_options import CholekTigaOptions # noqa: PLC0415
-        game = self.game.value
+        game: str = self.game
 
         seats = self.seats
 
@@ -68,7 +69,7 @@ class CholekTigaTableCreate:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.cholek_tiga_options import CholekTigaOptions # noqa: PLC0415
         d = dict(src_dict)
-        game = CholekTigaTableCreateGame(d.pop("game"))
+        game = check_cholek_tiga_table_create_game(d.pop("game"))
 
 
 

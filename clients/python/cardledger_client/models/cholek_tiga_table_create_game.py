@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class CholekTigaTableCreateGame(StrEnum):
-    CHOLEK_TIGA = "cholek-tiga"
+CholekTigaTableCreateGame = Literal['cholek-tiga']
 
-    def __str__(self) -> str:
-        return str(self.value)
+CHOLEK_TIGA_TABLE_CREATE_GAME_VALUES: set[CholekTigaTableCreateGame] = { 'cholek-tiga',  }
+
+def check_cholek_tiga_table_create_game(value: str) -> CholekTigaTableCreateGame:
+    if value in CHOLEK_TIGA_TABLE_CREATE_GAME_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {CHOLEK_TIGA_TABLE_CREATE_GAME_VALUES!r}")

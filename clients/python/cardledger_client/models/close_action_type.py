@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class CloseActionType(StrEnum):
-    CLOSE = "close"
+CloseActionType = Literal['close']
 
-    def __str__(self) -> str:
-        return str(self.value)
+CLOSE_ACTION_TYPE_VALUES: set[CloseActionType] = { 'close',  }
+
+def check_close_action_type(value: str) -> CloseActionType:
+    if value in CLOSE_ACTION_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {CLOSE_ACTION_TYPE_VALUES!r}")

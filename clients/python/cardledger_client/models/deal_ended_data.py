@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.deal_ended_data_unit import check_deal_ended_data_unit
 from ..models.deal_ended_data_unit import DealEndedDataUnit
 from typing import cast
 
@@ -88,7 +89,7 @@ class DealEndedData:
 
 
 
-        unit = self.unit.value
+        unit: str = self.unit
 
 
         field_dict: dict[str, Any] = {}
@@ -164,7 +165,7 @@ class DealEndedData:
             transfers.append(transfers_item)
 
 
-        unit = DealEndedDataUnit(d.pop("unit"))
+        unit = check_deal_ended_data_unit(d.pop("unit"))
 
 
 

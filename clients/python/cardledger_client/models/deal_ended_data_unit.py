@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class DealEndedDataUnit(StrEnum):
-    CENTS = "cents"
-    POINTS = "points"
+DealEndedDataUnit = Literal['cents', 'points']
 
-    def __str__(self) -> str:
-        return str(self.value)
+DEAL_ENDED_DATA_UNIT_VALUES: set[DealEndedDataUnit] = { 'cents', 'points',  }
+
+def check_deal_ended_data_unit(value: str) -> DealEndedDataUnit:
+    if value in DEAL_ENDED_DATA_UNIT_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {DEAL_ENDED_DATA_UNIT_VALUES!r}")

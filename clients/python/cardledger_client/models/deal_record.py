@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.deal_record_status import check_deal_record_status
 from ..models.deal_record_status import DealRecordStatus
 from typing import cast
 from uuid import UUID
@@ -122,7 +123,7 @@ class DealRecord:
 
         started_version = self.started_version
 
-        status = self.status.value
+        status: str = self.status
 
         table_id = str(self.table_id)
 
@@ -272,7 +273,7 @@ class DealRecord:
 
         started_version = d.pop("started_version")
 
-        status = DealRecordStatus(d.pop("status"))
+        status = check_deal_record_status(d.pop("status"))
 
 
 

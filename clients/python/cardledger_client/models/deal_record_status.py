@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class DealRecordStatus(StrEnum):
-    ENDED = "ended"
-    PLAYING = "playing"
+DealRecordStatus = Literal['ended', 'playing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+DEAL_RECORD_STATUS_VALUES: set[DealRecordStatus] = { 'ended', 'playing',  }
+
+def check_deal_record_status(value: str) -> DealRecordStatus:
+    if value in DEAL_RECORD_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {DEAL_RECORD_STATUS_VALUES!r}")

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class DealStartedEventType(StrEnum):
-    DEAL_STARTED = "deal_started"
+DealStartedEventType = Literal['deal_started']
 
-    def __str__(self) -> str:
-        return str(self.value)
+DEAL_STARTED_EVENT_TYPE_VALUES: set[DealStartedEventType] = { 'deal_started',  }
+
+def check_deal_started_event_type(value: str) -> DealStartedEventType:
+    if value in DEAL_STARTED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {DEAL_STARTED_EVENT_TYPE_VALUES!r}")

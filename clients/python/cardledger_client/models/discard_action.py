@@ -8,8 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.discard_action_capture_type_0_item import check_discard_action_capture_type_0_item
 from ..models.discard_action_capture_type_0_item import DiscardActionCaptureType0Item
+from ..models.discard_action_card import check_discard_action_card
 from ..models.discard_action_card import DiscardActionCard
+from ..models.discard_action_type import check_discard_action_type
 from ..models.discard_action_type import DiscardActionType
 from ..types import UNSET, Unset
 from typing import cast
@@ -43,9 +46,9 @@ class DiscardAction:
 
 
     def to_dict(self) -> dict[str, Any]:
-        card = self.card.value
+        card: str = self.card
 
-        type_ = self.type_.value
+        type_: str = self.type_
 
         capture: list[str] | None | Unset
         if isinstance(self.capture, Unset):
@@ -53,7 +56,7 @@ class DiscardAction:
         elif isinstance(self.capture, list):
             capture = []
             for capture_type_0_item_data in self.capture:
-                capture_type_0_item = capture_type_0_item_data.value
+                capture_type_0_item: str = capture_type_0_item_data
                 capture.append(capture_type_0_item)
 
 
@@ -77,12 +80,12 @@ class DiscardAction:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        card = DiscardActionCard(d.pop("card"))
+        card = check_discard_action_card(d.pop("card"))
 
 
 
 
-        type_ = DiscardActionType(d.pop("type"))
+        type_ = check_discard_action_type(d.pop("type"))
 
 
 
@@ -98,7 +101,7 @@ class DiscardAction:
                 capture_type_0 = []
                 _capture_type_0 = data
                 for capture_type_0_item_data in (_capture_type_0):
-                    capture_type_0_item = DiscardActionCaptureType0Item(capture_type_0_item_data)
+                    capture_type_0_item = check_discard_action_capture_type_0_item(capture_type_0_item_data)
 
 
 

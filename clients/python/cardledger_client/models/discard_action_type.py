@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class DiscardActionType(StrEnum):
-    DISCARD = "discard"
+DiscardActionType = Literal['discard']
 
-    def __str__(self) -> str:
-        return str(self.value)
+DISCARD_ACTION_TYPE_VALUES: set[DiscardActionType] = { 'discard',  }
+
+def check_discard_action_type(value: str) -> DiscardActionType:
+    if value in DISCARD_ACTION_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {DISCARD_ACTION_TYPE_VALUES!r}")

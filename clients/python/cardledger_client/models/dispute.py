@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.dispute_status import check_dispute_status
 from ..models.dispute_status import DisputeStatus
 from typing import cast
 from uuid import UUID
@@ -153,7 +154,7 @@ class Dispute:
 
         started_version = self.started_version
 
-        status = self.status.value
+        status: str = self.status
 
         steps = []
         for steps_item_data in self.steps:
@@ -358,7 +359,7 @@ class Dispute:
 
         started_version = d.pop("started_version")
 
-        status = DisputeStatus(d.pop("status"))
+        status = check_dispute_status(d.pop("status"))
 
 
 

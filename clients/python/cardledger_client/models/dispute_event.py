@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.dispute_event_type import check_dispute_event_type
 from ..models.dispute_event_type import DisputeEventType
 from ..types import UNSET, Unset
 from typing import cast
@@ -107,7 +108,7 @@ class DisputeEvent:
 
         timed_out = self.timed_out
 
-        type_ = self.type_.value
+        type_: str = self.type_
 
         hash_version = self.hash_version
 
@@ -223,7 +224,7 @@ class DisputeEvent:
 
         timed_out = d.pop("timed_out")
 
-        type_ = DisputeEventType(d.pop("type"))
+        type_ = check_dispute_event_type(d.pop("type"))
 
 
 

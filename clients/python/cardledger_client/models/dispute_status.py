@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class DisputeStatus(StrEnum):
-    ENDED = "ended"
-    PLAYING = "playing"
+DisputeStatus = Literal['ended', 'playing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+DISPUTE_STATUS_VALUES: set[DisputeStatus] = { 'ended', 'playing',  }
+
+def check_dispute_status(value: str) -> DisputeStatus:
+    if value in DISPUTE_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {DISPUTE_STATUS_VALUES!r}")

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.dispute_with_receipts_status import check_dispute_with_receipts_status
 from ..models.dispute_with_receipts_status import DisputeWithReceiptsStatus
 from typing import cast
 from uuid import UUID
@@ -159,7 +160,7 @@ class DisputeWithReceipts:
 
         started_version = self.started_version
 
-        status = self.status.value
+        status: str = self.status
 
         steps = []
         for steps_item_data in self.steps:
@@ -371,7 +372,7 @@ class DisputeWithReceipts:
 
         started_version = d.pop("started_version")
 
-        status = DisputeWithReceiptsStatus(d.pop("status"))
+        status = check_dispute_with_receipts_status(d.pop("status"))
 
 
 

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class DisputeWithReceiptsStatus(StrEnum):
-    ENDED = "ended"
-    PLAYING = "playing"
+DisputeWithReceiptsStatus = Literal['ended', 'playing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+DISPUTE_WITH_RECEIPTS_STATUS_VALUES: set[DisputeWithReceiptsStatus] = { 'ended', 'playing',  }
+
+def check_dispute_with_receipts_status(value: str) -> DisputeWithReceiptsStatus:
+    if value in DISPUTE_WITH_RECEIPTS_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {DISPUTE_WITH_RECEIPTS_STATUS_VALUES!r}")

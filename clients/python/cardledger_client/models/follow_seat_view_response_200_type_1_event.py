@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class FollowSeatViewResponse200Type1Event(StrEnum):
-    ERROR = "error"
-    VIEW = "view"
+FollowSeatViewResponse200Type1Event = Literal['error', 'view']
 
-    def __str__(self) -> str:
-        return str(self.value)
+FOLLOW_SEAT_VIEW_RESPONSE_200_TYPE_1_EVENT_VALUES: set[FollowSeatViewResponse200Type1Event] = { 'error', 'view',  }
+
+def check_follow_seat_view_response_200_type_1_event(value: str) -> FollowSeatViewResponse200Type1Event:
+    if value in FOLLOW_SEAT_VIEW_RESPONSE_200_TYPE_1_EVENT_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {FOLLOW_SEAT_VIEW_RESPONSE_200_TYPE_1_EVENT_VALUES!r}")

@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.follow_table_response_200_type_1_event import check_follow_table_response_200_type_1_event
 from ..models.follow_table_response_200_type_1_event import FollowTableResponse200Type1Event
 from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -47,7 +49,7 @@ class FollowTableResponse200Type1:
 
         event: str | Unset = UNSET
         if not isinstance(self.event, Unset):
-            event = self.event.value
+            event = self.event
 
 
         id = self.id
@@ -82,7 +84,7 @@ class FollowTableResponse200Type1:
         if isinstance(_event,  Unset):
             event = UNSET
         else:
-            event = FollowTableResponse200Type1Event(_event)
+            event = check_follow_table_response_200_type_1_event(_event)
 
 
 

@@ -1,25 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class FollowTableResponse200Type1Event(StrEnum):
-    BONUS_PAID = "bonus_paid"
-    CARDS_DRAWN = "cards_drawn"
-    CARDS_PLAYED = "cards_played"
-    CARD_DISCARDED = "card_discarded"
-    CARD_TURNED_UP = "card_turned_up"
-    DEAL_ENDED = "deal_ended"
-    DEAL_STARTED = "deal_started"
-    ERROR = "error"
-    HAND_DEALT = "hand_dealt"
-    HAND_SCORED = "hand_scored"
-    HAND_STARTED = "hand_started"
-    PLAYER_LEFT = "player_left"
-    PLAYER_READY = "player_ready"
-    PLAYER_SEATED = "player_seated"
-    TABLE_CLOSED = "table_closed"
-    TABLE_OPENED = "table_opened"
-    TRICK_WON = "trick_won"
-    TURN_UP_CAPTURED = "turn_up_captured"
-    TURN_UP_PASSED = "turn_up_passed"
+FollowTableResponse200Type1Event = Literal['bonus_paid', 'card_discarded', 'card_turned_up', 'cards_drawn', 'cards_played', 'deal_ended', 'deal_started', 'error', 'hand_dealt', 'hand_scored', 'hand_started', 'player_left', 'player_ready', 'player_seated', 'table_closed', 'table_opened', 'trick_won', 'turn_up_captured', 'turn_up_passed']
 
-    def __str__(self) -> str:
-        return str(self.value)
+FOLLOW_TABLE_RESPONSE_200_TYPE_1_EVENT_VALUES: set[FollowTableResponse200Type1Event] = { 'bonus_paid', 'card_discarded', 'card_turned_up', 'cards_drawn', 'cards_played', 'deal_ended', 'deal_started', 'error', 'hand_dealt', 'hand_scored', 'hand_started', 'player_left', 'player_ready', 'player_seated', 'table_closed', 'table_opened', 'trick_won', 'turn_up_captured', 'turn_up_passed',  }
+
+def check_follow_table_response_200_type_1_event(value: str) -> FollowTableResponse200Type1Event:
+    if value in FOLLOW_TABLE_RESPONSE_200_TYPE_1_EVENT_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {FOLLOW_TABLE_RESPONSE_200_TYPE_1_EVENT_VALUES!r}")

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class GetDisputeReportFormat(StrEnum):
-    HTML = "html"
-    JSON = "json"
+GetDisputeReportFormat = Literal['html', 'json']
 
-    def __str__(self) -> str:
-        return str(self.value)
+GET_DISPUTE_REPORT_FORMAT_VALUES: set[GetDisputeReportFormat] = { 'html', 'json',  }
+
+def check_get_dispute_report_format(value: str) -> GetDisputeReportFormat:
+    if value in GET_DISPUTE_REPORT_FORMAT_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {GET_DISPUTE_REPORT_FORMAT_VALUES!r}")

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class GetSettlementReportFormat(StrEnum):
-    CSV = "csv"
-    JSON = "json"
+GetSettlementReportFormat = Literal['csv', 'json']
 
-    def __str__(self) -> str:
-        return str(self.value)
+GET_SETTLEMENT_REPORT_FORMAT_VALUES: set[GetSettlementReportFormat] = { 'csv', 'json',  }
+
+def check_get_settlement_report_format(value: str) -> GetSettlementReportFormat:
+    if value in GET_SETTLEMENT_REPORT_FORMAT_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {GET_SETTLEMENT_REPORT_FORMAT_VALUES!r}")

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class HandScoredEventType(StrEnum):
-    HAND_SCORED = "hand_scored"
+HandScoredEventType = Literal['hand_scored']
 
-    def __str__(self) -> str:
-        return str(self.value)
+HAND_SCORED_EVENT_TYPE_VALUES: set[HandScoredEventType] = { 'hand_scored',  }
+
+def check_hand_scored_event_type(value: str) -> HandScoredEventType:
+    if value in HAND_SCORED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {HAND_SCORED_EVENT_TYPE_VALUES!r}")

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class HandStartedEventType(StrEnum):
-    HAND_STARTED = "hand_started"
+HandStartedEventType = Literal['hand_started']
 
-    def __str__(self) -> str:
-        return str(self.value)
+HAND_STARTED_EVENT_TYPE_VALUES: set[HandStartedEventType] = { 'hand_started',  }
+
+def check_hand_started_event_type(value: str) -> HandStartedEventType:
+    if value in HAND_STARTED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {HAND_STARTED_EVENT_TYPE_VALUES!r}")

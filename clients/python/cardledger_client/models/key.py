@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.key_algorithm import check_key_algorithm
 from ..models.key_algorithm import KeyAlgorithm
 from typing import cast
 import datetime
@@ -46,7 +47,7 @@ class Key:
 
 
     def to_dict(self) -> dict[str, Any]:
-        algorithm = self.algorithm.value
+        algorithm: str = self.algorithm
 
         created_at = self.created_at.isoformat()
 
@@ -79,7 +80,7 @@ class Key:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        algorithm = KeyAlgorithm(d.pop("algorithm"))
+        algorithm = check_key_algorithm(d.pop("algorithm"))
 
 
 

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class KeyAlgorithm(StrEnum):
-    ED25519 = "Ed25519"
+KeyAlgorithm = Literal['Ed25519']
 
-    def __str__(self) -> str:
-        return str(self.value)
+KEY_ALGORITHM_VALUES: set[KeyAlgorithm] = { 'Ed25519',  }
+
+def check_key_algorithm(value: str) -> KeyAlgorithm:
+    if value in KEY_ALGORITHM_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {KEY_ALGORITHM_VALUES!r}")

@@ -8,7 +8,9 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.leave_action_type import check_leave_action_type
 from ..models.leave_action_type import LeaveActionType
+from typing import cast
 
 
 
@@ -34,7 +36,7 @@ class LeaveAction:
 
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_.value
+        type_: str = self.type_
 
 
         field_dict: dict[str, Any] = {}
@@ -50,7 +52,7 @@ class LeaveAction:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = LeaveActionType(d.pop("type"))
+        type_ = check_leave_action_type(d.pop("type"))
 
 
 

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class LeaveActionType(StrEnum):
-    LEAVE = "leave"
+LeaveActionType = Literal['leave']
 
-    def __str__(self) -> str:
-        return str(self.value)
+LEAVE_ACTION_TYPE_VALUES: set[LeaveActionType] = { 'leave',  }
+
+def check_leave_action_type(value: str) -> LeaveActionType:
+    if value in LEAVE_ACTION_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {LEAVE_ACTION_TYPE_VALUES!r}")

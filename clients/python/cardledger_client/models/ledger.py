@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from typing import cast
+from uuid import UUID
 
 if TYPE_CHECKING:
   from ..models.ledger_line import LedgerLine
@@ -34,7 +35,7 @@ class Ledger:
             next_after (None | str): cursor of the next page (pass it as `after`), null on the last
             sum_amount (int): the whole table
             sum_cents (int): the whole table
-            table_id (str):
+            table_id (UUID):
             totals (list[LedgerTotal]): by account, the whole table
             unit (str):
      """
@@ -46,7 +47,7 @@ class Ledger:
     next_after: None | str
     sum_amount: int
     sum_cents: int
-    table_id: str
+    table_id: UUID
     totals: list[LedgerTotal]
     unit: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -78,7 +79,7 @@ class Ledger:
 
         sum_cents = self.sum_cents
 
-        table_id = self.table_id
+        table_id = str(self.table_id)
 
         totals = []
         for totals_item_data in self.totals:
@@ -142,7 +143,10 @@ class Ledger:
 
         sum_cents = d.pop("sum_cents")
 
-        table_id = d.pop("table_id")
+        table_id = UUID(d.pop("table_id"))
+
+
+
 
         totals = []
         _totals = d.pop("totals")

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from typing import cast
+from uuid import UUID
 import datetime
 
 
@@ -32,7 +33,7 @@ class LedgerLine:
             global_position (int): of the event the line comes from
             line_no (int): the line's place in its event, from 1
             occurred_at (datetime.datetime):
-            player_id (None | str):
+            player_id (None | UUID):
             reason (str):
             unit (str):
             version (int): the event's position in the table stream
@@ -46,7 +47,7 @@ class LedgerLine:
     global_position: int
     line_no: int
     occurred_at: datetime.datetime
-    player_id: None | str
+    player_id: None | UUID
     reason: str
     unit: str
     version: int
@@ -74,7 +75,10 @@ class LedgerLine:
         occurred_at = self.occurred_at.isoformat()
 
         player_id: None | str
-        player_id = self.player_id
+        if isinstance(self.player_id, UUID):
+            player_id = str(self.player_id)
+        else:
+            player_id = self.player_id
 
         reason = self.reason
 
@@ -126,10 +130,20 @@ class LedgerLine:
 
 
 
-        def _parse_player_id(data: object) -> None | str:
+        def _parse_player_id(data: object) -> None | UUID:
             if data is None:
                 return data
-            return cast(None | str, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                player_id_type_0 = UUID(data)
+
+
+
+                return player_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UUID, data)
 
         player_id = _parse_player_id(d.pop("player_id"))
 

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from typing import cast
+from uuid import UUID
 
 
 
@@ -26,13 +27,13 @@ class LedgerTotal:
             account (str):
             amount (int):
             amount_cents (int):
-            player_id (None | str):
+            player_id (None | UUID):
      """
 
     account: str
     amount: int
     amount_cents: int
-    player_id: None | str
+    player_id: None | UUID
 
 
 
@@ -46,7 +47,10 @@ class LedgerTotal:
         amount_cents = self.amount_cents
 
         player_id: None | str
-        player_id = self.player_id
+        if isinstance(self.player_id, UUID):
+            player_id = str(self.player_id)
+        else:
+            player_id = self.player_id
 
 
         field_dict: dict[str, Any] = {}
@@ -71,10 +75,20 @@ class LedgerTotal:
 
         amount_cents = d.pop("amount_cents")
 
-        def _parse_player_id(data: object) -> None | str:
+        def _parse_player_id(data: object) -> None | UUID:
             if data is None:
                 return data
-            return cast(None | str, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                player_id_type_0 = UUID(data)
+
+
+
+                return player_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UUID, data)
 
         player_id = _parse_player_id(d.pop("player_id"))
 

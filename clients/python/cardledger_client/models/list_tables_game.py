@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class ListTablesGame(StrEnum):
-    CHA_KAU_TSZ = "cha-kau-tsz"
-    CHOLEK_TIGA = "cholek-tiga"
+ListTablesGame = Literal['cha-kau-tsz', 'cholek-tiga']
 
-    def __str__(self) -> str:
-        return str(self.value)
+LIST_TABLES_GAME_VALUES: set[ListTablesGame] = { 'cha-kau-tsz', 'cholek-tiga',  }
+
+def check_list_tables_game(value: str) -> ListTablesGame:
+    if value in LIST_TABLES_GAME_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {LIST_TABLES_GAME_VALUES!r}")

@@ -1,10 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class ListTablesStatus(StrEnum):
-    BETWEEN_DEALS = "between_deals"
-    CLOSED = "closed"
-    OPEN = "open"
-    PLAYING = "playing"
+ListTablesStatus = Literal['between_deals', 'closed', 'open', 'playing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+LIST_TABLES_STATUS_VALUES: set[ListTablesStatus] = { 'between_deals', 'closed', 'open', 'playing',  }
+
+def check_list_tables_status(value: str) -> ListTablesStatus:
+    if value in LIST_TABLES_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {LIST_TABLES_STATUS_VALUES!r}")

@@ -8,13 +8,19 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.opened_table_game import check_opened_table_game
 from ..models.opened_table_game import OpenedTableGame
+from ..models.opened_table_pending_type_0 import check_opened_table_pending_type_0
 from ..models.opened_table_pending_type_0 import OpenedTablePendingType0
+from ..models.opened_table_piles_item_item import check_opened_table_piles_item_item
 from ..models.opened_table_piles_item_item import OpenedTablePilesItemItem
+from ..models.opened_table_pool_type_0_item import check_opened_table_pool_type_0_item
 from ..models.opened_table_pool_type_0_item import OpenedTablePoolType0Item
+from ..models.opened_table_status import check_opened_table_status
 from ..models.opened_table_status import OpenedTableStatus
 from ..types import UNSET, Unset
 from typing import cast
+from uuid import UUID
 import datetime
 
 if TYPE_CHECKING:
@@ -44,7 +50,7 @@ class OpenedTable:
         Attributes:
             deal_no (int):
             game (OpenedTableGame):
-            id (str):
+            id (UUID):
             options (ChaKauTszSettings | CholekTigaSettings): with defaults filled in
             players (list[None | PlayerRef]):
             receipt (Receipt): The service's signed word that a write appended the event `hash` at `version` of the table.
@@ -85,7 +91,7 @@ class OpenedTable:
 
     deal_no: int
     game: OpenedTableGame
-    id: str
+    id: UUID
     options: ChaKauTszSettings | CholekTigaSettings
     players: list[None | PlayerRef]
     receipt: Receipt
@@ -137,9 +143,9 @@ class OpenedTable:
         from ..models.receipt import Receipt # noqa: PLC0415
         deal_no = self.deal_no
 
-        game = self.game.value
+        game: str = self.game
 
-        id = self.id
+        id = str(self.id)
 
         options: dict[str, Any]
         if isinstance(self.options, CholekTigaSettings):
@@ -163,7 +169,7 @@ class OpenedTable:
 
         seats = self.seats
 
-        status = self.status.value
+        status: str = self.status
 
         to_act: int | None
         to_act = self.to_act
@@ -244,8 +250,8 @@ class OpenedTable:
         pending: None | str | Unset
         if isinstance(self.pending, Unset):
             pending = UNSET
-        elif isinstance(self.pending, OpenedTablePendingType0):
-            pending = self.pending.value
+        elif isinstance(self.pending, str):
+            pending = self.pending
         else:
             pending = self.pending
 
@@ -255,7 +261,7 @@ class OpenedTable:
             for piles_item_data in self.piles:
                 piles_item = []
                 for piles_item_item_data in piles_item_data:
-                    piles_item_item = piles_item_item_data.value
+                    piles_item_item: str = piles_item_item_data
                     piles_item.append(piles_item_item)
 
 
@@ -269,7 +275,7 @@ class OpenedTable:
         elif isinstance(self.pool, list):
             pool = []
             for pool_type_0_item_data in self.pool:
-                pool_type_0_item = pool_type_0_item_data.value
+                pool_type_0_item: str = pool_type_0_item_data
                 pool.append(pool_type_0_item)
 
 
@@ -411,12 +417,15 @@ class OpenedTable:
         d = dict(src_dict)
         deal_no = d.pop("deal_no")
 
-        game = OpenedTableGame(d.pop("game"))
+        game = check_opened_table_game(d.pop("game"))
 
 
 
 
-        id = d.pop("id")
+        id = UUID(d.pop("id"))
+
+
+
 
         def _parse_options(data: object) -> ChaKauTszSettings | CholekTigaSettings:
             try:
@@ -470,7 +479,7 @@ class OpenedTable:
 
         seats = d.pop("seats")
 
-        status = OpenedTableStatus(d.pop("status"))
+        status = check_opened_table_status(d.pop("status"))
 
 
 
@@ -625,7 +634,7 @@ class OpenedTable:
             try:
                 if not isinstance(data, str):
                     raise TypeError()
-                pending_type_0 = OpenedTablePendingType0(data)
+                pending_type_0 = check_opened_table_pending_type_0(data)
 
 
 
@@ -645,7 +654,7 @@ class OpenedTable:
                 piles_item = []
                 _piles_item = piles_item_data
                 for piles_item_item_data in (_piles_item):
-                    piles_item_item = OpenedTablePilesItemItem(piles_item_item_data)
+                    piles_item_item = check_opened_table_piles_item_item(piles_item_item_data)
 
 
 
@@ -663,7 +672,7 @@ class OpenedTable:
                 pool_type_0 = []
                 _pool_type_0 = data
                 for pool_type_0_item_data in (_pool_type_0):
-                    pool_type_0_item = OpenedTablePoolType0Item(pool_type_0_item_data)
+                    pool_type_0_item = check_opened_table_pool_type_0_item(pool_type_0_item_data)
 
 
 

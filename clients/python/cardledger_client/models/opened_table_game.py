@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class OpenedTableGame(StrEnum):
-    CHA_KAU_TSZ = "cha-kau-tsz"
-    CHOLEK_TIGA = "cholek-tiga"
+OpenedTableGame = Literal['cha-kau-tsz', 'cholek-tiga']
 
-    def __str__(self) -> str:
-        return str(self.value)
+OPENED_TABLE_GAME_VALUES: set[OpenedTableGame] = { 'cha-kau-tsz', 'cholek-tiga',  }
+
+def check_opened_table_game(value: str) -> OpenedTableGame:
+    if value in OPENED_TABLE_GAME_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {OPENED_TABLE_GAME_VALUES!r}")

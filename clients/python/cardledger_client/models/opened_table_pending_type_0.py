@@ -1,36 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class OpenedTablePendingType0(StrEnum):
-    OT = "OT"
-    RF = "RF"
-    VALUE_0 = "1C"
-    VALUE_1 = "2C"
-    VALUE_10 = "2S"
-    VALUE_11 = "3S"
-    VALUE_12 = "4S"
-    VALUE_13 = "5S"
-    VALUE_14 = "6S"
-    VALUE_15 = "7S"
-    VALUE_16 = "8S"
-    VALUE_17 = "9S"
-    VALUE_18 = "1M"
-    VALUE_19 = "2M"
-    VALUE_2 = "3C"
-    VALUE_20 = "3M"
-    VALUE_21 = "4M"
-    VALUE_22 = "5M"
-    VALUE_23 = "6M"
-    VALUE_24 = "7M"
-    VALUE_25 = "8M"
-    VALUE_26 = "9M"
-    VALUE_3 = "4C"
-    VALUE_4 = "5C"
-    VALUE_5 = "6C"
-    VALUE_6 = "7C"
-    VALUE_7 = "8C"
-    VALUE_8 = "9C"
-    VALUE_9 = "1S"
-    WF = "WF"
+OpenedTablePendingType0 = Literal['1C', '1M', '1S', '2C', '2M', '2S', '3C', '3M', '3S', '4C', '4M', '4S', '5C', '5M', '5S', '6C', '6M', '6S', '7C', '7M', '7S', '8C', '8M', '8S', '9C', '9M', '9S', 'OT', 'RF', 'WF']
 
-    def __str__(self) -> str:
-        return str(self.value)
+OPENED_TABLE_PENDING_TYPE_0_VALUES: set[OpenedTablePendingType0] = { '1C', '1M', '1S', '2C', '2M', '2S', '3C', '3M', '3S', '4C', '4M', '4S', '5C', '5M', '5S', '6C', '6M', '6S', '7C', '7M', '7S', '8C', '8M', '8S', '9C', '9M', '9S', 'OT', 'RF', 'WF',  }
+
+def check_opened_table_pending_type_0(value: str) -> OpenedTablePendingType0:
+    if value in OPENED_TABLE_PENDING_TYPE_0_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {OPENED_TABLE_PENDING_TYPE_0_VALUES!r}")

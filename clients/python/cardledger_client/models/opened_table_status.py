@@ -1,10 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class OpenedTableStatus(StrEnum):
-    BETWEEN_DEALS = "between_deals"
-    CLOSED = "closed"
-    OPEN = "open"
-    PLAYING = "playing"
+OpenedTableStatus = Literal['between_deals', 'closed', 'open', 'playing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+OPENED_TABLE_STATUS_VALUES: set[OpenedTableStatus] = { 'between_deals', 'closed', 'open', 'playing',  }
+
+def check_opened_table_status(value: str) -> OpenedTableStatus:
+    if value in OPENED_TABLE_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {OPENED_TABLE_STATUS_VALUES!r}")

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.opened_table_trick_item_cards_item import check_opened_table_trick_item_cards_item
 from ..models.opened_table_trick_item_cards_item import OpenedTableTrickItemCardsItem
 from typing import cast
 
@@ -39,7 +40,7 @@ class OpenedTableTrickItem:
     def to_dict(self) -> dict[str, Any]:
         cards = []
         for cards_item_data in self.cards:
-            cards_item = cards_item_data.value
+            cards_item: str = cards_item_data
             cards.append(cards_item)
 
 
@@ -64,7 +65,7 @@ class OpenedTableTrickItem:
         cards = []
         _cards = d.pop("cards")
         for cards_item_data in (_cards):
-            cards_item = OpenedTableTrickItemCardsItem(cards_item_data)
+            cards_item = check_opened_table_trick_item_cards_item(cards_item_data)
 
 
 

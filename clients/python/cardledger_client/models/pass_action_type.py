@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class PassActionType(StrEnum):
-    PASS = "pass"
+PassActionType = Literal['pass']
 
-    def __str__(self) -> str:
-        return str(self.value)
+PASS_ACTION_TYPE_VALUES: set[PassActionType] = { 'pass',  }
+
+def check_pass_action_type(value: str) -> PassActionType:
+    if value in PASS_ACTION_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {PASS_ACTION_TYPE_VALUES!r}")

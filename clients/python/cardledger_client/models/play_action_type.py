@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class PlayActionType(StrEnum):
-    PLAY = "play"
+PlayActionType = Literal['play']
 
-    def __str__(self) -> str:
-        return str(self.value)
+PLAY_ACTION_TYPE_VALUES: set[PlayActionType] = { 'play',  }
+
+def check_play_action_type(value: str) -> PlayActionType:
+    if value in PLAY_ACTION_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {PLAY_ACTION_TYPE_VALUES!r}")

@@ -8,7 +8,9 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.play_choice_cards_item import check_play_choice_cards_item
 from ..models.play_choice_cards_item import PlayChoiceCardsItem
+from ..models.play_choice_type import check_play_choice_type
 from ..models.play_choice_type import PlayChoiceType
 from ..types import UNSET, Unset
 from typing import cast
@@ -41,13 +43,13 @@ class PlayChoice:
 
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_.value
+        type_: str = self.type_
 
         cards: list[str] | Unset = UNSET
         if not isinstance(self.cards, Unset):
             cards = []
             for cards_item_data in self.cards:
-                cards_item = cards_item_data.value
+                cards_item: str = cards_item_data
                 cards.append(cards_item)
 
 
@@ -72,7 +74,7 @@ class PlayChoice:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = PlayChoiceType(d.pop("type"))
+        type_ = check_play_choice_type(d.pop("type"))
 
 
 
@@ -82,7 +84,7 @@ class PlayChoice:
         if _cards is not UNSET:
             cards = []
             for cards_item_data in _cards:
-                cards_item = PlayChoiceCardsItem(cards_item_data)
+                cards_item = check_play_choice_cards_item(cards_item_data)
 
 
 

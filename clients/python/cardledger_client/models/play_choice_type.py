@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class PlayChoiceType(StrEnum):
-    PLAY = "play"
+PlayChoiceType = Literal['play']
 
-    def __str__(self) -> str:
-        return str(self.value)
+PLAY_CHOICE_TYPE_VALUES: set[PlayChoiceType] = { 'play',  }
+
+def check_play_choice_type(value: str) -> PlayChoiceType:
+    if value in PLAY_CHOICE_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {PLAY_CHOICE_TYPE_VALUES!r}")

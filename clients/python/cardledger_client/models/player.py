@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from uuid import UUID
 
 
 
@@ -22,12 +23,12 @@ T = TypeVar("T", bound="Player")
 class Player:
     """ 
         Attributes:
-            id (str):
+            id (UUID):
             name (str):
             token (str): bearer token; shown once, stored as a hash
      """
 
-    id: str
+    id: UUID
     name: str
     token: str
 
@@ -36,7 +37,7 @@ class Player:
 
 
     def to_dict(self) -> dict[str, Any]:
-        id = self.id
+        id = str(self.id)
 
         name = self.name
 
@@ -58,7 +59,10 @@ class Player:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        id = d.pop("id")
+        id = UUID(d.pop("id"))
+
+
+
 
         name = d.pop("name")
 

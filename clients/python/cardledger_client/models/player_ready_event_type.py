@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class PlayerReadyEventType(StrEnum):
-    PLAYER_READY = "player_ready"
+PlayerReadyEventType = Literal['player_ready']
 
-    def __str__(self) -> str:
-        return str(self.value)
+PLAYER_READY_EVENT_TYPE_VALUES: set[PlayerReadyEventType] = { 'player_ready',  }
+
+def check_player_ready_event_type(value: str) -> PlayerReadyEventType:
+    if value in PLAYER_READY_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {PLAYER_READY_EVENT_TYPE_VALUES!r}")

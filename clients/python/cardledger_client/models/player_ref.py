@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from typing import cast
+from uuid import UUID
 
 
 
@@ -23,11 +24,11 @@ T = TypeVar("T", bound="PlayerRef")
 class PlayerRef:
     """ 
         Attributes:
-            id (str):
+            id (UUID):
             name (None | str):
      """
 
-    id: str
+    id: UUID
     name: None | str
 
 
@@ -35,7 +36,7 @@ class PlayerRef:
 
 
     def to_dict(self) -> dict[str, Any]:
-        id = self.id
+        id = str(self.id)
 
         name: None | str
         name = self.name
@@ -55,7 +56,10 @@ class PlayerRef:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        id = d.pop("id")
+        id = UUID(d.pop("id"))
+
+
+
 
         def _parse_name(data: object) -> None | str:
             if data is None:

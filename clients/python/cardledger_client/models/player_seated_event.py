@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.player_seated_event_type import check_player_seated_event_type
 from ..models.player_seated_event_type import PlayerSeatedEventType
 from ..types import UNSET, Unset
 from typing import cast
@@ -80,7 +81,7 @@ class PlayerSeatedEvent:
         prev_hash: None | str
         prev_hash = self.prev_hash
 
-        type_ = self.type_.value
+        type_: str = self.type_
 
         hash_version = self.hash_version
 
@@ -151,7 +152,7 @@ class PlayerSeatedEvent:
         prev_hash = _parse_prev_hash(d.pop("prev_hash"))
 
 
-        type_ = PlayerSeatedEventType(d.pop("type"))
+        type_ = check_player_seated_event_type(d.pop("type"))
 
 
 

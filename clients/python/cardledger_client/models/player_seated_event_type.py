@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class PlayerSeatedEventType(StrEnum):
-    PLAYER_SEATED = "player_seated"
+PlayerSeatedEventType = Literal['player_seated']
 
-    def __str__(self) -> str:
-        return str(self.value)
+PLAYER_SEATED_EVENT_TYPE_VALUES: set[PlayerSeatedEventType] = { 'player_seated',  }
+
+def check_player_seated_event_type(value: str) -> PlayerSeatedEventType:
+    if value in PLAYER_SEATED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {PLAYER_SEATED_EVENT_TYPE_VALUES!r}")

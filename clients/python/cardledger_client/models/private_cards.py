@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.private_cards_cards_item import check_private_cards_cards_item
 from ..models.private_cards_cards_item import PrivateCardsCardsItem
 from ..types import UNSET, Unset
 from typing import cast
@@ -41,7 +42,7 @@ class PrivateCards:
     def to_dict(self) -> dict[str, Any]:
         cards = []
         for cards_item_data in self.cards:
-            cards_item = cards_item_data.value
+            cards_item: str = cards_item_data
             cards.append(cards_item)
 
 
@@ -67,7 +68,7 @@ class PrivateCards:
         cards = []
         _cards = d.pop("cards")
         for cards_item_data in (_cards):
-            cards_item = PrivateCardsCardsItem(cards_item_data)
+            cards_item = check_private_cards_cards_item(cards_item_data)
 
 
 

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.ready_status import check_ready_status
 from ..models.ready_status import ReadyStatus
 from typing import cast
 
@@ -41,7 +42,7 @@ class Ready:
         from ..models.ready_checks import ReadyChecks # noqa: PLC0415
         checks = self.checks.to_dict()
 
-        status = self.status.value
+        status: str = self.status
 
 
         field_dict: dict[str, Any] = {}
@@ -64,7 +65,7 @@ class Ready:
 
 
 
-        status = ReadyStatus(d.pop("status"))
+        status = check_ready_status(d.pop("status"))
 
 
 

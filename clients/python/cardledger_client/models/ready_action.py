@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.ready_action_type import check_ready_action_type
 from ..models.ready_action_type import ReadyActionType
 from ..types import UNSET, Unset
 from typing import cast
@@ -38,7 +39,7 @@ class ReadyAction:
 
 
     def to_dict(self) -> dict[str, Any]:
-        type_ = self.type_.value
+        type_: str = self.type_
 
         client_seed: None | str | Unset
         if isinstance(self.client_seed, Unset):
@@ -62,7 +63,7 @@ class ReadyAction:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        type_ = ReadyActionType(d.pop("type"))
+        type_ = check_ready_action_type(d.pop("type"))
 
 
 

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class ReadyActionType(StrEnum):
-    READY = "ready"
+ReadyActionType = Literal['ready']
 
-    def __str__(self) -> str:
-        return str(self.value)
+READY_ACTION_TYPE_VALUES: set[ReadyActionType] = { 'ready',  }
+
+def check_ready_action_type(value: str) -> ReadyActionType:
+    if value in READY_ACTION_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {READY_ACTION_TYPE_VALUES!r}")

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class ReadyStatus(StrEnum):
-    READY = "ready"
-    UNAVAILABLE = "unavailable"
+ReadyStatus = Literal['ready', 'unavailable']
 
-    def __str__(self) -> str:
-        return str(self.value)
+READY_STATUS_VALUES: set[ReadyStatus] = { 'ready', 'unavailable',  }
+
+def check_ready_status(value: str) -> ReadyStatus:
+    if value in READY_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {READY_STATUS_VALUES!r}")

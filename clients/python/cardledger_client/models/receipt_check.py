@@ -8,8 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.receipt_check_log import check_receipt_check_log
 from ..models.receipt_check_log import ReceiptCheckLog
+from ..models.receipt_check_signature import check_receipt_check_signature
 from ..models.receipt_check_signature import ReceiptCheckSignature
+from ..models.receipt_check_verdict import check_receipt_check_verdict
 from ..models.receipt_check_verdict import ReceiptCheckVerdict
 from typing import cast
 
@@ -57,7 +60,7 @@ class ReceiptCheck:
 
         index = self.index
 
-        log = self.log.value
+        log: str = self.log
 
         log_hash: None | str
         log_hash = self.log_hash
@@ -66,9 +69,9 @@ class ReceiptCheck:
 
         receipt = self.receipt.to_dict()
 
-        signature = self.signature.value
+        signature: str = self.signature
 
-        verdict = self.verdict.value
+        verdict: str = self.verdict
 
 
         field_dict: dict[str, Any] = {}
@@ -96,7 +99,7 @@ class ReceiptCheck:
 
         index = d.pop("index")
 
-        log = ReceiptCheckLog(d.pop("log"))
+        log = check_receipt_check_log(d.pop("log"))
 
 
 
@@ -116,12 +119,12 @@ class ReceiptCheck:
 
 
 
-        signature = ReceiptCheckSignature(d.pop("signature"))
+        signature = check_receipt_check_signature(d.pop("signature"))
 
 
 
 
-        verdict = ReceiptCheckVerdict(d.pop("verdict"))
+        verdict = check_receipt_check_verdict(d.pop("verdict"))
 
 
 

@@ -1,9 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class ReceiptCheckLog(StrEnum):
-    CONTRADICTS = "contradicts"
-    MATCHES = "matches"
-    MISSING = "missing"
+ReceiptCheckLog = Literal['contradicts', 'matches', 'missing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+RECEIPT_CHECK_LOG_VALUES: set[ReceiptCheckLog] = { 'contradicts', 'matches', 'missing',  }
+
+def check_receipt_check_log(value: str) -> ReceiptCheckLog:
+    if value in RECEIPT_CHECK_LOG_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {RECEIPT_CHECK_LOG_VALUES!r}")

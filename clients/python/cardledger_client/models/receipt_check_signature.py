@@ -1,9 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class ReceiptCheckSignature(StrEnum):
-    INVALID = "invalid"
-    UNKNOWN_KEY = "unknown_key"
-    VALID = "valid"
+ReceiptCheckSignature = Literal['invalid', 'unknown_key', 'valid']
 
-    def __str__(self) -> str:
-        return str(self.value)
+RECEIPT_CHECK_SIGNATURE_VALUES: set[ReceiptCheckSignature] = { 'invalid', 'unknown_key', 'valid',  }
+
+def check_receipt_check_signature(value: str) -> ReceiptCheckSignature:
+    if value in RECEIPT_CHECK_SIGNATURE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {RECEIPT_CHECK_SIGNATURE_VALUES!r}")

@@ -1,10 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class ReceiptCheckVerdict(StrEnum):
-    BAD_SIGNATURE = "bad_signature"
-    OK = "ok"
-    REWRITTEN_HISTORY = "rewritten_history"
-    UNKNOWN_KEY = "unknown_key"
+ReceiptCheckVerdict = Literal['bad_signature', 'ok', 'rewritten_history', 'unknown_key']
 
-    def __str__(self) -> str:
-        return str(self.value)
+RECEIPT_CHECK_VERDICT_VALUES: set[ReceiptCheckVerdict] = { 'bad_signature', 'ok', 'rewritten_history', 'unknown_key',  }
+
+def check_receipt_check_verdict(value: str) -> ReceiptCheckVerdict:
+    if value in RECEIPT_CHECK_VERDICT_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {RECEIPT_CHECK_VERDICT_VALUES!r}")

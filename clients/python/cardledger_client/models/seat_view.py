@@ -8,14 +8,21 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.seat_view_game import check_seat_view_game
 from ..models.seat_view_game import SeatViewGame
+from ..models.seat_view_hand_item import check_seat_view_hand_item
 from ..models.seat_view_hand_item import SeatViewHandItem
+from ..models.seat_view_pending_type_0 import check_seat_view_pending_type_0
 from ..models.seat_view_pending_type_0 import SeatViewPendingType0
+from ..models.seat_view_piles_item_item import check_seat_view_piles_item_item
 from ..models.seat_view_piles_item_item import SeatViewPilesItemItem
+from ..models.seat_view_pool_type_0_item import check_seat_view_pool_type_0_item
 from ..models.seat_view_pool_type_0_item import SeatViewPoolType0Item
+from ..models.seat_view_status import check_seat_view_status
 from ..models.seat_view_status import SeatViewStatus
 from ..types import UNSET, Unset
 from typing import cast
+from uuid import UUID
 import datetime
 
 if TYPE_CHECKING:
@@ -51,7 +58,7 @@ class SeatView:
             deal_no (int):
             game (SeatViewGame):
             hand (list[SeatViewHandItem]): your cards
-            id (str):
+            id (UUID):
             legal_actions (list[CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayChoice |
                 ReadyAction]): complete action bodies; a Cha Kau Tsz follow is {type: play, count: k}
             options (ChaKauTszSettings | CholekTigaSettings): with defaults filled in
@@ -95,7 +102,7 @@ class SeatView:
     deal_no: int
     game: SeatViewGame
     hand: list[SeatViewHandItem]
-    id: str
+    id: UUID
     legal_actions: list[CaptureAction | CloseAction | DiscardAction | LeaveAction | PassAction | PlayChoice | ReadyAction]
     options: ChaKauTszSettings | CholekTigaSettings
     players: list[None | PlayerRef]
@@ -154,16 +161,16 @@ class SeatView:
         from ..models.seat_view_trick_item import SeatViewTrickItem # noqa: PLC0415
         deal_no = self.deal_no
 
-        game = self.game.value
+        game: str = self.game
 
         hand = []
         for hand_item_data in self.hand:
-            hand_item = hand_item_data.value
+            hand_item: str = hand_item_data
             hand.append(hand_item)
 
 
 
-        id = self.id
+        id = str(self.id)
 
         legal_actions = []
         for legal_actions_item_data in self.legal_actions:
@@ -209,7 +216,7 @@ class SeatView:
 
         seats = self.seats
 
-        status = self.status.value
+        status: str = self.status
 
         to_act: int | None
         to_act = self.to_act
@@ -290,8 +297,8 @@ class SeatView:
         pending: None | str | Unset
         if isinstance(self.pending, Unset):
             pending = UNSET
-        elif isinstance(self.pending, SeatViewPendingType0):
-            pending = self.pending.value
+        elif isinstance(self.pending, str):
+            pending = self.pending
         else:
             pending = self.pending
 
@@ -301,7 +308,7 @@ class SeatView:
             for piles_item_data in self.piles:
                 piles_item = []
                 for piles_item_item_data in piles_item_data:
-                    piles_item_item = piles_item_item_data.value
+                    piles_item_item: str = piles_item_item_data
                     piles_item.append(piles_item_item)
 
 
@@ -315,7 +322,7 @@ class SeatView:
         elif isinstance(self.pool, list):
             pool = []
             for pool_type_0_item_data in self.pool:
-                pool_type_0_item = pool_type_0_item_data.value
+                pool_type_0_item: str = pool_type_0_item_data
                 pool.append(pool_type_0_item)
 
 
@@ -465,7 +472,7 @@ class SeatView:
         d = dict(src_dict)
         deal_no = d.pop("deal_no")
 
-        game = SeatViewGame(d.pop("game"))
+        game = check_seat_view_game(d.pop("game"))
 
 
 
@@ -473,14 +480,17 @@ class SeatView:
         hand = []
         _hand = d.pop("hand")
         for hand_item_data in (_hand):
-            hand_item = SeatViewHandItem(hand_item_data)
+            hand_item = check_seat_view_hand_item(hand_item_data)
 
 
 
             hand.append(hand_item)
 
 
-        id = d.pop("id")
+        id = UUID(d.pop("id"))
+
+
+
 
         legal_actions = []
         _legal_actions = d.pop("legal_actions")
@@ -608,7 +618,7 @@ class SeatView:
 
         seats = d.pop("seats")
 
-        status = SeatViewStatus(d.pop("status"))
+        status = check_seat_view_status(d.pop("status"))
 
 
 
@@ -763,7 +773,7 @@ class SeatView:
             try:
                 if not isinstance(data, str):
                     raise TypeError()
-                pending_type_0 = SeatViewPendingType0(data)
+                pending_type_0 = check_seat_view_pending_type_0(data)
 
 
 
@@ -783,7 +793,7 @@ class SeatView:
                 piles_item = []
                 _piles_item = piles_item_data
                 for piles_item_item_data in (_piles_item):
-                    piles_item_item = SeatViewPilesItemItem(piles_item_item_data)
+                    piles_item_item = check_seat_view_piles_item_item(piles_item_item_data)
 
 
 
@@ -801,7 +811,7 @@ class SeatView:
                 pool_type_0 = []
                 _pool_type_0 = data
                 for pool_type_0_item_data in (_pool_type_0):
-                    pool_type_0_item = SeatViewPoolType0Item(pool_type_0_item_data)
+                    pool_type_0_item = check_seat_view_pool_type_0_item(pool_type_0_item_data)
 
 
 

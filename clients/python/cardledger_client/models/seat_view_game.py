@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class SeatViewGame(StrEnum):
-    CHA_KAU_TSZ = "cha-kau-tsz"
-    CHOLEK_TIGA = "cholek-tiga"
+SeatViewGame = Literal['cha-kau-tsz', 'cholek-tiga']
 
-    def __str__(self) -> str:
-        return str(self.value)
+SEAT_VIEW_GAME_VALUES: set[SeatViewGame] = { 'cha-kau-tsz', 'cholek-tiga',  }
+
+def check_seat_view_game(value: str) -> SeatViewGame:
+    if value in SEAT_VIEW_GAME_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {SEAT_VIEW_GAME_VALUES!r}")

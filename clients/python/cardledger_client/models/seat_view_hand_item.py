@@ -1,57 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class SeatViewHandItem(StrEnum):
-    JC = "JC"
-    KC = "KC"
-    OT = "OT"
-    QC = "QC"
-    RF = "RF"
-    VALUE_0 = "1C"
-    VALUE_1 = "2C"
-    VALUE_10 = "2S"
-    VALUE_11 = "3S"
-    VALUE_12 = "4S"
-    VALUE_13 = "5S"
-    VALUE_14 = "6S"
-    VALUE_15 = "7S"
-    VALUE_16 = "8S"
-    VALUE_17 = "9S"
-    VALUE_18 = "1M"
-    VALUE_19 = "2M"
-    VALUE_2 = "3C"
-    VALUE_20 = "3M"
-    VALUE_21 = "4M"
-    VALUE_22 = "5M"
-    VALUE_23 = "6M"
-    VALUE_24 = "7M"
-    VALUE_25 = "8M"
-    VALUE_26 = "9M"
-    VALUE_3 = "4C"
-    VALUE_30 = "1D"
-    VALUE_31 = "2D"
-    VALUE_32 = "3D"
-    VALUE_33 = "4D"
-    VALUE_34 = "5D"
-    VALUE_35 = "6D"
-    VALUE_36 = "7D"
-    VALUE_37 = "8D"
-    VALUE_38 = "9D"
-    VALUE_39 = "1H"
-    VALUE_4 = "5C"
-    VALUE_40 = "2H"
-    VALUE_41 = "3H"
-    VALUE_42 = "4H"
-    VALUE_43 = "5H"
-    VALUE_44 = "6H"
-    VALUE_45 = "7H"
-    VALUE_46 = "8H"
-    VALUE_47 = "9H"
-    VALUE_5 = "6C"
-    VALUE_6 = "7C"
-    VALUE_7 = "8C"
-    VALUE_8 = "9C"
-    VALUE_9 = "1S"
-    WF = "WF"
+SeatViewHandItem = Literal['1C', '1D', '1H', '1M', '1S', '2C', '2D', '2H', '2M', '2S', '3C', '3D', '3H', '3M', '3S', '4C', '4D', '4H', '4M', '4S', '5C', '5D', '5H', '5M', '5S', '6C', '6D', '6H', '6M', '6S', '7C', '7D', '7H', '7M', '7S', '8C', '8D', '8H', '8M', '8S', '9C', '9D', '9H', '9M', '9S', 'JC', 'KC', 'OT', 'QC', 'RF', 'WF']
 
-    def __str__(self) -> str:
-        return str(self.value)
+SEAT_VIEW_HAND_ITEM_VALUES: set[SeatViewHandItem] = { '1C', '1D', '1H', '1M', '1S', '2C', '2D', '2H', '2M', '2S', '3C', '3D', '3H', '3M', '3S', '4C', '4D', '4H', '4M', '4S', '5C', '5D', '5H', '5M', '5S', '6C', '6D', '6H', '6M', '6S', '7C', '7D', '7H', '7M', '7S', '8C', '8D', '8H', '8M', '8S', '9C', '9D', '9H', '9M', '9S', 'JC', 'KC', 'OT', 'QC', 'RF', 'WF',  }
+
+def check_seat_view_hand_item(value: str) -> SeatViewHandItem:
+    if value in SEAT_VIEW_HAND_ITEM_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {SEAT_VIEW_HAND_ITEM_VALUES!r}")

@@ -1,10 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class SeatViewStatus(StrEnum):
-    BETWEEN_DEALS = "between_deals"
-    CLOSED = "closed"
-    OPEN = "open"
-    PLAYING = "playing"
+SeatViewStatus = Literal['between_deals', 'closed', 'open', 'playing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+SEAT_VIEW_STATUS_VALUES: set[SeatViewStatus] = { 'between_deals', 'closed', 'open', 'playing',  }
+
+def check_seat_view_status(value: str) -> SeatViewStatus:
+    if value in SEAT_VIEW_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {SEAT_VIEW_STATUS_VALUES!r}")

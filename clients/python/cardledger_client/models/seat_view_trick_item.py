@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.seat_view_trick_item_cards_item import check_seat_view_trick_item_cards_item
 from ..models.seat_view_trick_item_cards_item import SeatViewTrickItemCardsItem
 from typing import cast
 
@@ -39,7 +40,7 @@ class SeatViewTrickItem:
     def to_dict(self) -> dict[str, Any]:
         cards = []
         for cards_item_data in self.cards:
-            cards_item = cards_item_data.value
+            cards_item: str = cards_item_data
             cards.append(cards_item)
 
 
@@ -64,7 +65,7 @@ class SeatViewTrickItem:
         cards = []
         _cards = d.pop("cards")
         for cards_item_data in (_cards):
-            cards_item = SeatViewTrickItemCardsItem(cards_item_data)
+            cards_item = check_seat_view_trick_item_cards_item(cards_item_data)
 
 
 

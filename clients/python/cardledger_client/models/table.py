@@ -8,13 +8,19 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.table_game import check_table_game
 from ..models.table_game import TableGame
+from ..models.table_pending_type_0 import check_table_pending_type_0
 from ..models.table_pending_type_0 import TablePendingType0
+from ..models.table_piles_item_item import check_table_piles_item_item
 from ..models.table_piles_item_item import TablePilesItemItem
+from ..models.table_pool_type_0_item import check_table_pool_type_0_item
 from ..models.table_pool_type_0_item import TablePoolType0Item
+from ..models.table_status import check_table_status
 from ..models.table_status import TableStatus
 from ..types import UNSET, Unset
 from typing import cast
+from uuid import UUID
 import datetime
 
 if TYPE_CHECKING:
@@ -43,7 +49,7 @@ class Table:
         Attributes:
             deal_no (int):
             game (TableGame):
-            id (str):
+            id (UUID):
             options (ChaKauTszSettings | CholekTigaSettings): with defaults filled in
             players (list[None | PlayerRef]):
             seats (int):
@@ -82,7 +88,7 @@ class Table:
 
     deal_no: int
     game: TableGame
-    id: str
+    id: UUID
     options: ChaKauTszSettings | CholekTigaSettings
     players: list[None | PlayerRef]
     seats: int
@@ -132,9 +138,9 @@ class Table:
         from ..models.table_trick_item import TableTrickItem # noqa: PLC0415
         deal_no = self.deal_no
 
-        game = self.game.value
+        game: str = self.game
 
-        id = self.id
+        id = str(self.id)
 
         options: dict[str, Any]
         if isinstance(self.options, CholekTigaSettings):
@@ -156,7 +162,7 @@ class Table:
 
         seats = self.seats
 
-        status = self.status.value
+        status: str = self.status
 
         to_act: int | None
         to_act = self.to_act
@@ -237,8 +243,8 @@ class Table:
         pending: None | str | Unset
         if isinstance(self.pending, Unset):
             pending = UNSET
-        elif isinstance(self.pending, TablePendingType0):
-            pending = self.pending.value
+        elif isinstance(self.pending, str):
+            pending = self.pending
         else:
             pending = self.pending
 
@@ -248,7 +254,7 @@ class Table:
             for piles_item_data in self.piles:
                 piles_item = []
                 for piles_item_item_data in piles_item_data:
-                    piles_item_item = piles_item_item_data.value
+                    piles_item_item: str = piles_item_item_data
                     piles_item.append(piles_item_item)
 
 
@@ -262,7 +268,7 @@ class Table:
         elif isinstance(self.pool, list):
             pool = []
             for pool_type_0_item_data in self.pool:
-                pool_type_0_item = pool_type_0_item_data.value
+                pool_type_0_item: str = pool_type_0_item_data
                 pool.append(pool_type_0_item)
 
 
@@ -402,12 +408,15 @@ class Table:
         d = dict(src_dict)
         deal_no = d.pop("deal_no")
 
-        game = TableGame(d.pop("game"))
+        game = check_table_game(d.pop("game"))
 
 
 
 
-        id = d.pop("id")
+        id = UUID(d.pop("id"))
+
+
+
 
         def _parse_options(data: object) -> ChaKauTszSettings | CholekTigaSettings:
             try:
@@ -456,7 +465,7 @@ class Table:
 
         seats = d.pop("seats")
 
-        status = TableStatus(d.pop("status"))
+        status = check_table_status(d.pop("status"))
 
 
 
@@ -611,7 +620,7 @@ class Table:
             try:
                 if not isinstance(data, str):
                     raise TypeError()
-                pending_type_0 = TablePendingType0(data)
+                pending_type_0 = check_table_pending_type_0(data)
 
 
 
@@ -631,7 +640,7 @@ class Table:
                 piles_item = []
                 _piles_item = piles_item_data
                 for piles_item_item_data in (_piles_item):
-                    piles_item_item = TablePilesItemItem(piles_item_item_data)
+                    piles_item_item = check_table_piles_item_item(piles_item_item_data)
 
 
 
@@ -649,7 +658,7 @@ class Table:
                 pool_type_0 = []
                 _pool_type_0 = data
                 for pool_type_0_item_data in (_pool_type_0):
-                    pool_type_0_item = TablePoolType0Item(pool_type_0_item_data)
+                    pool_type_0_item = check_table_pool_type_0_item(pool_type_0_item_data)
 
 
 

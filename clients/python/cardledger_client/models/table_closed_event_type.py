@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TableClosedEventType(StrEnum):
-    TABLE_CLOSED = "table_closed"
+TableClosedEventType = Literal['table_closed']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TABLE_CLOSED_EVENT_TYPE_VALUES: set[TableClosedEventType] = { 'table_closed',  }
+
+def check_table_closed_event_type(value: str) -> TableClosedEventType:
+    if value in TABLE_CLOSED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TABLE_CLOSED_EVENT_TYPE_VALUES!r}")

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TableGame(StrEnum):
-    CHA_KAU_TSZ = "cha-kau-tsz"
-    CHOLEK_TIGA = "cholek-tiga"
+TableGame = Literal['cha-kau-tsz', 'cholek-tiga']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TABLE_GAME_VALUES: set[TableGame] = { 'cha-kau-tsz', 'cholek-tiga',  }
+
+def check_table_game(value: str) -> TableGame:
+    if value in TABLE_GAME_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TABLE_GAME_VALUES!r}")

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.table_opened_data_game import check_table_opened_data_game
 from ..models.table_opened_data_game import TableOpenedDataGame
 from typing import cast
 from uuid import UUID
@@ -51,7 +52,7 @@ class TableOpenedData:
         from ..models.cholek_tiga_settings import CholekTigaSettings # noqa: PLC0415
         commitment = self.commitment
 
-        game = self.game.value
+        game: str = self.game
 
         options: dict[str, Any]
         if isinstance(self.options, CholekTigaSettings):
@@ -86,7 +87,7 @@ class TableOpenedData:
         d = dict(src_dict)
         commitment = d.pop("commitment")
 
-        game = TableOpenedDataGame(d.pop("game"))
+        game = check_table_opened_data_game(d.pop("game"))
 
 
 

@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TableOpenedDataGame(StrEnum):
-    CHA_KAU_TSZ = "cha-kau-tsz"
-    CHOLEK_TIGA = "cholek-tiga"
+TableOpenedDataGame = Literal['cha-kau-tsz', 'cholek-tiga']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TABLE_OPENED_DATA_GAME_VALUES: set[TableOpenedDataGame] = { 'cha-kau-tsz', 'cholek-tiga',  }
+
+def check_table_opened_data_game(value: str) -> TableOpenedDataGame:
+    if value in TABLE_OPENED_DATA_GAME_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TABLE_OPENED_DATA_GAME_VALUES!r}")

@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TableOpenedEventType(StrEnum):
-    TABLE_OPENED = "table_opened"
+TableOpenedEventType = Literal['table_opened']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TABLE_OPENED_EVENT_TYPE_VALUES: set[TableOpenedEventType] = { 'table_opened',  }
+
+def check_table_opened_event_type(value: str) -> TableOpenedEventType:
+    if value in TABLE_OPENED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TABLE_OPENED_EVENT_TYPE_VALUES!r}")

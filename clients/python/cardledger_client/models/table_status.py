@@ -1,10 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TableStatus(StrEnum):
-    BETWEEN_DEALS = "between_deals"
-    CLOSED = "closed"
-    OPEN = "open"
-    PLAYING = "playing"
+TableStatus = Literal['between_deals', 'closed', 'open', 'playing']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TABLE_STATUS_VALUES: set[TableStatus] = { 'between_deals', 'closed', 'open', 'playing',  }
+
+def check_table_status(value: str) -> TableStatus:
+    if value in TABLE_STATUS_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TABLE_STATUS_VALUES!r}")

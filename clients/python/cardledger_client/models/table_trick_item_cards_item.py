@@ -1,36 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TableTrickItemCardsItem(StrEnum):
-    JC = "JC"
-    KC = "KC"
-    QC = "QC"
-    VALUE_0 = "1S"
-    VALUE_1 = "2S"
-    VALUE_10 = "2D"
-    VALUE_11 = "3D"
-    VALUE_12 = "4D"
-    VALUE_13 = "5D"
-    VALUE_14 = "6D"
-    VALUE_15 = "7D"
-    VALUE_16 = "8D"
-    VALUE_17 = "9D"
-    VALUE_18 = "1H"
-    VALUE_19 = "2H"
-    VALUE_2 = "3S"
-    VALUE_20 = "3H"
-    VALUE_21 = "4H"
-    VALUE_22 = "5H"
-    VALUE_23 = "6H"
-    VALUE_24 = "7H"
-    VALUE_25 = "8H"
-    VALUE_26 = "9H"
-    VALUE_3 = "4S"
-    VALUE_4 = "5S"
-    VALUE_5 = "6S"
-    VALUE_6 = "7S"
-    VALUE_7 = "8S"
-    VALUE_8 = "9S"
-    VALUE_9 = "1D"
+TableTrickItemCardsItem = Literal['1D', '1H', '1S', '2D', '2H', '2S', '3D', '3H', '3S', '4D', '4H', '4S', '5D', '5H', '5S', '6D', '6H', '6S', '7D', '7H', '7S', '8D', '8H', '8S', '9D', '9H', '9S', 'JC', 'KC', 'QC']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TABLE_TRICK_ITEM_CARDS_ITEM_VALUES: set[TableTrickItemCardsItem] = { '1D', '1H', '1S', '2D', '2H', '2S', '3D', '3H', '3S', '4D', '4H', '4S', '5D', '5H', '5S', '6D', '6H', '6S', '7D', '7H', '7S', '8D', '8H', '8S', '9D', '9H', '9S', 'JC', 'KC', 'QC',  }
+
+def check_table_trick_item_cards_item(value: str) -> TableTrickItemCardsItem:
+    if value in TABLE_TRICK_ITEM_CARDS_ITEM_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TABLE_TRICK_ITEM_CARDS_ITEM_VALUES!r}")

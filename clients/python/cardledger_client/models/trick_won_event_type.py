@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TrickWonEventType(StrEnum):
-    TRICK_WON = "trick_won"
+TrickWonEventType = Literal['trick_won']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TRICK_WON_EVENT_TYPE_VALUES: set[TrickWonEventType] = { 'trick_won',  }
+
+def check_trick_won_event_type(value: str) -> TrickWonEventType:
+    if value in TRICK_WON_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TRICK_WON_EVENT_TYPE_VALUES!r}")

@@ -8,7 +8,9 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.turn_up_captured_data_capture_item import check_turn_up_captured_data_capture_item
 from ..models.turn_up_captured_data_capture_item import TurnUpCapturedDataCaptureItem
+from ..models.turn_up_captured_data_card import check_turn_up_captured_data_card
 from ..models.turn_up_captured_data_card import TurnUpCapturedDataCard
 from typing import cast
 
@@ -42,12 +44,12 @@ class TurnUpCapturedData:
     def to_dict(self) -> dict[str, Any]:
         capture = []
         for capture_item_data in self.capture:
-            capture_item = capture_item_data.value
+            capture_item: str = capture_item_data
             capture.append(capture_item)
 
 
 
-        card = self.card.value
+        card: str = self.card
 
         seat = self.seat
 
@@ -70,14 +72,14 @@ class TurnUpCapturedData:
         capture = []
         _capture = d.pop("capture")
         for capture_item_data in (_capture):
-            capture_item = TurnUpCapturedDataCaptureItem(capture_item_data)
+            capture_item = check_turn_up_captured_data_capture_item(capture_item_data)
 
 
 
             capture.append(capture_item)
 
 
-        card = TurnUpCapturedDataCard(d.pop("card"))
+        card = check_turn_up_captured_data_card(d.pop("card"))
 
 
 

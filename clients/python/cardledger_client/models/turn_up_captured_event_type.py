@@ -1,7 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class TurnUpCapturedEventType(StrEnum):
-    TURN_UP_CAPTURED = "turn_up_captured"
+TurnUpCapturedEventType = Literal['turn_up_captured']
 
-    def __str__(self) -> str:
-        return str(self.value)
+TURN_UP_CAPTURED_EVENT_TYPE_VALUES: set[TurnUpCapturedEventType] = { 'turn_up_captured',  }
+
+def check_turn_up_captured_event_type(value: str) -> TurnUpCapturedEventType:
+    if value in TURN_UP_CAPTURED_EVENT_TYPE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {TURN_UP_CAPTURED_EVENT_TYPE_VALUES!r}")

@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.turn_up_passed_data_card import check_turn_up_passed_data_card
 from ..models.turn_up_passed_data_card import TurnUpPassedDataCard
 from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -39,7 +41,7 @@ class TurnUpPassedData:
 
 
     def to_dict(self) -> dict[str, Any]:
-        card = self.card.value
+        card: str = self.card
 
         seat = self.seat
 
@@ -62,7 +64,7 @@ class TurnUpPassedData:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        card = TurnUpPassedDataCard(d.pop("card"))
+        card = check_turn_up_passed_data_card(d.pop("card"))
 
 
 

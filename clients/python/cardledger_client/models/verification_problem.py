@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.verification_problem_check import check_verification_problem_check
 from ..models.verification_problem_check import VerificationProblemCheck
 from typing import cast
 
@@ -38,7 +39,7 @@ class VerificationProblem:
 
 
     def to_dict(self) -> dict[str, Any]:
-        check = self.check.value
+        check: str = self.check
 
         reason = self.reason
 
@@ -61,7 +62,7 @@ class VerificationProblem:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        check = VerificationProblemCheck(d.pop("check"))
+        check = check_verification_problem_check(d.pop("check"))
 
 
 

@@ -1,10 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class VerificationProblemCheck(StrEnum):
-    COMMITMENT = "commitment"
-    DECK = "deck"
-    HASH_CHAIN = "hash_chain"
-    REPLAY = "replay"
+VerificationProblemCheck = Literal['commitment', 'deck', 'hash_chain', 'replay']
 
-    def __str__(self) -> str:
-        return str(self.value)
+VERIFICATION_PROBLEM_CHECK_VALUES: set[VerificationProblemCheck] = { 'commitment', 'deck', 'hash_chain', 'replay',  }
+
+def check_verification_problem_check(value: str) -> VerificationProblemCheck:
+    if value in VERIFICATION_PROBLEM_CHECK_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {VERIFICATION_PROBLEM_CHECK_VALUES!r}")

@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.who_am_i_role import check_who_am_i_role
 from ..models.who_am_i_role import WhoAmIRole
 from typing import cast
+from uuid import UUID
 
 
 
@@ -24,12 +26,12 @@ T = TypeVar("T", bound="WhoAmI")
 class WhoAmI:
     """ 
         Attributes:
-            id (None | str): the player's id; null for the auditor
+            id (None | UUID): the player's id; null for the auditor
             name (str):
             role (WhoAmIRole):
      """
 
-    id: None | str
+    id: None | UUID
     name: str
     role: WhoAmIRole
 
@@ -39,11 +41,14 @@ class WhoAmI:
 
     def to_dict(self) -> dict[str, Any]:
         id: None | str
-        id = self.id
+        if isinstance(self.id, UUID):
+            id = str(self.id)
+        else:
+            id = self.id
 
         name = self.name
 
-        role = self.role.value
+        role: str = self.role
 
 
         field_dict: dict[str, Any] = {}
@@ -61,17 +66,27 @@ class WhoAmI:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        def _parse_id(data: object) -> None | str:
+        def _parse_id(data: object) -> None | UUID:
             if data is None:
                 return data
-            return cast(None | str, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                id_type_0 = UUID(data)
+
+
+
+                return id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UUID, data)
 
         id = _parse_id(d.pop("id"))
 
 
         name = d.pop("name")
 
-        role = WhoAmIRole(d.pop("role"))
+        role = check_who_am_i_role(d.pop("role"))
 
 
 

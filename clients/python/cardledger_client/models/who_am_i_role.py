@@ -1,8 +1,10 @@
-from enum import StrEnum
+from typing import Literal
 
-class WhoAmIRole(StrEnum):
-    AUDITOR = "auditor"
-    PLAYER = "player"
+WhoAmIRole = Literal['auditor', 'player']
 
-    def __str__(self) -> str:
-        return str(self.value)
+WHO_AM_I_ROLE_VALUES: set[WhoAmIRole] = { 'auditor', 'player',  }
+
+def check_who_am_i_role(value: str) -> WhoAmIRole:
+    if value in WHO_AM_I_ROLE_VALUES:
+        return value
+    raise TypeError(f"Unexpected value {value!r}. Expected one of {WHO_AM_I_ROLE_VALUES!r}")

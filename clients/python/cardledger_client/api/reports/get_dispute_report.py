@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.dispute import Dispute
+from ...models.get_dispute_report_format import check_get_dispute_report_format
 from ...models.get_dispute_report_format import GetDisputeReportFormat
 from ...models.problem import Problem
 from ...types import UNSET, Unset
@@ -37,7 +38,7 @@ def _get_kwargs(
 
     json_format_: str | Unset = UNSET
     if not isinstance(format_, Unset):
-        json_format_ = format_.value
+        json_format_ = format_
 
     params["format"] = json_format_
 

@@ -8,6 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
+from ...models.get_settlement_report_format import check_get_settlement_report_format
 from ...models.get_settlement_report_format import GetSettlementReportFormat
 from ...models.problem import Problem
 from ...models.settlement import Settlement
@@ -26,7 +27,7 @@ def _get_kwargs(
     to: datetime.datetime | Unset = UNSET,
     after: UUID | Unset = UNSET,
     limit: int | Unset = 100,
-    format_: GetSettlementReportFormat | Unset = GetSettlementReportFormat.JSON,
+    format_: GetSettlementReportFormat | Unset = 'json',
 
 ) -> dict[str, Any]:
     
@@ -64,7 +65,7 @@ def _get_kwargs(
 
     json_format_: str | Unset = UNSET
     if not isinstance(format_, Unset):
-        json_format_ = format_.value
+        json_format_ = format_
 
     params["format"] = json_format_
 
@@ -152,7 +153,7 @@ def sync_detailed(
     to: datetime.datetime | Unset = UNSET,
     after: UUID | Unset = UNSET,
     limit: int | Unset = 100,
-    format_: GetSettlementReportFormat | Unset = GetSettlementReportFormat.JSON,
+    format_: GetSettlementReportFormat | Unset = 'json',
 
 ) -> Response[Problem | Settlement]:
     """ Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by
@@ -183,7 +184,7 @@ def sync_detailed(
         to (datetime.datetime | Unset):
         after (UUID | Unset):
         limit (int | Unset):  Default: 100.
-        format_ (GetSettlementReportFormat | Unset):  Default: GetSettlementReportFormat.JSON.
+        format_ (GetSettlementReportFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -220,7 +221,7 @@ def sync(
     to: datetime.datetime | Unset = UNSET,
     after: UUID | Unset = UNSET,
     limit: int | Unset = 100,
-    format_: GetSettlementReportFormat | Unset = GetSettlementReportFormat.JSON,
+    format_: GetSettlementReportFormat | Unset = 'json',
 
 ) -> Problem | Settlement | None:
     """ Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by
@@ -251,7 +252,7 @@ def sync(
         to (datetime.datetime | Unset):
         after (UUID | Unset):
         limit (int | Unset):  Default: 100.
-        format_ (GetSettlementReportFormat | Unset):  Default: GetSettlementReportFormat.JSON.
+        format_ (GetSettlementReportFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -283,7 +284,7 @@ async def asyncio_detailed(
     to: datetime.datetime | Unset = UNSET,
     after: UUID | Unset = UNSET,
     limit: int | Unset = 100,
-    format_: GetSettlementReportFormat | Unset = GetSettlementReportFormat.JSON,
+    format_: GetSettlementReportFormat | Unset = 'json',
 
 ) -> Response[Problem | Settlement]:
     """ Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by
@@ -314,7 +315,7 @@ async def asyncio_detailed(
         to (datetime.datetime | Unset):
         after (UUID | Unset):
         limit (int | Unset):  Default: 100.
-        format_ (GetSettlementReportFormat | Unset):  Default: GetSettlementReportFormat.JSON.
+        format_ (GetSettlementReportFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -351,7 +352,7 @@ async def asyncio(
     to: datetime.datetime | Unset = UNSET,
     after: UUID | Unset = UNSET,
     limit: int | Unset = 100,
-    format_: GetSettlementReportFormat | Unset = GetSettlementReportFormat.JSON,
+    format_: GetSettlementReportFormat | Unset = 'json',
 
 ) -> Problem | Settlement | None:
     """ Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by
@@ -382,7 +383,7 @@ async def asyncio(
         to (datetime.datetime | Unset):
         after (UUID | Unset):
         limit (int | Unset):  Default: 100.
-        format_ (GetSettlementReportFormat | Unset):  Default: GetSettlementReportFormat.JSON.
+        format_ (GetSettlementReportFormat | Unset):  Default: 'json'.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

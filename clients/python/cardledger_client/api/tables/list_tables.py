@@ -8,7 +8,9 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
+from ...models.list_tables_game import check_list_tables_game
 from ...models.list_tables_game import ListTablesGame
+from ...models.list_tables_status import check_list_tables_status
 from ...models.list_tables_status import ListTablesStatus
 from ...models.lobby import Lobby
 from ...models.problem import Problem
@@ -33,13 +35,13 @@ def _get_kwargs(
 
     json_status: str | Unset = UNSET
     if not isinstance(status, Unset):
-        json_status = status.value
+        json_status = status
 
     params["status"] = json_status
 
     json_game: str | Unset = UNSET
     if not isinstance(game, Unset):
-        json_game = game.value
+        json_game = game
 
     params["game"] = json_game
 
