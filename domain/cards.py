@@ -1,4 +1,4 @@
-"""Card codes and the canonical (unshuffled) order of both decks (RULES.md section 1)."""
+"""Card codes and the canonical (unshuffled) order of both decks (docs/rules.md, "Cards and codes")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Commitment, shuffle key and the deterministic shuffle of RULES.md section 4."""
+"""Commitment, shuffle key and the deterministic shuffle of docs/rules.md, "The shuffle"."""
 
 from __future__ import annotations
 

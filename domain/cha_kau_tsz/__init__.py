@@ -1,4 +1,4 @@
-"""Cha Kau Tsz (RULES.md section 3): the rules engine behind `rules.CHA_KAU_TSZ`.
+"""Cha Kau Tsz (docs/rules.md, "Cha Kau Tsz"): the rules engine behind `rules.CHA_KAU_TSZ`.
 
 Modules, one job each:
 - `options`: table options, hand sizes and the initial carry;
@@ -20,7 +20,7 @@ Events of a hand (between the table's `deal_started` and `deal_ended`):
 - `trick_won` {"seat", "tricks": cards led = tricks credited, "trick_no", "total": the winner's tricks now}
 - `hand_scored` {"hand_no", "tricks", "most", "payments", "pool_winner": seat or None, "pool_won"}
 
-Rulings where RULES.md is silent (resolved as a fair table would):
+Rulings where docs/rules.md is silent (resolved as a fair table would):
 - Followers may play any cards: no duty to follow suit, to match the kind of the lead, or to beat it.
 - A follower's group of aces with pictures is a group (so it counts against a group lead of the same
   size), but rank 1 is the lowest and an equal rank never beats, so it can never win a trick.

@@ -1,4 +1,5 @@
-"""The dealing events of a hand: packets round the table from the seat after the dealer (RULES.md section 3)."""
+"""The dealing events of a hand: packets round the table from the seat after the dealer
+(docs/rules.md, "Cha Kau Tsz")."""
 
 from __future__ import annotations
 

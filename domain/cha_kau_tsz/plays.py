@@ -1,4 +1,4 @@
-"""What a set of Sampen cards is as a play, and which leads a hand allows (RULES.md section 3).
+"""What a set of Sampen cards is as a play, and which leads a hand allows (docs/rules.md, "Cha Kau Tsz").
 
 A lead is a single card (number or picture); a sequence (3 or more number
 cards of one suit, consecutive ranks, no repeated rank, no pictures); or a

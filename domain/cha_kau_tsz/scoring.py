@@ -1,4 +1,4 @@
-"""Scoring a hand (RULES.md section 3) and the carry it leaves.
+"""Scoring a hand (docs/rules.md, "Cha Kau Tsz") and the carry it leaves.
 
 Let M be the most tricks anyone won. Every player pays M - tricks points into
 the pool. If one player won at least `pool_target_tricks`, after those

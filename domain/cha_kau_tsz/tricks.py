@@ -1,4 +1,4 @@
-"""Who wins a trick (RULES.md section 3).
+"""Who wins a trick (docs/rules.md, "Cha Kau Tsz").
 
 - Single number card led: the highest card of the led suit; pictures and other
   suits never win; among equal cards the first played.

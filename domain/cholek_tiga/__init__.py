@@ -1,4 +1,4 @@
-"""Cholek Tiga (RULES.md section 2): a three-card fishing game with the 120-card Cherki deck.
+"""Cholek Tiga (docs/rules.md, "Cholek Tiga"): a three-card fishing game with the 120-card Cherki deck.
 
 Modules, one job each:
 - `options`    per-table options and their validation
@@ -14,7 +14,7 @@ Modules, one job each:
 - `views`      public state, hands and legal actions
 - `rules`      `CHOLEK_TIGA`, the `domain.game.Game` the table drives
 
-Resolutions where RULES.md is silent (tested in tests/unit/cholek_tiga):
+Resolutions where docs/rules.md is silent (tested in tests/unit/cholek_tiga):
 - A turned-up card that can capture is held as `pending`, outside `pool`, until the seat sends
   `capture` or `pass`; on a pass it joins the pool. Like the discard, it never counts itself.
 - A capture names two pool cards by code, in any order; events record the pair sorted. With three or

@@ -1,4 +1,5 @@
-"""Captures: a card takes itself plus exactly two pool cards of its rank (RULES.md section 2, turn steps 2 and 4)."""
+"""Captures: a card takes itself plus exactly two pool cards of its rank
+(docs/rules.md, "Cholek Tiga", turn steps 2 and 4)."""
 
 from __future__ import annotations
 

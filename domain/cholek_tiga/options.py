@@ -1,4 +1,4 @@
-"""Per-table options of Cholek Tiga (RULES.md section 2) and their validation."""
+"""Per-table options of Cholek Tiga (docs/rules.md, "Cholek Tiga") and their validation."""
 
 from __future__ import annotations
 

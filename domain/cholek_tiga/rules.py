@@ -74,7 +74,7 @@ class CholekTiga:
 
     def timeout_action(self, table: DealContext, seat: int) -> dict[str, JSON]:
         """With a turned-up card pending, pass; otherwise discard the hand's first card in canonical order
-        (RULES.md 1.1: coins, strings, myriads by rank, then OT WF RF), capturing nothing."""
+        (docs/rules.md, "The Cherki deck": coins, strings, myriads by rank, then OT WF RF), capturing nothing."""
         deal: DealState = table.deal
         if deal.pending is not None:
             return {"type": "pass"}

@@ -1,4 +1,4 @@
-"""Scores from piles (RULES.md section 2, Scoring): by the number of copies of each type held."""
+"""Scores from piles (docs/rules.md, "Cholek Tiga", Scoring): by the number of copies of each type held."""
 
 from __future__ import annotations
 

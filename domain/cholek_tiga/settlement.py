@@ -1,4 +1,4 @@
-"""Money of a Cholek Tiga game in integer cents (RULES.md section 2, Settlement), and the next first seat."""
+"""Money of a Cholek Tiga game in integer cents (docs/rules.md, "Cholek Tiga", Settlement), and the next first seat."""
 
 from __future__ import annotations
 

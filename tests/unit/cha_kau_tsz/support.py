@@ -108,7 +108,7 @@ def is_number(card: str) -> bool:
 
 
 def ref_kind(cards: Sequence[str]) -> tuple[str, int] | None:
-    """("single"|"sequence"|"group", strength) by the letter of RULES.md section 3, or None."""
+    """("single"|"sequence"|"group", strength) by the letter of docs/rules.md, "Cha Kau Tsz", or None."""
     if len(cards) == 1:
         return ("single", int(cards[0][0]) if is_number(cards[0]) else 0)
     numbers = [card for card in cards if is_number(card)]

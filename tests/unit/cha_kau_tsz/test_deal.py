@@ -1,4 +1,4 @@
-"""Dealing (RULES.md section 3): dealer rotation, packets of 2 or 3, hidden cards, deck indexes."""
+"""Dealing (docs/rules.md, "Cha Kau Tsz"): dealer rotation, packets of 2 or 3, hidden cards, deck indexes."""
 
 from __future__ import annotations
 

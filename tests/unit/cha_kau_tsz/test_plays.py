@@ -1,4 +1,4 @@
-"""Classifying plays and enumerating legal leads (RULES.md section 3)."""
+"""Classifying plays and enumerating legal leads (docs/rules.md, "Cha Kau Tsz")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scoring a hand, the pool and balances (RULES.md sections 3 and 5)."""
+"""Scoring a hand, the pool and balances (docs/rules.md, "Cha Kau Tsz" and "Money and the ledger")."""
 
 from __future__ import annotations
 

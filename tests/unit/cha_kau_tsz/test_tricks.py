@@ -1,4 +1,4 @@
-"""Who wins a trick (RULES.md section 3), driven through domain.table with rigged hands."""
+"""Who wins a trick (docs/rules.md, "Cha Kau Tsz"), driven through domain.table with rigged hands."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scoring, settlement, in-play bonuses and the next game's first player (RULES.md section 2)."""
+"""Scoring, settlement, in-play bonuses and the next game's first player (docs/rules.md, "Cholek Tiga")."""
 
 from __future__ import annotations
 

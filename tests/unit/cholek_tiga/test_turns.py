@@ -1,4 +1,4 @@
-"""A turn, step by step (RULES.md section 2), on hand-built deal states."""
+"""A turn, step by step (docs/rules.md, "Cholek Tiga"), on hand-built deal states."""
 
 from __future__ import annotations
 
