@@ -11,6 +11,13 @@ const CHERKI_SUITS = { C: ["Coins", "#1d3b8f"], S: ["Strings", "#1f6b3a"], M: ["
 const SAMPEN_SUITS = { S: ["Spades", "#1b1b1b"], D: ["Diamonds", "#b34700"], H: ["Hearts", "#b0182c"] };
 const HONOURS = { OT: "Old Thousand", WF: "White Flower", RF: "Red Flower" };
 const PICTURES = { JC: "J", QC: "Q", KC: "K" };
+const PICTURE_NAMES = { JC: "Jack", QC: "Queen", KC: "King" };
+// What each picture wears on its head: a cap, a tiara, a crown (three points, five, seven).
+const HEADWEAR = {
+  JC: "M22 27Q30 17 38 27Z",
+  QC: "M21 27L24 19L27 24L30 17L33 24L36 19L39 27Z",
+  KC: "M20 27L21 16L24 22L27 15L30 21L33 15L36 22L39 16L40 27Z",
+};
 
 const PIP_LAYOUTS = {
   1: [[0.5, 0.5]],
@@ -49,7 +56,7 @@ export function cardName(game, code) {
     const [suit] = CHERKI_SUITS[code[1]] || ["?"];
     return `${code[0]} of ${suit}${RED_STAMPED.has(code) ? ", red-stamped" : ""}`;
   }
-  if (PICTURES[code]) return `Picture ${PICTURES[code]}`;
+  if (PICTURES[code]) return PICTURE_NAMES[code];
   const [suit] = SAMPEN_SUITS[code[1]] || ["?"];
   return `${code[0] === "1" ? "Ace" : code[0]} of ${suit}`;
 }
@@ -145,9 +152,18 @@ function sampenFace(code) {
   if (PICTURES[code]) {
     return [
       svg("rect", { x: 6, y: 6, width: 48, height: 78, rx: 3, fill: "#f6e7b4", stroke: "#9c7a1c", "stroke-width": 1 }),
-      svg("path", { d: "M20 34L23 24L27 30L30 21L33 30L37 24L40 34Z", fill: "#d4a017", stroke: "#7a5200", "stroke-width": 1 }),
-      text(WIDTH / 2, 66, PICTURES[code], { "font-size": 28, "font-weight": "bold", "text-anchor": "middle", fill: "#5b3a00" }),
-      text(7, 17, PICTURES[code], { "font-size": 11, "font-weight": "bold", fill: "#5b3a00" }),
+      // A figure: robe, face, headwear, a sceptre; the corner letter and the name below say which.
+      svg("path", { d: "M17 66Q18 46 30 43Q42 46 43 66Z", fill: "#8c1c24", stroke: "#5b3a00", "stroke-width": 1 }),
+      svg("path", { d: "M26 46L30 58L34 46", fill: "none", stroke: "#d4a017", "stroke-width": 1.5 }),
+      svg("circle", { cx: 30, cy: 34, r: 7, fill: "#f1c9a5", stroke: "#5b3a00", "stroke-width": 1 }),
+      svg("circle", { cx: 27.5, cy: 33, r: 0.9, fill: "#2b1a00" }),
+      svg("circle", { cx: 32.5, cy: 33, r: 0.9, fill: "#2b1a00" }),
+      svg("path", { d: "M27.5 37Q30 38.6 32.5 37", fill: "none", stroke: "#5b3a00", "stroke-width": 0.8 }),
+      svg("path", { d: HEADWEAR[code], fill: "#d4a017", stroke: "#7a5200", "stroke-width": 1 }),
+      svg("line", { x1: 45, y1: 40, x2: 45, y2: 64, stroke: "#7a5200", "stroke-width": 1.5 }),
+      svg("circle", { cx: 45, cy: 39, r: 2, fill: "#d4a017" }),
+      text(WIDTH / 2, 78, PICTURE_NAMES[code], { "font-size": 9, "font-weight": "bold", "text-anchor": "middle", fill: "#5b3a00" }),
+      text(9, 17, PICTURES[code], { "font-size": 11, "font-weight": "bold", fill: "#5b3a00" }),
     ];
   }
   const suit = code[1];
