@@ -275,3 +275,38 @@ def test_verify_receipts_needs_one_table_and_a_readable_file(
 def test_a_new_key_is_a_valid_setting() -> None:
     key = new_signing_key()
     assert Settings.from_env({SIGNING_KEY_VARIABLE: key}).signing_key == parse_signing_key(key)
+
+
+def test_keys_add_rotate_and_export_keep_an_endorsed_chain(
+    pg_server_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """As the owner: the first key is added, a second is rotated in with the first's endorsement, and the export
+    is a file `verify --trust-key` reads, whose pin reaches the second key through the chain."""
+    from infra.key_chain import parse_trust_keys, trusted_keys
+    from infra.migrations import migrate
+
+    first, second = new_signing_key(), new_signing_key()
+    with fresh_database(pg_server_url) as url:
+        migrate(url)
+        monkeypatch.setenv("DATABASE_URL", url)
+        monkeypatch.setenv(SIGNING_KEY_VARIABLE, first)
+        assert main(["keys", "add"]) == 0
+        assert "the first of the chain" in capsys.readouterr().out
+        monkeypatch.setenv(SIGNING_KEY_VARIABLE, second)
+        assert main(["keys", "add"]) == 1  # a new key after the first is a rotation's
+        assert "cardledger keys rotate" in capsys.readouterr().err
+        assert main(["keys", "rotate"]) == 2  # the old seed is missing
+        assert "CARDLEDGER_OLD_SIGNING_KEY is not set" in capsys.readouterr().err
+        monkeypatch.setenv("CARDLEDGER_OLD_SIGNING_KEY", first)
+        assert main(["keys", "rotate"]) == 0
+        new_id = ReceiptSigner.from_seed(parse_signing_key(second)).key_id
+        old_id = ReceiptSigner.from_seed(parse_signing_key(first)).key_id
+        assert f"signing key {new_id}: registered, endorsed by {old_id}" in capsys.readouterr().out
+
+        assert main(["keys", "export"]) == 0
+        served = json.loads(capsys.readouterr().out)["keys"]
+        assert [key["key_id"] for key in served] == [old_id, new_id]
+        assert main(["keys", "export", "--key-id", old_id]) == 0
+        pin = tmp_path / "first.json"
+        pin.write_text(capsys.readouterr().out)
+        assert set(trusted_keys(served, parse_trust_keys(str(pin))).keys) == {old_id, new_id}
