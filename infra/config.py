@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from infra.seed_text import parse_signing_key
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASE_SCHEMES = ("postgresql", "postgres")
 REDIS_SCHEMES = ("redis", "rediss", "unix")
@@ -119,7 +121,6 @@ def _signing_key(environ: Mapping[str, str], name: str = "CARDLEDGER_SIGNING_KEY
     raw = _get(environ, name)
     if raw is None:
         return None
-    from infra.signing import parse_signing_key  # imports cryptography: only when a key is set
 
     return parse_signing_key(raw, name)
 

@@ -22,7 +22,8 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from infra.receipts import SIGNATURE_BYTES, b64url_decode, key_id_for, public_key_from
+from infra.b64url import b64url_decode
+from infra.receipts import SIGNATURE_BYTES, key_id_for, public_key_from
 
 KEY_CONTEXT = "cardledger-key-v1"
 NOT_PINNED_NOTE = "keys: trusted as served, not pinned"

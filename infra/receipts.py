@@ -29,17 +29,16 @@ Clients (the CLI, the dispute report) use:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from infra.b64url import b64url_decode
 
 RECEIPT_CONTEXT = "cardledger-receipt-v1"
 ALGORITHM = "Ed25519"
@@ -58,7 +57,6 @@ RECEIPT_FIELDS: tuple[tuple[str, type], ...] = (
     ("signature", str),
 )
 
-_B64URL = re.compile(r"^[A-Za-z0-9_-]*={0,2}$")
 
 # Verdicts of check_receipts
 OK = "ok"
@@ -73,24 +71,6 @@ PROVES_NOTHING = frozenset({BAD_SIGNATURE, UNKNOWN_KEY, UNTRUSTED_KEY, WITHHELD}
 
 
 # --------------------------------------------------------------------------- encoding
-
-
-def b64url_encode(raw: bytes) -> str:
-    """base64url without padding."""
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def b64url_decode(text: str) -> bytes:
-    """Strict base64url (padding optional); ValueError on any other character or an impossible length."""
-    if not _B64URL.match(text):
-        raise ValueError("not base64url (only A-Z a-z 0-9 - _ and optional = padding)")
-    bare = text.rstrip("=")
-    if len(bare) % 4 == 1 or (len(text) != len(bare) and len(text) % 4 != 0):
-        raise ValueError("not base64url (impossible length or padding)")
-    try:
-        return base64.urlsafe_b64decode(bare + "=" * (-len(bare) % 4))
-    except (binascii.Error, ValueError):
-        raise ValueError("not base64url") from None
 
 
 def key_id_for(public_key: bytes) -> str:

@@ -39,9 +39,14 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from psycopg.rows import tuple_row
 
 from domain.hashchain import canonical_timestamp
+from infra.b64url import b64url_encode
 from infra.db import AnyConn
 from infra.key_chain import endorsement_message
-from infra.receipts import ALGORITHM, b64url_decode, b64url_encode, key_id_for, receipt_message
+from infra.receipts import ALGORITHM, key_id_for, receipt_message
+from infra.seed_text import SEED_BYTES as SEED_BYTES  # the seed's names, re-exported: callers know them here
+from infra.seed_text import SIGNING_KEY_VARIABLE as SIGNING_KEY_VARIABLE
+from infra.seed_text import encode_signing_key as encode_signing_key
+from infra.seed_text import parse_signing_key as parse_signing_key
 from infra.sodium import sodium_signer
 
 if TYPE_CHECKING:
@@ -49,32 +54,11 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-SIGNING_KEY_VARIABLE = "CARDLEDGER_SIGNING_KEY"
 KEY_FILE_NAME = "signing.key"
-SEED_BYTES = 32
 
 
 class MissingSigningKey(ValueError):
     """No signing key is configured and none can be made (the database is not the embedded one)."""
-
-
-def parse_signing_key(text: str, name: str = SIGNING_KEY_VARIABLE) -> bytes:
-    """The 32-byte seed that `text` encodes (base64url, padding optional). The ValueError names `name` and
-    never quotes the value (it is a secret)."""
-    try:
-        seed = b64url_decode(text.strip())
-    except ValueError as error:
-        raise ValueError(
-            f"{name} must be base64url (padding optional) of a 32-byte Ed25519 seed; the value is {error}"
-        ) from None
-    if len(seed) != SEED_BYTES:
-        raise ValueError(f"{name} must encode a 32-byte Ed25519 seed; the value decodes to {len(seed)} bytes")
-    return seed
-
-
-def encode_signing_key(seed: bytes) -> str:
-    """The encoding of CARDLEDGER_SIGNING_KEY and of the key file: base64url without padding."""
-    return b64url_encode(seed)
 
 
 def new_signing_key() -> str:

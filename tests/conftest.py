@@ -46,11 +46,11 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
+from infra.b64url import b64url_encode
 from infra.db import connect, open_pool
 from infra.db_roles import UNSAFE_SUPERUSER_VARIABLE
 from infra.event_store import EventStore
 from infra.migrations import migrate
-from infra.receipts import b64url_encode
 from infra.signing import (
     SIGNING_KEY_VARIABLE,
     ReceiptSigner,

@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
+from infra.b64url import b64url_encode
 from infra.key_chain import (
     NOT_PINNED_NOTE,
     endorsement_message,
     parse_trust_keys,
     trusted_keys,
 )
-from infra.receipts import OK, REWRITTEN_HISTORY, UNKNOWN_KEY, UNTRUSTED_KEY, b64url_encode, check_receipts
+from infra.receipts import OK, REWRITTEN_HISTORY, UNKNOWN_KEY, UNTRUSTED_KEY, check_receipts
 from infra.signing import ReceiptSigner
 from services.api.spec_examples import KEYS
 

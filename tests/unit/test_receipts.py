@@ -8,11 +8,10 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from infra.b64url import b64url_decode, b64url_encode
 from infra.config import Settings
 from infra.receipts import (
     ReceiptFormatError,
-    b64url_decode,
-    b64url_encode,
     check_receipts,
     key_id_for,
     load_receipts,

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infra import sodium
-from infra.receipts import b64url_decode, receipt_message
+from infra.b64url import b64url_decode
+from infra.receipts import receipt_message
 from infra.signing import ReceiptSigner
 
 needs_sodium = pytest.mark.skipif(
