@@ -40,7 +40,7 @@ def sign_in(driver: Any, base_url: str, token: str) -> None:
     driver.find_element(By.ID, "token").send_keys(token)
     driver.find_element(By.CSS_SELECTOR, "#sign-in button[type=submit]").click()
     wait_for(driver, lambda d: d.find_elements(By.ID, "sign-out"), "the signed-in header")
-    wait_for(driver, lambda d: d.find_elements(By.ID, "open-table"), "the lobby")
+    wait_for(driver, lambda d: d.find_elements(By.ID, "lobby-list"), "the lobby")
 
 
 def go(driver: Any, base_url: str, fragment: str) -> None:
