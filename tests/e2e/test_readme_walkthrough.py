@@ -58,7 +58,7 @@ def test_the_readme_walkthrough_finishes_a_deal_and_every_later_step_shows_figur
     csv_lines = [line for line in out.splitlines() if line.startswith(("player_id,", "TOTAL"))]
     assert csv_lines, out[-3000:]
     rows = [line.split(",") for line in out.splitlines() if re.match(r"^[0-9a-f-]{36},", line)]
-    assert rows and any(int(row[7]) != 0 for row in rows), rows  # net_cents: a deal moved money
+    assert rows and all(int(row[8]) >= 1 for row in rows), rows  # deals: the ended deal is in Alice's settlement
     dispute = (tmp_path / "dispute.html").read_text(encoding="utf-8")
     assert "The deal is still being played" not in dispute and "deal 1" in dispute.lower()
     assert "OK: every check holds" in out, out[-3000:]
