@@ -187,7 +187,8 @@ def _latest_key(conn: AnyConn) -> str | None:
     return None if row is None else str(row[0])
 
 
-def _insert_key(conn: AnyConn, signer: ReceiptSigner, created_at: str, endorser: ReceiptSigner | None) -> None:
+def insert_key(conn: AnyConn, signer: ReceiptSigner, created_at: str, endorser: ReceiptSigner | None) -> None:
+    """The row of `signer`'s key, endorsed by `endorser` (None: the first of a chain); no check of the chain."""
     endorsed_by = endorsement = None
     if endorser is not None:
         endorsed_by = endorser.key_id
@@ -213,7 +214,7 @@ def register_first_key(conn: AnyConn, signer: ReceiptSigner) -> bool:
                 f"(the latest is {latest}): a new key is registered by `cardledger keys rotate`, which signs it "
                 "with the latest key"
             )
-        _insert_key(conn, signer, utc_timestamp(), None)
+        insert_key(conn, signer, utc_timestamp(), None)
     _log.info("registered receipt signing key %s (the first of the chain)", signer.key_id)
     return True
 
@@ -232,7 +233,7 @@ def rotate_key(conn: AnyConn, old: ReceiptSigner, new: ReceiptSigner) -> bool:
                 f"cannot rotate from {old.key_id}: {what}; the old key must be the chain's latest "
                 "(a first key is registered by `cardledger keys add`)"
             )
-        _insert_key(conn, new, utc_timestamp(), old)
+        insert_key(conn, new, utc_timestamp(), old)
     _log.info("registered receipt signing key %s, endorsed by %s", new.key_id, old.key_id)
     return True
 

@@ -46,7 +46,6 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
-from infra.b64url import b64url_encode
 from infra.db import connect, open_pool
 from infra.db_roles import UNSAFE_SUPERUSER_VARIABLE
 from infra.event_store import EventStore
@@ -54,6 +53,7 @@ from infra.migrations import migrate
 from infra.signing import (
     SIGNING_KEY_VARIABLE,
     ReceiptSigner,
+    insert_key,
     key_registered,
     new_signing_key,
     parse_signing_key,
@@ -295,17 +295,9 @@ def register_key(url: str, signer: ReceiptSigner | None = None, endorser: Receip
     owner's `cardledger migrate` (or, with `endorser`, `keys rotate`) does, whatever the chain's latest key;
     kept by `empty_all_tables`. A key already registered stays as it is."""
     signer = signer or ReceiptSigner.from_seed(parse_signing_key(os.environ[SIGNING_KEY_VARIABLE]))
-    created_at = utc_timestamp()
-    endorsement = (
-        None if endorser is None else b64url_encode(endorser.endorse(signer.key_id, signer.public_key, created_at))
-    )
     with connect(url) as conn:
         if not key_registered(conn, signer.key_id):
-            conn.execute(
-                """INSERT INTO signing_keys (key_id, algorithm, public_key, created_at, endorsed_by, endorsement)
-                   VALUES (%s, 'Ed25519', %s, %s, %s, %s)""",
-                (signer.key_id, signer.public_key, created_at, endorser and endorser.key_id, endorsement),
-            )
+            insert_key(conn, signer, utc_timestamp(), endorser)
     return signer
 
 

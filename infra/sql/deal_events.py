@@ -88,13 +88,3 @@ def opening_and_seating_rows(conn: Conn, table_ids: list[str]) -> list[dict[str,
     """(stream_id, type, data) of the tables' table_opened and player_seated events, by table and version (through
     events_milestones, so the cost does not grow with the deals the tables have played)."""
     return conn.execute(OPENING_AND_SEATINGS_SQL, (table_ids,)).fetchall()
-
-
-def deal_running(conn: Conn, table_id: str, deal_no: int) -> bool:
-    """Whether the table's deal `deal_no` has started and not ended."""
-    row = conn.execute(
-        """SELECT bool_or(type = 'deal_started') AS started, bool_or(type = 'deal_ended') AS ended
-           FROM events WHERE stream_id = %s AND deal_no = %s AND type IN ('deal_started', 'deal_ended')""",
-        (table_id, deal_no),
-    ).fetchone()
-    return bool(row is not None and row["started"] and not row["ended"])

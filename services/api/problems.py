@@ -12,6 +12,7 @@ import codecs
 import http
 import logging
 import re
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -125,13 +126,20 @@ def _http_exception(error: HTTPException) -> Response:
 
 
 _TABLE_PATH = re.compile(r"^/v1/tables/([^/]+)(/.*)?$")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _not_found_detail(path: str) -> str:
     """What a 404 of the routing means where a path names a table: its id is not one (never Flask's generic text)."""
     found = _TABLE_PATH.match(path)
-    if found is None or _UUID.match(found.group(1)):
+    if found is None or _is_uuid(found.group(1)):
         return f"no operation of this API answers {path[:200]!r}; the operations are listed at /docs"
     return (
         f"{found.group(1)[:80]!r} is not a table id: a table id is a UUID, such as 7c9e6679-7425-40de-944b-e07fc1f90ae7"

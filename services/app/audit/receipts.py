@@ -36,7 +36,8 @@ def check_table_receipts(
     deal whose hashes the reader may not see (`withheld_deal`) is "withheld": its hash is neither read nor told."""
     versions = [r.version for r in receipts if r.table_id == table_id]
     deals = log_deals(conn, table_id, versions)
-    withheld = {version for version, deal_no in deals.items() if withheld_deal(deal_no)}
+    hidden_deals = {deal_no for deal_no in set(deals.values()) if withheld_deal(deal_no)}  # once per deal
+    withheld = {version for version, deal_no in deals.items() if deal_no in hidden_deals}
     hashes = log_hashes(conn, table_id, [version for version in versions if version not in withheld])
     trusted = trusted_keys(public_keys(conn), pinned)
     checks = check_receipts(receipts, trusted.keys, hashes, table_id=table_id, pinned=trusted.pinned, withheld=withheld)

@@ -55,7 +55,7 @@ from infra.players import players_by_id
 from infra.projections import catch_up
 from infra.projections.checkpoint import checkpoint_name, read_position
 from infra.receipts import parse_receipts
-from infra.sql.deal_events import deal_running, first_version_of_write, timed_out_counts
+from infra.sql.deal_events import first_version_of_write, one_deal_start_and_end_rows, timed_out_counts
 from infra.sql.log_horizon import HorizonHolder, horizon_holder, horizon_passed, newest_writer, unread_through
 from infra.table_loader import load_table
 from services.app.answers import event_json
@@ -140,7 +140,8 @@ class Audit:
         of the log asks this, so what one answer withholds no other tells."""
         if viewer is AUDITOR or not self.store.deal_holds_v1_private(table_id, deal_no):
             return False
-        return deal_running(conn, table_id, deal_no)
+        kinds = {str(row["type"]) for row in one_deal_start_and_end_rows(conn, table_id, deal_no)}
+        return tables.DEAL_STARTED in kinds and tables.DEAL_ENDED not in kinds
 
     def dispute_report(self, caller: Caller, table_id: str, deal_no: int) -> dict[str, JSON]:
         with self.pool.connection() as conn:
