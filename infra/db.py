@@ -18,6 +18,7 @@ from time import monotonic
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 from psycopg.types.json import set_json_loads
@@ -168,6 +169,7 @@ def configure(conn: psycopg.Connection[Any]) -> None:
 def connect(url: str, component: str | None = None, **kwargs: Any) -> Conn:
     """A connection of its own (autocommit, dict rows), configured as the pool's are, named for `component`."""
     kwargs.setdefault("fallback_application_name", application_name(component))
+    kwargs = {**failover_parameters(url), **kwargs}
     conn = ServiceConnection.connect(url, autocommit=True, row_factory=dict_row, **kwargs)
     configure(conn)
     return conn
@@ -182,17 +184,44 @@ def one_snapshot(conn: AnyConn) -> Iterator[None]:
         yield
 
 
-def open_pool(url: str, min_size: int = 1, max_size: int = 10, component: str | None = None) -> FastPool:
-    """A pool of connections named for `component`, opened and ready."""
+# Through a failover: a host that does not answer is given up for the next one of a multi-host URL after
+# connect_timeout (per host), and a connection to a host that vanished is found dead by TCP keepalives within
+# about idle + interval x count seconds instead of the system's two hours. A parameter in the URL wins.
+FAILOVER_PARAMETERS = {
+    "connect_timeout": "5",
+    "keepalives_idle": "10",
+    "keepalives_interval": "5",
+    "keepalives_count": "3",
+}
+POOL_WAIT_SECONDS = 30.0  # how long a caller waits for a connection of the pool (psycopg_pool's default)
+
+
+def failover_parameters(url: str) -> dict[str, str]:
+    """The `FAILOVER_PARAMETERS` that `url` does not set itself."""
+    given = conninfo_to_dict(url)
+    return {name: value for name, value in FAILOVER_PARAMETERS.items() if name not in given}
+
+
+def open_pool(
+    url: str,
+    min_size: int = 1,
+    max_size: int = 10,
+    component: str | None = None,
+    wait_seconds: float = POOL_WAIT_SECONDS,
+) -> FastPool:
+    """A pool of connections named for `component`, opened and ready; a caller waits at most `wait_seconds` for
+    a connection (then PoolTimeout)."""
     pool = FastPool(
         url,
         min_size=min_size,
         max_size=max_size,
+        timeout=wait_seconds,
         connection_class=ServiceConnection,
         kwargs={
             "row_factory": dict_row,
             "autocommit": True,
             "fallback_application_name": application_name(component),
+            **failover_parameters(url),
         },
         configure=configure,
         open=True,

@@ -28,7 +28,7 @@ import redis
 from prometheus_client import REGISTRY, CollectorRegistry, make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer
 
-from infra import redis_bus
+from infra import redis_bus, redis_clients
 
 log = logging.getLogger("cardledger.probes")
 
@@ -155,7 +155,7 @@ def relay_readiness(relay: RelaySession, database_url: str, lock_key: int) -> Re
 def worker_readiness(database_url: str, redis_url: str) -> Readiness:
     """Ready while PostgreSQL and Redis answer the worker's URLs."""
     probe = _ProbeConnection(database_url, "worker")
-    client = redis.Redis.from_url(redis_url, socket_timeout=2, socket_connect_timeout=2)
+    client = redis_clients.connect(redis_url, socket_timeout=2, socket_connect_timeout=2)
 
     def readiness() -> dict[str, Check]:
         checks: dict[str, Check] = {}

@@ -32,7 +32,7 @@ import redis
 from psycopg_pool import ConnectionPool
 
 from domain.decks import keep_decks
-from infra import redis_bus
+from infra import redis_bus, redis_clients
 from infra.config import CacheSizes, Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
@@ -67,6 +67,11 @@ class Container:
                 self._closers.pop()()
 
 
+# A request that gets no connection for this long (every one busy, or the database failing over) answers 503 with
+# Retry-After instead of holding its client until the client gives up.
+REQUEST_POOL_WAIT_SECONDS = 5.0
+
+
 def bootstrap(
     settings: Settings,
     *,
@@ -89,9 +94,15 @@ def bootstrap(
         closers.append(stop)
     if database_url is None or redis_url is None:
         raise ValueError("DATABASE_URL and REDIS_URL are required when embedded servers are not started")
-    pool = open_pool(database_url, min_size=pool_min_size, max_size=pool_max_size, component=component)
+    pool = open_pool(
+        database_url,
+        min_size=pool_min_size,
+        max_size=pool_max_size,
+        component=component,
+        wait_seconds=REQUEST_POOL_WAIT_SECONDS,
+    )
     closers.append(pool.close)
-    client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
+    client = redis_clients.connect(redis_url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
     closers.append(functools.partial(redis_bus.close, client))  # its stream readers stop first, quietly
     store = EventStore(pool)
     ledger = application(PostgresStorage(pool, store), settings.auditor_token, signer, settings.caches)

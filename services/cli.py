@@ -49,6 +49,9 @@ DATABASE_CONNECT_SECONDS = 10  # how long a command waits for the database befor
 REPORT_WAIT_DEFAULT = 10.0  # `report settlement --wait`: seconds for older transactions to end
 REPORT_WAIT_MAX = 3600.0
 REPORT_INCOMPLETE = 3  # `report settlement` printed a report that misses committed events (README, "The command")
+# The commands that connect to DATABASE_URL or REDIS_URL (`verify` unless given --url): their servers are checked
+# at start (`infra.endpoints`).
+SERVER_COMMANDS = frozenset({"up", "migrate", "api", "relay", "worker", "projections", "verify", "report", "keys"})
 
 
 class CliError(Exception):
@@ -109,6 +112,13 @@ def _main(argv: Sequence[str] | None) -> int:
         abandon_after()  # read by the turn clock of each worker
     except ValueError as error:
         raise CliError(f"configuration error: {error}") from None
+    if args.command in SERVER_COMMANDS and not getattr(args, "url", None):
+        from infra.endpoints import check_endpoints
+
+        try:
+            check_endpoints(settings)
+        except ValueError as error:
+            raise CliError(f"configuration error: {error}") from None
     from services.logs import configure_logging
 
     configure_logging(settings.log_level)

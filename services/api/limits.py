@@ -43,6 +43,7 @@ from flask import Flask, Response, request
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 
+from infra.redis_clients import is_sentinel_url, parse_sentinel_url
 from services.api import actions, history, keys, players, reports, seat_stream, stream, tables
 from services.api.auth import token_key
 
@@ -88,12 +89,26 @@ STORAGE_OPTIONS: dict[str, str | int] = {"socket_connect_timeout": 2, "socket_ti
 
 def storage_uri(redis_url: str | None) -> str:
     """limits' storage URI for REDIS_URL: the same URL (credentials, rediss:// and query parameters such as
-    ssl_ca_certs pass through to redis-py's from_url), except unix:// which limits spells redis+unix://."""
+    ssl_ca_certs pass through to redis-py's from_url), except unix:// which limits spells redis+unix://, and a
+    redis+sentinel:// URL without its database number (`storage_options` passes it)."""
     if not redis_url:
         return "memory://"
+    if is_sentinel_url(redis_url):
+        return parse_sentinel_url(redis_url).limits_uri()
     if redis_url.startswith("unix://"):
         return "redis+unix://" + redis_url.removeprefix("unix://")
     return redis_url
+
+
+def storage_options(uri: str, redis_url: str | None) -> dict[str, str | int]:
+    """Connection options of limits' storage at `uri`: the timeouts for any Redis (redis, rediss, redis+unix,
+    redis+sentinel), and a Sentinel URL's database number."""
+    if not uri.startswith("redis"):
+        return {}
+    options = dict(STORAGE_OPTIONS)
+    if redis_url and is_sentinel_url(redis_url) and uri == storage_uri(redis_url):
+        options["db"] = parse_sentinel_url(redis_url).db
+    return options
 
 
 def install_limits(app: Flask, redis_url: str | None) -> Limiter:
@@ -105,7 +120,7 @@ def install_limits(app: Flask, redis_url: str | None) -> Limiter:
         get_remote_address,
         app=app,
         storage_uri=uri,
-        storage_options=dict(STORAGE_OPTIONS) if uri.startswith("redis") else {},  # redis, rediss, redis+unix
+        storage_options=storage_options(uri, redis_url),
         headers_enabled=True,
         header_name_mapping={HeaderNames.RETRY_AFTER: _LIMITER_RETRY_AFTER},
         swallow_errors=True,

@@ -17,6 +17,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from rq import Queue
 
+from infra import redis_clients
 from infra.metrics import LogLagCollector, count_error, install_collector, metrics_port, serve_metrics
 from infra.probes import worker_readiness
 from infra.projections import NAMES
@@ -49,7 +50,7 @@ class QueueDepthCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         if self._client is None:
-            self._client = redis.Redis.from_url(self.redis_url, socket_timeout=2, socket_connect_timeout=2)
+            self._client = redis_clients.connect(self.redis_url, socket_timeout=2, socket_connect_timeout=2)
         depth = GaugeMetricFamily("cardledger_rq_queue_depth", "Jobs waiting in an RQ queue", labels=["queue"])
         failed = GaugeMetricFamily(
             "cardledger_rq_failed_jobs", "Jobs in an RQ queue's failed-job registry", labels=["queue"]

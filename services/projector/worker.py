@@ -20,7 +20,7 @@ from rq.exceptions import DequeueTimeout
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
-from infra import redis_bus
+from infra import redis_bus, redis_clients
 from infra.metrics import count_error
 from infra.projections import ProjectionCaches
 from infra.queueing import JOB_SERIALIZER, PROJECTIONS_QUEUE
@@ -122,7 +122,7 @@ def _run_rq(redis_url: str, stop: threading.Event) -> None:
     watcher.start()
     delay = 0.5
     while not stop.is_set():
-        client = redis.Redis.from_url(redis_url, socket_timeout=10, socket_connect_timeout=2)
+        client = redis_clients.connect(redis_url, socket_timeout=10, socket_connect_timeout=2)
         worker: ThreadWorker | None = None
         try:
             worker = ThreadWorker([QUEUE], connection=client)

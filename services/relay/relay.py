@@ -54,7 +54,7 @@ import psycopg
 import redis
 from redis.connection import Connection
 
-from infra import redis_bus
+from infra import redis_bus, redis_clients
 from infra.db import Conn, application_name, connect
 from infra.event_store import START, LogPosition, LogTail, RecordedEvent, committed_after_in
 from infra.metrics import count_error
@@ -106,7 +106,7 @@ MAX_JOB_REQUEST_IDS = 50
 
 
 def redis_client(redis_url: str) -> redis.Redis:
-    return redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=10)
+    return redis_clients.connect(redis_url, socket_timeout=5, socket_connect_timeout=2, health_check_interval=10)
 
 
 def batch_request_ids(events: list[RecordedEvent], limit: int = MAX_JOB_REQUEST_IDS) -> list[str]:

@@ -89,6 +89,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the tables' turn clock, 5 to 3600 (default %(default)s)",
     )
     parser.add_argument("--json", type=Path, help="also write the summary and per-table results as JSON here")
+    parser.add_argument(
+        "--receipts",
+        type=Path,
+        help="write every signed receipt the bots received here (a JSON list): check them with "
+        "`cardledger verify --table ID --receipts FILE`",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -111,6 +117,7 @@ def config_from_args(args: argparse.Namespace, base_url: str, other_urls: Sequen
         turn_seconds=args.turn_seconds,
         client=args.client,
         threads=args.threads,
+        receipts_path=args.receipts,
     )
 
 

@@ -30,9 +30,12 @@ class TableResult:
     error: str | None = None
     verified: bool | None = None
     timed_out: int = 0  # actions the service's turn clock took at this table
+    receipts: list[dict[str, Any]] = field(default_factory=list)  # every receipt its writes answered with
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {name: value for name, value in self.__dict__.items() if name != "receipts"} | {
+            "receipts": len(self.receipts)
+        }
 
 
 @dataclass

@@ -17,8 +17,12 @@ Two clients (`client`):
   the view in the answer (the stream pushes it; docs/performance.md, "A seat's view pushed").
 
 An action is conditional on the version it was chosen at (`If-Match`), and a 412 means the
-table moved on: the bot re-reads and chooses again. A 429 waits its `Retry-After` and sends the same request
-(same Idempotency-Key) again. Any other error fails the deal in progress and stops that table.
+table moved on: the bot re-reads and chooses again. A 429, or a 503 (the service is busy or its database is
+failing over), waits its `Retry-After` and sends the same request (same Idempotency-Key) again: a write that did
+commit answers as it did the first time. Any other error fails the deal in progress and stops that table.
+
+Every signed receipt a write answers with is kept (`TableResult.receipts`); `--receipts FILE` writes them all,
+for `cardledger verify --table ID --receipts FILE`.
 
 Tables are opened with a short turn clock (`turn_seconds`, default 5). With `absent` P, each seat of each deal
 stops playing, with probability P, from a random one of its turns to the end of the deal: the service's clock
@@ -33,6 +37,7 @@ URL (i + s) mod k, so the seats of one table write and read through different in
 from __future__ import annotations
 
 import itertools
+import json
 import queue
 import random
 import threading
@@ -40,6 +45,7 @@ import time
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from services.simulate.bots import Bot, make_bot
@@ -49,7 +55,8 @@ from services.simulate.seat_stream import SeatStream
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 SEATS = {"cholek-tiga": (2, 3), "cha-kau-tsz": (2, 3, 4)}
-MAX_RATE_LIMIT_RETRIES = 30
+MAX_RETRIES = 30  # of one request refused with 429 or 503 (each waits its Retry-After, at most 5 s)
+RETRIED_STATUSES = (429, 503)
 MAX_STALE_READS = 100
 DEFAULT_TURN_SECONDS = 5
 ABSENT_FROM_TURNS = 20  # an absent seat stops at one of its first this many turns of the deal, uniformly
@@ -86,6 +93,7 @@ class SimulationConfig:
     other_urls: tuple[str, ...] = ()  # more API instances of the same service; clients round-robin over all
     threads: int | None = None  # threads (and connections) the tables in play share; None: one thread per table
     view_in_answer: bool = False  # `streaming`: the POSTs ask for the view too (the actor needs no push to go on)
+    receipts_path: Path | None = None  # where every receipt received is written, as one JSON list
 
     @property
     def urls(self) -> tuple[str, ...]:
@@ -180,18 +188,27 @@ class TablePlayer:
         headers: Mapping[str, str] | None = None,
         client: HttpClient | None = None,
     ) -> Response:
-        """One request (on `client`, else the table's); 429 answers wait their Retry-After and go again. Other
-        answers are returned as they are."""
-        for _ in range(MAX_RATE_LIMIT_RETRIES):
+        """One request (on `client`, else the table's); 429 and 503 answers wait their Retry-After and go again.
+        Other answers are returned as they are; a write's receipt is kept."""
+        for _ in range(MAX_RETRIES):
             self.stats.request()
             response = (client or self.client).request(method, path, body, token, headers)
-            if response.status != 429:
+            if response.status not in RETRIED_STATUSES:
                 if not response.ok:
                     self.stats.error(response.code, retried=response.status == 412)
+                elif method == "POST":
+                    self.keep_receipt(response)
                 return response
             self.stats.error(response.code, retried=True)
             time.sleep(min(5.0, max(0.05, _retry_after(response))))
-        raise SimulationError(f"{method} {path}: still rate limited after {MAX_RATE_LIMIT_RETRIES} tries")
+        raise SimulationError(f"{method} {path}: still refused ({response.status}) after {MAX_RETRIES} tries")
+
+    def keep_receipt(self, response: Response) -> None:
+        answer = response.payload
+        receipt = answer.get("receipt") if isinstance(answer, dict) else None
+        if receipt is not None:
+            with self.lock:
+                self.result.receipts.append(receipt)
 
     def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> dict[str, Any]:
         response = self.send(method, path, body, token)
@@ -611,4 +628,7 @@ def simulate(
                     player.result.error = f"verification: {type(error).__name__}: {error}"
         finally:
             client.close()
+    if config.receipts_path is not None:
+        kept = [receipt for result in results for receipt in result.receipts]
+        config.receipts_path.write_text(json.dumps(kept, indent=1) + "\n")
     return SimulationResult(config, stats.summary(), results)
