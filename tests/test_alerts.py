@@ -201,3 +201,37 @@ def test_the_dashboard_has_a_panel_for_each_thing_to_watch(topic: str, metric: s
 def test_the_projection_lag_panel_shows_each_projection() -> None:
     expressions = [e for title, e in dashboard_expressions() if title.lower().startswith("projection lag")]
     assert any("by (projection)" in expression for expression in expressions)
+
+
+HA_ALERTS = ROOT / "deploy" / "prometheus" / "ha-alerts.yaml"
+HA_ALERT_TESTS = ROOT / "deploy" / "prometheus" / "ha-alerts.test.yaml"
+PATRONI_METRIC = re.compile(r"\bpatroni_\w+")
+# What Patroni 3's REST API serves on GET /metrics and these rules read.
+PATRONI_METRICS = {"patroni_primary", "patroni_sync_standby", "patroni_postgres_running"}
+
+
+def ha_rules() -> list[dict[str, Any]]:
+    loaded = yaml.safe_load(HA_ALERTS.read_text())
+    return [rule for group in loaded["groups"] for rule in group["rules"]]
+
+
+@pytest.mark.parametrize("rule", ha_rules(), ids=[r["alert"] for r in ha_rules()])
+def test_every_high_availability_alert_reads_patroni_and_has_a_runbook(rule: dict[str, Any]) -> None:
+    named = set(PATRONI_METRIC.findall(rule["expr"]))
+    assert named and named <= PATRONI_METRICS, f"{rule['alert']}: {sorted(named)}"
+    assert rule["labels"]["severity"] in SEVERITIES
+    found = RUNBOOK.match(rule["annotations"]["runbook_url"])
+    assert found and found.group(1) in anchors(OPERATIONS), rule["annotations"]["runbook_url"]
+    assert f"### {rule['alert']}\n" in OPERATIONS.read_text()
+
+
+def test_the_high_availability_alerts_pass_their_promtool_unit_tests() -> None:
+    """A lost synchronous standby and a cluster without a primary each fire; the healthy pair stays quiet."""
+    checked = subprocess.run(
+        [promtool(), "check", "rules", str(HA_ALERTS)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    result = subprocess.run(
+        [promtool(), "test", "rules", str(HA_ALERT_TESTS)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

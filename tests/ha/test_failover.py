@@ -49,7 +49,7 @@ pytestmark = pytest.mark.slow
 
 SYNCHRONOUS = os.environ.get("CARDLEDGER_HA_STANDBY", "sync") != "async"
 TABLES = 8
-PLAY_SECONDS = 150.0  # no deal starts after this; the schedule of kills fits well inside it
+PLAY_SECONDS = 120.0  # no deal starts after this; the schedule of kills fits well inside it
 ACTIONS_BETWEEN_STEPS = 40  # acknowledged actions seen between one fault and the next
 
 
