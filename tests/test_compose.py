@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.test_images_pinned import EXACT
+
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "docker-compose.yml"
 RUNS_ONCE = {"migrate"}
@@ -99,3 +101,72 @@ def test_only_the_api_gets_the_auditor_token_and_the_signing_key() -> None:
             "migrate": {"CARDLEDGER_SIGNING_KEY"},
         }
         assert environment & {"CARDLEDGER_SIGNING_KEY", "CARDLEDGER_AUDITOR_TOKEN"} == expected.get(name, set()), name
+
+
+HA_COMPOSE = ROOT / "docker-compose.ha.yml"
+CARDLEDGER_SERVICES = ("migrate", "api", "relay", "worker")
+
+
+def merged_ha_config(folder: Path) -> dict[str, Any]:
+    """`docker-compose -f docker-compose.yml -f docker-compose.ha.yml config`: the merged HA shape."""
+    executable = shutil.which("docker-compose")
+    if executable is None:
+        pytest.skip("docker-compose not found: `apt-get install docker-compose` (Debian/Ubuntu)")
+    (folder / "docker-compose.yml").write_text(without_project_name(COMPOSE.read_text()))
+    (folder / "docker-compose.ha.yml").write_text(HA_COMPOSE.read_text())
+    shutil.copytree(ROOT / "deploy" / "patroni", folder / "deploy" / "patroni")
+    result = subprocess.run(
+        [executable, "-f", "docker-compose.yml", "-f", "docker-compose.ha.yml", "config"],
+        cwd=folder,
+        env={"PATH": "/usr/bin:/bin", **REQUIRED_VARIABLES},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    merged: dict[str, Any] = yaml.safe_load(result.stdout)
+    return merged
+
+
+def test_the_ha_shape_points_every_cardledger_service_at_patroni_and_the_sentinels(tmp_path: Path) -> None:
+    merged = merged_ha_config(tmp_path)["services"]
+    assert {
+        "etcd",
+        "postgres",
+        "postgres-2",
+        "redis",
+        "redis-replica",
+        "sentinel-1",
+        "sentinel-2",
+        "sentinel-3",
+    } <= set(merged)
+    for name in CARDLEDGER_SERVICES:
+        environment = merged[name]["environment"]
+        assert environment["DATABASE_URL"].endswith(
+            "@postgres:5432,postgres-2:5432/cardledger?target_session_attrs=read-write"
+        ), name
+        assert environment["REDIS_URL"].startswith("redis+sentinel://:"), name
+        assert environment["REDIS_URL"].endswith("@sentinel-1:26379,sentinel-2:26379,sentinel-3:26379/cardledger")
+    owner = merged["migrate"]["environment"]["CARDLEDGER_MIGRATE_DATABASE_URL"]
+    assert owner.endswith("@postgres:5432,postgres-2:5432/cardledger?target_session_attrs=read-write")
+    assert "CARDLEDGER_SIGNING_KEY" in merged["api"]["environment"]  # the base file's secrets stay where they were
+    assert "CARDLEDGER_SIGNING_KEY" not in merged["relay"]["environment"]
+
+
+def test_the_ha_shape_limits_checks_and_pins_its_services(tmp_path: Path) -> None:
+    merged = merged_ha_config(tmp_path)["services"]
+    for name, service in merged.items():
+        limits = service.get("deploy", {}).get("resources", {}).get("limits", {})
+        assert {"cpus", "memory"} <= set(limits), name
+        if name != "migrate":
+            assert service.get("healthcheck", {}).get("test"), name
+        if "build" not in service:
+            assert EXACT.match(service["image"]), f"{name}: {service['image']}"
+
+
+def test_patroni_runs_synchronous_with_pg_rewind() -> None:
+    config = yaml.safe_load((ROOT / "deploy" / "patroni" / "patroni.yml").read_text())
+    dcs = config["bootstrap"]["dcs"]
+    assert dcs["synchronous_mode"] is True and dcs["postgresql"]["use_pg_rewind"] is True
+    assert dcs["postgresql"]["parameters"]["wal_log_hints"] == "on"  # pg_rewind needs it without checksums

@@ -10,7 +10,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 # name:MAJOR.MINOR.PATCH[-variant], optionally @sha256:...; PostgreSQL 10 and later: MAJOR.MINOR is exact.
-EXACT = re.compile(r"^(?:[\w./-]+:\d+\.\d+\.\d+|(?:[\w./-]+/)?postgres:\d{2,}\.\d+)(-[\w.-]+)?(@sha256:[0-9a-f]{64})?$")
+EXACT = re.compile(
+    r"^(?:[\w./-]+:v?\d+\.\d+\.\d+|(?:[\w./-]+/)?postgres:\d{2,}\.\d+)(-[\w.-]+)?(@sha256:[0-9a-f]{64})?$"
+)
 
 
 def test_exact_means_exact() -> None:

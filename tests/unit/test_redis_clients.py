@@ -60,7 +60,7 @@ def test_a_multi_host_database_url_must_want_the_writable_server() -> None:
 
 def test_a_host_that_does_not_resolve_is_named_with_its_setting() -> None:
     url = "postgresql://svc@127.0.0.1:5432,no-such-node.invalid:5432/db?target_session_attrs=read-write"
-    with pytest.raises(ValueError, match="DATABASE_URL: host 'no-such-node.invalid' does not resolve"):
+    with pytest.raises(ValueError, match=r"DATABASE_URL: host 'no-such-node\.invalid' does not resolve"):
         check_database_hosts(url, "DATABASE_URL")
     check_database_hosts("postgresql://svc@127.0.0.1:5432,localhost:5433/db", "DATABASE_URL")
     assert database_hosts("postgresql:///db?host=/var/run/postgresql") == []
