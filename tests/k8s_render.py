@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 K8S = Path(__file__).resolve().parents[1] / "k8s"
-OVERLAYS = ("local", "production")
+OVERLAYS = ("local", "production", "ha")
 
 
 def kubectl() -> str:

@@ -39,6 +39,11 @@ def of_kind(overlay: str, *kinds: str) -> list[dict[str, Any]]:
     return [document for document in rendered(overlay) if document["kind"] in kinds]
 
 
+def cardledger_config(overlay: str) -> dict[str, Any]:
+    (config,) = [document for document in of_kind(overlay, "ConfigMap") if document["metadata"]["name"] == "cardledger"]
+    return config
+
+
 def workloads(overlay: str) -> list[dict[str, Any]]:
     return of_kind(overlay, *WORKLOAD_KINDS)
 
@@ -62,15 +67,41 @@ def containers(document: dict[str, Any]) -> list[dict[str, Any]]:
     return [*(pod.get("initContainers") or []), *pod["containers"]]
 
 
+# Kinds of operators whose schemas kubernetes-validate does not ship: checked by the tests of their overlay.
+OPERATOR_API_GROUPS = ("postgresql.cnpg.io/",)
+
+
+def of_an_operator(document: dict[str, Any]) -> bool:
+    return str(document.get("apiVersion", "")).startswith(OPERATOR_API_GROUPS)
+
+
 @overlays
 def test_every_rendered_document_is_valid(overlay: str) -> None:
     documents = rendered(overlay)
     assert documents
     for document in documents:
+        if of_an_operator(document):
+            continue
         try:
             kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
         except kubernetes_validate.ValidationError as error:
             pytest.fail(f"{overlay}: {where(document)}: {error.message} at {'/'.join(str(p) for p in error.path)}")
+
+
+def test_the_ha_overlay_runs_postgresql_synchronous_under_cloudnativepg() -> None:
+    """The operator's Cluster has no schema offline: what the promise rests on is checked here."""
+    (cluster,) = [document for document in rendered("ha") if document["kind"] == "Cluster"]
+    assert cluster["apiVersion"] == "postgresql.cnpg.io/v1" and cluster["metadata"]["namespace"] == "cardledger"
+    spec = cluster["spec"]
+    assert (
+        spec["instances"] >= 3 and spec["minSyncReplicas"] >= 1 and spec["maxSyncReplicas"] >= spec["minSyncReplicas"]
+    )
+    assert spec["affinity"]["podAntiAffinityType"] == "required"
+    assert EXACT.match(spec["imageName"].rpartition("/")[2].replace("postgresql:", "postgres:")), spec["imageName"]
+    template = list(yaml.safe_load_all((K8S / "overlays" / "ha" / "secrets.template.yaml").read_text()))
+    urls = {key: value for document in template for key, value in document.get("stringData", {}).items()}
+    assert "@cardledger-pg-rw.cardledger.svc:5432/cardledger" in urls["DATABASE_URL"]
+    assert urls["REDIS_URL"].startswith("redis+sentinel://") and urls["REDIS_URL"].endswith(":26379/cardledger")
 
 
 def test_the_validator_refuses_an_unknown_field() -> None:
@@ -85,6 +116,8 @@ def test_the_workloads_are_cardledgers_and_the_local_servers(overlay: str) -> No
     expected = {"cardledger-api", "cardledger-relay", "cardledger-worker", f"cardledger-migrate-{release(overlay)}"}
     if overlay == "local":
         expected |= {"cardledger-postgres", "cardledger-redis"}
+    if overlay == "ha":
+        expected |= {"cardledger-redis"}  # Redis and its Sentinels; PostgreSQL is the operator's Cluster
     assert names == expected
 
 
@@ -267,7 +300,7 @@ def test_every_long_running_workload_has_probes_on_its_own_ports(overlay: str) -
 def test_the_relay_and_worker_probes_ask_their_readyz_and_livez(overlay: str) -> None:
     """infra.probes: /readyz checks the relay's lock session or the worker's PostgreSQL and Redis; /livez
     reads nothing, so an outage of either never restarts them."""
-    (config,) = of_kind(overlay, "ConfigMap")
+    config = cardledger_config(overlay)
     expected = {
         "cardledger-relay": int(config["data"]["CARDLEDGER_RELAY_METRICS_PORT"]),
         "cardledger-worker": int(config["data"]["CARDLEDGER_WORKER_METRICS_PORT"]),
@@ -366,10 +399,10 @@ def test_the_local_cluster_has_every_secret_it_uses_and_only_published_values() 
 @overlays
 def test_the_proxy_count_matches_what_stands_in_front(overlay: str) -> None:
     """Production: one ingress controller (its Ingress); local: port-forward, no proxy (docs/operations.md)."""
-    (config,) = of_kind(overlay, "ConfigMap")
+    config = cardledger_config(overlay)
     ingresses = of_kind(overlay, "Ingress")
     assert config["data"]["CARDLEDGER_TRUSTED_PROXIES"] == ("1" if ingresses else "0")
-    assert bool(ingresses) == (overlay == "production")
+    assert bool(ingresses) == (overlay in ("production", "ha"))
 
 
 # Network ----------------------------------------------------------------------------------------------------
@@ -387,7 +420,8 @@ def test_the_network_policies_deny_by_default_and_let_through_only_what_is_neede
         for rule in spec.get("egress") or []
         for port in rule.get("ports") or []
     }
-    assert egress_ports == {("TCP", 5432), ("TCP", 6379), ("TCP", 6380), ("UDP", 53), ("TCP", 53)}
+    sentinels = {("TCP", 26379)} if overlay == "ha" else set()
+    assert egress_ports == {("TCP", 5432), ("TCP", 6379), ("TCP", 6380), ("UDP", 53), ("TCP", 53)} | sentinels
     for spec in policies.values():
         for rule in spec.get("egress") or []:
             assert rule.get("ports"), "an egress rule without ports lets everything out"
@@ -403,6 +437,9 @@ def test_the_network_policies_deny_by_default_and_let_through_only_what_is_neede
     if overlay == "local":
         assert ingress_ports["cardledger-postgres"] == {5432}
         assert ingress_ports["cardledger-redis"] == {6379}
+    elif overlay == "ha":
+        assert set(ingress_ports) == {"api", "cardledger", "cardledger-redis"}
+        assert ingress_ports["cardledger-redis"] == {6379, 26379}  # Redis and its Sentinels
     else:
         assert set(ingress_ports) == {"api", "cardledger"}
 
@@ -452,7 +489,7 @@ def test_the_relay_and_the_workers_read_no_secret_they_do_not_use(overlay: str) 
 
 @overlays
 def test_prometheus_scrapes_the_api_on_its_metrics_port_not_the_public_one(overlay: str) -> None:
-    (config,) = of_kind(overlay, "ConfigMap")
+    config = cardledger_config(overlay)
     port = int(config["data"]["CARDLEDGER_API_METRICS_PORT"])
     (api,) = [d for d in workloads(overlay) if d["metadata"]["name"] == "cardledger-api"]
     annotations = api["spec"]["template"]["metadata"]["annotations"]
