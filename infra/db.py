@@ -12,7 +12,7 @@ libpq's `fallback_application_name`: an `application_name` in the URL, or PGAPPN
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from time import monotonic
 from typing import Any
@@ -64,6 +64,8 @@ class FastPool(ConnectionPool[Conn]):
         # Read and written without a lock: setdefault and pop on a dict keyed by objects hashed by identity
         # are single operations under the GIL.
         self._rounds_since: dict[Conn, float] = {}
+        # Called when a connection comes back broken: the server went away (see `putconn`).
+        self.server_lost_listeners: list[Callable[[], None]] = []
 
     def getconn(self, timeout: float | None = None) -> Conn:
         conn = None if self.closed else self._take_idle()
@@ -85,7 +87,10 @@ class FastPool(ConnectionPool[Conn]):
         if conn.broken and not self.closed:
             # The server went away (a restart, a failover): the connections resting in the idle queue are most
             # likely dead too. psycopg_pool tests them all now and replaces the dead ones, so that the callers
-            # after this one get working connections instead of failing one by one.
+            # after this one get working connections instead of failing one by one. Whoever keeps what the lost
+            # server said is told first (the one that takes over may hold less).
+            for listener in self.server_lost_listeners:
+                listener()
             self._give_back(conn)
             self._return_idle()
             self.check()

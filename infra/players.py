@@ -71,6 +71,10 @@ class KnownPlayers:
         self._players: Lru[str, Player] = Lru(size)
         self._token_hashes: Lru[str, str] = Lru(size)
 
+    def clear(self) -> None:
+        self._players.clear()
+        self._token_hashes.clear()
+
     def for_token(self, token: str) -> Player | None:
         """The player of `token` when this process has seen it accepted before; None means "ask the store"."""
         player_id = token.partition(".")[0]

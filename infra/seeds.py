@@ -59,6 +59,9 @@ class KnownSeeds:
     def __init__(self, size: int = CacheSizes().seeds) -> None:
         self._seeds: Lru[tuple[str, int], bytes] = Lru(size)
 
+    def clear(self) -> None:
+        self._seeds.clear()
+
     def seeds_for(self, stored: Seeds, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
         """As `stored.seeds_for`, without asking it when every seed is known."""
         return self.lookup(stored, table_id, deal_numbers)[0]

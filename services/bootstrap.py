@@ -106,6 +106,7 @@ def bootstrap(
     closers.append(functools.partial(redis_bus.close, client))  # its stream readers stop first, quietly
     store = EventStore(pool)
     ledger = application(PostgresStorage(pool, store), settings.auditor_token, signer, settings.caches)
+    pool.server_lost_listeners.append(ledger.forget_what_it_read)
     return Container(
         settings=settings,
         database_url=database_url,

@@ -132,6 +132,10 @@ class TableCommands:
         # Tables whose stream was ahead of the state kept here when last read: read before deciding there.
         self._behind: Lru[str, bool] = Lru(tables)
 
+    def forget_what_it_read(self) -> None:
+        self.seeds.clear()
+        self._behind.clear()
+
     def open_table(self, caller: Caller, game: str, seats: int, options: Mapping[str, Any]) -> tuple[str, JSON]:
         """Open a table; its id and the receipt of its opening."""
         self._require_player(caller, "open a table")

@@ -43,11 +43,20 @@ class CardLedger:
         self.signer = signer if signer is not None else ReceiptSigner.ephemeral()
         self.states = states if states is not None else FoldedStates(caches.tables)
         self.withheld = WithheldHashes(self.store, caches.deals)
-        players = KnownPlayers(caches.players)
+        self.players = players = KnownPlayers(caches.players)
         self.identity = Identity(storage, auditor_token, players)
         self.commands = TableCommands(storage, self.signer, self.states, self.withheld, caches.seeds, caches.tables)
         self.queries = TableQueries(storage, self.states, self.withheld, players)
         self.seeds = self.commands.seeds
+
+    def forget_what_it_read(self) -> None:
+        """Drop every cache of what the database said (states, seeds, players, withheld deals): called when the
+        database server was lost, since the server that takes over may hold less than the one that told us
+        (docs/operations.md, "High availability"), and deciding on a state it no longer has breaks the table."""
+        self.states.clear()
+        self.commands.forget_what_it_read()
+        self.withheld.clear()
+        self.players.clear()
 
     # Players
     def register_player(self, name: str) -> dict[str, JSON]:

@@ -226,3 +226,21 @@ def test_connections_carry_their_component_s_name_unless_the_url_gives_one(db_ur
     separator = "&" if "?" in db_url else "?"
     with infra.db.connect(f"{db_url}{separator}application_name=operator-chosen", "relay") as conn:
         assert _application_name(conn) == "operator-chosen"
+
+
+def test_a_connection_broken_by_the_server_tells_who_keeps_what_it_said(pool: FastPool, db_url: str) -> None:
+    """A failover ends every backend: the first caller to meet one tells the listeners (the application drops
+    its caches, since the server that takes over may hold less), then the pool replaces the dead connections."""
+    told: list[str] = []
+    pool.server_lost_listeners.append(lambda: told.append("lost"))
+    with pool.connection() as conn:
+        backend = conn.info.backend_pid
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
+    with pytest.raises(psycopg.OperationalError), pool.connection() as conn:
+        assert conn.info.backend_pid == backend
+        conn.execute("SELECT 1")
+    assert told == ["lost"]
+    with pool.connection() as again:
+        assert again.execute("SELECT 3 AS three").fetchone() == {"three": 3}
+    assert told == ["lost"]  # a healthy connection tells nobody
