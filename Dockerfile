@@ -21,12 +21,8 @@ RUN /opt/build/bin/pip wheel --no-cache-dir --no-deps --no-build-isolation --whe
     && /opt/build/bin/pip --python /opt/venv/bin/python install --no-cache-dir --no-deps /tmp/wheels/*.whl
 
 FROM ${PYTHON_IMAGE}
-# libsodium signs the receipts with half the instructions of cryptography's OpenSSL path (infra/sodium.py); the
-# same bytes, and without it the API falls back to cryptography.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends libsodium23=1.0.18-1+deb12u1 \
-    && rm -rf /var/lib/apt/lists/* \
-    && groupadd --gid 10001 cardledger \
+# No system package: PyNaCl's wheel carries the libsodium that signs the receipts.
+RUN groupadd --gid 10001 cardledger \
     && useradd --create-home --uid 10001 --gid 10001 cardledger
 COPY --from=build /opt/venv /opt/venv
 # Bytecode was compiled at install; the root filesystem is read-only in Kubernetes.

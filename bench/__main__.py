@@ -32,6 +32,7 @@ MODULES = (
     "bench.history",
     "bench.caches",
     "bench.scaling",
+    "bench.high_availability",
 )
 
 # BENCH_QUICK=1: smaller arguments for the modules whose run() takes them, shorter defaults for the env-driven ones.

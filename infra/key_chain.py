@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from nacl.exceptions import BadSignatureError
+from nacl.signing import VerifyKey
 
 from infra.b64url import b64url_decode
 from infra.receipts import SIGNATURE_BYTES, key_id_for, public_key_from
@@ -34,7 +34,7 @@ def endorsement_message(key_id: str, public_key: str, created_at: str) -> bytes:
     return f"{KEY_CONTEXT}\n{key_id}\n{public_key}\n{created_at}".encode()
 
 
-def endorsement_is_valid(entry: Mapping[str, Any], endorser: Ed25519PublicKey) -> bool:
+def endorsement_is_valid(entry: Mapping[str, Any], endorser: VerifyKey) -> bool:
     """Whether `entry` (a key as GET /v1/keys lists it) carries `endorser`'s valid endorsement."""
     key_id, public_key, created_at = entry.get("key_id"), entry.get("public_key"), entry.get("created_at")
     endorsement = entry.get("endorsement")
@@ -47,8 +47,8 @@ def endorsement_is_valid(entry: Mapping[str, Any], endorser: Ed25519PublicKey) -
     if len(signature) != SIGNATURE_BYTES:
         return False
     try:
-        endorser.verify(signature, endorsement_message(str(key_id), str(public_key), str(created_at)))
-    except InvalidSignature:
+        endorser.verify(endorsement_message(str(key_id), str(public_key), str(created_at)), signature)
+    except BadSignatureError:
         return False
     return True
 
@@ -60,7 +60,7 @@ class PinnedKey:
     key_id: str
     public_key: str
 
-    def loaded(self) -> Ed25519PublicKey:
+    def loaded(self) -> VerifyKey:
         return public_key_from(self.public_key)
 
 
@@ -112,7 +112,7 @@ class TrustedKeys:
     pinned: whether they come from `--trust-key` (else: as served). untrusted: the served keys left out (a
     pinned verifier's only), each with the reason."""
 
-    keys: Mapping[str, Ed25519PublicKey]
+    keys: Mapping[str, VerifyKey]
     pinned: bool
     untrusted: Mapping[str, str] = field(default_factory=dict)
 
@@ -127,7 +127,7 @@ def trusted_keys(served: Sequence[Mapping[str, Any]], pinned: Sequence[PinnedKey
     """The keys to accept: with no pins, every served key whose key_id matches its public key; with pins, the
     pinned keys (whatever the service serves) and every served key endorsed, link by link, from one of them."""
     by_id: dict[str, Mapping[str, Any]] = {}
-    loaded: dict[str, Ed25519PublicKey] = {}
+    loaded: dict[str, VerifyKey] = {}
     for entry in served:
         key_id, public_key = entry.get("key_id"), entry.get("public_key")
         if not isinstance(key_id, str) or not isinstance(public_key, str):
@@ -141,7 +141,7 @@ def trusted_keys(served: Sequence[Mapping[str, Any]], pinned: Sequence[PinnedKey
         by_id[key_id] = entry
     if pinned is None:
         return TrustedKeys(loaded, pinned=False)
-    trusted: dict[str, Ed25519PublicKey] = {key.key_id: key.loaded() for key in pinned}
+    trusted: dict[str, VerifyKey] = {key.key_id: key.loaded() for key in pinned}
     grew = True
     while grew:
         grew = False

@@ -35,8 +35,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from nacl.exceptions import BadSignatureError
+from nacl.signing import VerifyKey
 
 from infra.b64url import b64url_decode
 
@@ -170,18 +170,18 @@ def _json_type(value: object) -> str:
 # --------------------------------------------------------------------------- keys and signatures
 
 
-def public_key_from(encoded: str) -> Ed25519PublicKey:
+def public_key_from(encoded: str) -> VerifyKey:
     """An Ed25519 public key from base64url of its raw 32 bytes; ValueError otherwise."""
     raw = b64url_decode(encoded)
     if len(raw) != PUBLIC_KEY_BYTES:
         raise ValueError(f"an Ed25519 public key is {PUBLIC_KEY_BYTES} bytes, got {len(raw)}")
-    return Ed25519PublicKey.from_public_bytes(raw)
+    return VerifyKey(raw)
 
 
-def parse_public_keys(keys: Sequence[Mapping[str, Any]]) -> dict[str, Ed25519PublicKey]:
+def parse_public_keys(keys: Sequence[Mapping[str, Any]]) -> dict[str, VerifyKey]:
     """key_id -> public key of a key list as GET /v1/keys answers (its "keys"). ValueError on an entry that is
     not an Ed25519 key, or whose key_id is not the one its public key gives."""
-    found: dict[str, Ed25519PublicKey] = {}
+    found: dict[str, VerifyKey] = {}
     for index, entry in enumerate(keys):
         if not isinstance(entry, Mapping):
             raise ValueError(f"key {index}: must be an object")
@@ -200,7 +200,7 @@ def parse_public_keys(keys: Sequence[Mapping[str, Any]]) -> dict[str, Ed25519Pub
     return found
 
 
-def signature_is_valid(receipt: Receipt, public_key: Ed25519PublicKey) -> bool:
+def signature_is_valid(receipt: Receipt, public_key: VerifyKey) -> bool:
     """Whether `receipt`'s signature is the key's over the receipt's message."""
     try:
         signature = b64url_decode(receipt.signature)
@@ -209,8 +209,8 @@ def signature_is_valid(receipt: Receipt, public_key: Ed25519PublicKey) -> bool:
     if len(signature) != SIGNATURE_BYTES:
         return False
     try:
-        public_key.verify(signature, receipt.message)
-    except InvalidSignature:
+        public_key.verify(receipt.message, signature)
+    except BadSignatureError:
         return False
     return True
 
@@ -281,7 +281,7 @@ class ReceiptCheck:
 
 def check_receipts(
     receipts: Sequence[Receipt | Mapping[str, Any]],
-    keys: Sequence[Mapping[str, Any]] | Mapping[str, Ed25519PublicKey],
+    keys: Sequence[Mapping[str, Any]] | Mapping[str, VerifyKey],
     log_hashes: Mapping[int, str],
     table_id: str | None = None,
     *,

@@ -29,13 +29,12 @@ import os
 import secrets
 import stat
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from nacl.signing import SigningKey
 from psycopg.rows import tuple_row
 
 from domain.hashchain import canonical_timestamp
@@ -47,7 +46,6 @@ from infra.seed_text import SEED_BYTES as SEED_BYTES  # the seed's names, re-exp
 from infra.seed_text import SIGNING_KEY_VARIABLE as SIGNING_KEY_VARIABLE
 from infra.seed_text import encode_signing_key as encode_signing_key
 from infra.seed_text import parse_signing_key as parse_signing_key
-from infra.sodium import sodium_signer
 
 if TYPE_CHECKING:
     from infra.config import Settings
@@ -75,24 +73,22 @@ def utc_timestamp(moment: datetime | None = None) -> str:
 class ReceiptSigner:
     """Signs receipts with one Ed25519 key. Its repr names the key_id, never the key."""
 
-    __slots__ = ("_private", "_sign", "key_id", "public_key", "public_key_raw")
+    __slots__ = ("_private", "key_id", "public_key", "public_key_raw")
 
-    def __init__(self, private: Ed25519PrivateKey) -> None:
+    def __init__(self, private: SigningKey) -> None:
         self._private = private
-        # libsodium where the system has it (the same signature bytes, fewer instructions), else cryptography
-        self._sign: Callable[[bytes], bytes] = sodium_signer(private) or private.sign
-        self.public_key_raw = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.public_key_raw = bytes(private.verify_key)
         self.public_key = b64url_encode(self.public_key_raw)
         self.key_id = key_id_for(self.public_key_raw)
 
     @classmethod
     def from_seed(cls, seed: bytes) -> ReceiptSigner:
-        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+        return cls(SigningKey(seed))
 
     @classmethod
     def ephemeral(cls) -> ReceiptSigner:
         """A throw-away key (tests and tools that build a CardLedger by hand; the API always has a real one)."""
-        return cls(Ed25519PrivateKey.generate())
+        return cls(SigningKey.generate())
 
     def sign(self, table_id: str, version: int, hash_: str, signed_at: datetime | None = None) -> dict[str, Any]:
         """The receipt of a write whose last event is (`version`, `hash_`) in `table_id`'s stream."""
@@ -106,6 +102,10 @@ class ReceiptSigner:
             "key_id": self.key_id,
             "signature": b64url_encode(signature),
         }
+
+    def _sign(self, message: bytes) -> bytes:
+        """Ed25519, deterministic: one key and one message make one signature (libsodium, through PyNaCl)."""
+        return self._private.sign(message).signature
 
     def endorse(self, key_id: str, public_key: str, created_at: str) -> bytes:
         """This key's endorsement of a successor (`infra.key_chain.endorsement_message`)."""

@@ -74,7 +74,7 @@ def test_a_key_of_the_wrong_length_stops_the_start(
 def test_the_api_refuses_to_start_with_urls_and_no_key(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], no_exec: None
 ) -> None:
-    monkeypatch.setenv("DATABASE_URL", "postgresql://db.example/cardledger")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://127.0.0.1:1/cardledger")
     monkeypatch.setenv("REDIS_URL", "redis://cache.example/0")
     monkeypatch.delenv(SIGNING_KEY_VARIABLE)
     assert main(["api"]) == 2
