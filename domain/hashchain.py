@@ -15,7 +15,6 @@ import hashlib
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 
 from domain.events import JSON, PRIVATE
 
@@ -30,27 +29,16 @@ SALT = "salt"
 SALT_HEX_CHARS = 64  # 256 bits
 
 
+# The one JSON encoder of the chain (docs/hashing.md): sorted keys, no spaces, UTF-8 as is.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _refuse(value: object) -> object:
-    raise TypeError(f"{type(value).__name__} {value!r} is not JSON")
-
-
-# Every append encodes its events here, and json.dumps (even JSONEncoder.encode) builds a new C encoder per
-# call, which costs more than encoding a small event. So one C encoder, made once with the same options, is
-# called directly; without the circular-reference check (no `markers`), as event data is a tree of plain values.
-_C_CANONICAL = (
-    None
-    if c_make_encoder is None
-    else c_make_encoder(None, _refuse, encode_basestring, None, ":", ",", True, False, True)
+HASHED_FIELDS = frozenset(
+    {"stream_id", "version", "type", "schema_version", "deal_no", "data", "metadata", "occurred_at", "hash_version"}
 )
 
 
 def canonical_text(value: JSON) -> str:
-    if _C_CANONICAL is None:
-        return _CANONICAL.encode(value)
-    return "".join(_C_CANONICAL(value, 0))
+    """The canonical JSON text of `value`; TypeError for what is not JSON."""
+    return _CANONICAL.encode(value)
 
 
 def canonical_json(value: JSON) -> bytes:
@@ -68,7 +56,23 @@ def canonical_timestamp(moment: datetime) -> str:
 
 
 def event_hash(prev_hash: str, hashed_fields: Mapping[str, JSON]) -> str:
-    return hashlib.sha256(prev_hash.encode("ascii") + canonical_json(dict(hashed_fields))).hexdigest()
+    """The hash of an event given as its `hashed_fields`: `chained_hash` of their canonical texts."""
+    unknown = set(hashed_fields) - HASHED_FIELDS
+    if unknown:
+        raise ValueError(f"fields {sorted(unknown)} are not hashed; the hashed fields are {sorted(HASHED_FIELDS)}")
+    fields: Mapping[str, object] = hashed_fields
+    return chained_hash(
+        prev_hash,
+        str(fields["stream_id"]),
+        int(fields["version"]),  # type: ignore[call-overload]
+        str(fields["type"]),
+        int(fields["schema_version"]),  # type: ignore[call-overload]
+        int(fields["deal_no"]),  # type: ignore[call-overload]
+        canonical_text(hashed_fields["data"]),
+        canonical_text(hashed_fields["metadata"]),
+        str(fields["occurred_at"]),
+        int(fields.get("hash_version", HASH_V1)),  # type: ignore[call-overload]
+    )
 
 
 def private_commitment(private: Mapping[str, JSON]) -> str:
@@ -147,19 +151,18 @@ def chained_hash(
     occurred_at_text: str,
     hash_version: int = HASH_V1,
 ) -> str:
-    """`event_hash(prev_hash, hashed_fields(...))` from the canonical texts of data and metadata (for hash
-    version 2, `data_text` is the text of `hashed_data`: without the private block).
+    """The one writer of the chain's hashed text: SHA-256 of `prev_hash` and the canonical JSON of the event's
+    hashed fields (docs/hashing.md), from the canonical texts of its data and metadata (for hash version 2,
+    `data_text` is the text of `hashed_data`: without the private block).
 
-    The event store needs those texts anyway (they are what it sends to the database), so encoding
-    them once here instead of again inside the whole event saves a JSON encoding per appended event.
-    The keys are written in sorted order, so the bytes are those `canonical_json` gives.
+    The event store needs those texts anyway (they are what it sends to the database), so the data is encoded
+    once. The keys are written in sorted order, so the text is the canonical JSON of the whole event.
     """
-    # A string's canonical JSON is what the encoder's own string function writes (one C call).
     version_field = "" if hash_version == HASH_V1 else f'"hash_version":{int(hash_version)},'
     text = (
         f'{{"data":{data_text},"deal_no":{int(deal_no)},{version_field}"metadata":{metadata_text},'
-        f'"occurred_at":{encode_basestring(occurred_at_text)},"schema_version":{int(schema_version)},'
-        f'"stream_id":{encode_basestring(stream_id)},"type":{encode_basestring(type_)},"version":{int(version)}}}'
+        f'"occurred_at":{canonical_text(occurred_at_text)},"schema_version":{int(schema_version)},'
+        f'"stream_id":{canonical_text(stream_id)},"type":{canonical_text(type_)},"version":{int(version)}}}'
     )
     return hashlib.sha256(prev_hash.encode("ascii") + text.encode("utf-8")).hexdigest()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime
 
@@ -48,8 +49,9 @@ moments = st.datetimes(timezones=st.just(UTC))
     objects,
     objects,
     moments,
+    st.sampled_from([1, 2]),
 )
-def test_chained_hash_equals_the_hash_of_the_whole_canonical_event(
+def test_the_hash_is_sha256_of_the_documented_canonical_json_of_the_event(
     stream_id: str,
     version: int,
     type_: str,
@@ -58,20 +60,34 @@ def test_chained_hash_equals_the_hash_of_the_whole_canonical_event(
     data: dict[str, object],
     metadata: dict[str, object],
     moment: datetime,
+    hash_version: int,
 ) -> None:
-    fields = hashed_fields(stream_id, version, type_, schema_version, deal_no, data, metadata, moment)  # type: ignore[arg-type]
-    fast = chained_hash(
+    """The chain's one text writer (`chained_hash`, which `event_hash` calls) against docs/hashing.md's
+    definition, written here with the standard library alone: SHA-256 of the previous hash and json.dumps of
+    the hashed fields with sorted keys, no spaces and UTF-8 as is."""
+    fields = hashed_fields(stream_id, version, type_, schema_version, deal_no, data, metadata, moment, hash_version)  # type: ignore[arg-type]
+    documented = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    expected = hashlib.sha256(GENESIS_HASH.encode() + documented.encode("utf-8")).hexdigest()
+    written = chained_hash(
         GENESIS_HASH,
         stream_id,
         version,
         type_,
         schema_version,
         deal_no,
-        canonical_text(data),  # type: ignore[arg-type]
+        canonical_text(fields["data"]),  # type: ignore[arg-type]
         canonical_text(metadata),  # type: ignore[arg-type]
         canonical_timestamp(moment),
+        hash_version,
     )
-    assert fast == event_hash(GENESIS_HASH, fields)
+    assert written == expected
+    assert event_hash(GENESIS_HASH, fields) == expected
+
+
+def test_event_hash_refuses_a_field_the_chain_does_not_hash() -> None:
+    fields = hashed_fields("t", 1, "x", 1, 0, {}, {}, "2026-01-01T00:00:00.000000Z")
+    with pytest.raises(ValueError, match="are not hashed"):
+        event_hash(GENESIS_HASH, {**fields, "extra": 1})
 
 
 @given(json_without_floats)
