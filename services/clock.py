@@ -41,8 +41,6 @@ stopped). Two clocks sweeping at once would still be correct, only wasteful.
 `CARDLEDGER_ABANDON_AFTER`: how long a table may have nobody seated before
 the service closes it; seconds ("86400") or a duration ("24h", "90m", "1d12h",
 "45s"), from 60 seconds to 365 days; default 24 h (`abandon_after`).
-`CARDLEDGER_CLOCK_DELAY` (tests only): seconds the clock waits between deciding
-and appending, so that a test can kill it there.
 """
 
 from __future__ import annotations
@@ -77,7 +75,9 @@ ABANDON_VARIABLE = "CARDLEDGER_ABANDON_AFTER"
 DEFAULT_ABANDON_AFTER = timedelta(hours=24)
 MIN_ABANDON_AFTER = timedelta(seconds=60)
 MAX_ABANDON_AFTER = timedelta(days=365)
-DELAY_VARIABLE = "CARDLEDGER_CLOCK_DELAY"
+# A test's hook (tests/faults/delayed.py), never set in production: called between a decision and its append,
+# so that a test can kill the clock there.
+before_append: Callable[[], None] | None = None
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
@@ -107,19 +107,6 @@ def abandon_after(environ: Mapping[str, str] = os.environ) -> timedelta:
     if not MIN_ABANDON_AFTER <= value <= MAX_ABANDON_AFTER:
         raise ValueError(f"{ABANDON_VARIABLE} must be from 60 s to 365 days, not {raw!r}")
     return value
-
-
-def _pause_from_environment(environ: Mapping[str, str] = os.environ) -> Callable[[], None] | None:
-    raw = environ.get(DELAY_VARIABLE, "").strip()
-    if not raw:
-        return None
-    seconds = float(raw)
-
-    def pause() -> None:
-        log.warning("turn clock: pausing %.1f s between its decision and its append (%s)", seconds, DELAY_VARIABLE)
-        time.sleep(seconds)
-
-    return pause
 
 
 @dataclass
@@ -182,7 +169,7 @@ def run_clock(
             try:
                 if clock is None:
                     ledger, close = (make_ledger or (lambda: _ledger(database_url)))()
-                    clock = Clock(ledger, after if after is not None else abandon_after(), _pause_from_environment())
+                    clock = Clock(ledger, after if after is not None else abandon_after(), before_append)
                 with psycopg.connect(
                     database_url, autocommit=True, fallback_application_name=application_name(COMPONENT)
                 ) as lock_conn:

@@ -12,7 +12,7 @@ upsert per projection and COMMIT become one round trip.
 from __future__ import annotations
 
 import functools
-import time
+from collections.abc import Callable
 from typing import Any
 
 from infra.db import Conn
@@ -58,12 +58,12 @@ def apply_in_one_statement(
     at: LogPosition,
     events: list[RecordedEvent],
     caches: ProjectionCaches,
-    delay: float = 0.0,
+    pause: Callable[[], None] | None = None,
 ) -> list[str] | None:
     """Apply `events` (read from `at`) to the projections of `group` and move their checkpoints, in one
     statement on the autocommit connection `conn`; the checkpoints moved (those of the projections applied).
     None, having written nothing, when a projection of the group would write the batch otherwise than by one
-    upsert. `delay` (fault injection) holds the statement's transaction open that long before its commit."""
+    upsert. `pause` (a test's hook) is called inside the statement's transaction, before its commit."""
     if any(p.upsert is None and (p.idle_for is None or not p.idle_for(events)) for p in group):
         return None
     upserts = [p for p in group if p.upsert is not None]
@@ -74,10 +74,10 @@ def apply_in_one_statement(
         assert projection.upsert is not None
         params += [projection.upsert.rows(conn, events, caches), checkpoint_name(projection.name)]
     statement = _statement(tuple((p.upsert.statement, *p.upsert.also) for p in upserts if p.upsert is not None))
-    if delay:
+    if pause is not None:
         with conn.transaction():
             moved = conn.execute(statement, params).fetchall()
-            time.sleep(delay)
+            pause()
     else:
         moved = conn.execute(statement, params).fetchall()
     return [str(row["name"]) for row in moved]

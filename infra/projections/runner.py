@@ -11,8 +11,6 @@ changes each read model exactly once, however often a job runs.
 from __future__ import annotations
 
 import hashlib
-import os
-import time
 from collections.abc import Callable
 
 import psycopg
@@ -48,8 +46,9 @@ COMMITTED_TOGETHER: tuple[tuple[str, ...], ...] = (
     (TABLE_VIEWS.name, HAND_TRICKS.name, LEDGER.name, SETTLEMENTS.name, DEAL_SETTLEMENTS.name),
 )
 
-# Fault injection for tests: seconds to sleep after applying a batch, before its commit.
-DELAY_VARIABLE = "CARDLEDGER_PROJECTION_BATCH_DELAY"
+# A test's hook (tests/faults/delayed.py), never set in production: called after a batch is applied, before its
+# commit, so that a test can kill a worker there.
+before_batch_commit: Callable[[], None] | None = None
 
 
 def projection_named(name: str) -> Projection:
@@ -57,11 +56,6 @@ def projection_named(name: str) -> Projection:
         return PROJECTIONS[name]
     except KeyError:
         raise ValueError(f"unknown projection {name!r}; known projections are {', '.join(NAMES)}") from None
-
-
-def _batch_delay() -> float:
-    raw = os.environ.get(DELAY_VARIABLE, "").strip()
-    return float(raw) if raw else 0.0
 
 
 def catch_up(
@@ -81,7 +75,7 @@ def catch_up(
     checkpoint = checkpoint_name(name)
     if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         raise RuntimeError(f"catch_up({name!r}) needs a connection outside a transaction")
-    delay = _batch_delay()
+    pause = before_batch_commit
     with conn.transaction():
         ensure_position(conn, checkpoint)
     applied = 0
@@ -92,8 +86,8 @@ def catch_up(
             if not events:
                 return applied
             projection.apply(conn, events, caches)
-            if delay:
-                time.sleep(delay)
+            if pause is not None:
+                pause()
             store_position(conn, checkpoint, events[-1].log_position)
         applied += len(events)
         if on_batch is not None:
@@ -136,7 +130,7 @@ def catch_up_all(
     caches = ProjectionCaches() if caches is None else caches
     checkpoints = Checkpoints() if checkpoints is None else checkpoints
     names = {checkpoint_name(name): name for name in NAMES}
-    delay = _batch_delay()
+    pause = before_batch_commit
     applied = dict.fromkeys(NAMES, 0)
     while True:
         counts: dict[str, int] = {}
@@ -162,9 +156,9 @@ def catch_up_all(
                 if not checkpoints_here:
                     continue
                 projections_here = [PROJECTIONS[names[checkpoint]] for checkpoint in checkpoints_here]
-                moved = apply_in_one_statement(conn, projections_here, position, events, caches, delay)
+                moved = apply_in_one_statement(conn, projections_here, position, events, caches, pause)
                 if moved is None:
-                    moved = _apply_in_transaction(conn, projections_here, position, events, caches, delay)
+                    moved = _apply_in_transaction(conn, projections_here, position, events, caches, pause)
                 ours = [checkpoint for checkpoint in checkpoints_here if checkpoint in moved]
                 moved_elsewhere = moved_elsewhere or len(ours) < len(checkpoints_here)
                 if not ours:
@@ -189,7 +183,7 @@ def _apply_in_transaction(
     at: LogPosition,
     events: list[RecordedEvent],
     caches: ProjectionCaches,
-    delay: float,
+    pause: Callable[[], None] | None,
 ) -> list[str]:
     """Apply `events` (read from `at`) to the projections of `group` whose checkpoints are free and still at `at`,
     moving them, in one transaction; the checkpoints moved."""
@@ -200,8 +194,8 @@ def _apply_in_transaction(
         for projection in group:
             if checkpoint_name(projection.name) in moved:
                 projection.apply(conn, events, caches)
-        if moved and delay:
-            time.sleep(delay)
+        if moved and pause is not None:
+            pause()
     return moved
 
 

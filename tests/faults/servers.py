@@ -110,7 +110,8 @@ class RedisServer:
 
 
 def spawn(module: str, database_url: str, redis_url: str, **env: str) -> subprocess.Popen[bytes]:
-    """Run `python -m module` (services.relay or services.projector) against the given servers."""
+    """Run `python -m module` (services.relay or services.projector) against the given servers, through
+    `tests.faults.delayed` (which injects the pauses its variables ask for)."""
     environ = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -119,7 +120,7 @@ def spawn(module: str, database_url: str, redis_url: str, **env: str) -> subproc
         "CARDLEDGER_LOG_LEVEL": "WARNING",
         **env,
     }
-    return subprocess.Popen([sys.executable, "-m", module], cwd=ROOT, env=environ)
+    return subprocess.Popen([sys.executable, "-m", "tests.faults.delayed", module], cwd=ROOT, env=environ)
 
 
 def terminate(process: subprocess.Popen[bytes], timeout: float = 15.0) -> None:

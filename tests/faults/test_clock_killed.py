@@ -26,7 +26,8 @@ from infra.event_store import EventStore
 from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import verify_tables
 from services.app.ledger import CardLedger
-from services.clock import CLOCK_LOCK_KEY, DELAY_VARIABLE
+from services.clock import CLOCK_LOCK_KEY
+from tests.faults.delayed import CLOCK_DELAY_VARIABLE as DELAY_VARIABLE
 from tests.faults.servers import ROOT, RedisServer, terminate, wait_until
 from tests.integration.test_audit_support import register
 
@@ -42,7 +43,9 @@ def worker(db_url: str, redis_url: str, log: Path, **env: str) -> subprocess.Pop
         **env,
     }
     with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "services.projector"], cwd=ROOT, env=environ, stderr=out)
+        return subprocess.Popen(
+            [sys.executable, "-m", "tests.faults.delayed", "services.projector"], cwd=ROOT, env=environ, stderr=out
+        )
 
 
 def clock_holder(db_url: str) -> int | None:

@@ -25,11 +25,12 @@ from infra import projections
 from infra.config import Settings
 from infra.event_store import EventStore
 from infra.projections.checkpoint import checkpoint_name, read_position
-from infra.projections.runner import DELAY_VARIABLE, catch_up_all
+from infra.projections.runner import catch_up_all
 from infra.redis_bus import GLOBAL_STREAM
 from services.projector.rebuild import rebuild
 from services.relay import RELAY_POSITION
 from services.supervisor import gunicorn_command
+from tests.faults.delayed import BATCH_DELAY_VARIABLE as DELAY_VARIABLE
 from tests.faults.servers import ROOT, RedisServer, free_port, wait_until
 from tests.faults.test_worker_killed import open_batch
 from tests.faults.workload import play_tables
@@ -49,7 +50,7 @@ def cli(command: str, db_url: str, redis_url: str, **env: str) -> subprocess.Pop
         **env,
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "services.cli", command],
+        [sys.executable, "-m", "tests.faults.delayed", "services.cli", command],
         cwd=ROOT,
         env=environ,
         stdout=subprocess.PIPE,

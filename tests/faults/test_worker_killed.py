@@ -12,8 +12,8 @@ from psycopg.rows import dict_row
 from infra import projections
 from infra.event_store import EventStore
 from infra.projections.checkpoint import checkpoint_name, read_position
-from infra.projections.runner import DELAY_VARIABLE
 from services.projector.rebuild import rebuild
+from tests.faults.delayed import BATCH_DELAY_VARIABLE as DELAY_VARIABLE
 from tests.faults.servers import RedisServer, spawn, terminate, wait_until
 from tests.faults.workload import TableGame, play_tables
 from tests.integration.test_round_statement import play_until_one_statement_takes

@@ -26,6 +26,7 @@ from services.projector import jobs
 from services.projector.rebuild import rebuild
 from services.projector.worker import QUEUE, ThreadWorker, run_worker, stop_command_listener
 from services.relay import Relay
+from tests.faults.delayed import pause_of
 from tests.faults.servers import RedisServer, wait_until
 from tests.faults.workload import TableGame, play_tables
 from tests.horizon import wait_until_readable
@@ -163,7 +164,7 @@ def counted(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[floa
 def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.1")  # each catch-up round takes 0.1 s or more
+    monkeypatch.setattr(projections.runner, "before_batch_commit", pause_of(0.1, "in a round"))  # 0.1 s or more
     monkeypatch.setattr(jobs, "RENEW_SECONDS", 0.5)
     # Between the job's first round (the played tables) and the first command the test plays, a loaded machine
     # can leave more than the usual 0.05 s: the job would stop before the commands it is to take in.
@@ -190,7 +191,7 @@ def test_a_job_goes_on_while_events_come_and_the_relay_enqueues_none_meanwhile(
 def test_a_job_that_has_gone_on_long_enough_hands_on_to_a_successor_at_the_front_of_the_queue(
     store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(projections.runner.DELAY_VARIABLE, "0.05")  # each catch-up round takes 0.05 s or more
+    monkeypatch.setattr(projections.runner, "before_batch_commit", pause_of(0.05, "in a round"))  # 0.05 s or more
     monkeypatch.setattr(jobs, "LOOP_SECONDS", 0.3)
     client = redis_server.client()
     queue = Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER)
