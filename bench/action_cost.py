@@ -285,8 +285,8 @@ class WokenView:
 def served_app(database_url: str, commands: Counter[str] | None = None) -> Iterator[tuple[Any, Any]]:
     """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container).
     `commands`: the container's Redis client counts its commands there (`counting_redis`)."""
+    from bench.keys import registered_signer
     from infra.config import Settings
-    from infra.signing import ReceiptSigner
     from services.api import create_app, served_admission
     from services.bootstrap import bootstrap
 
@@ -296,7 +296,7 @@ def served_app(database_url: str, commands: Counter[str] | None = None) -> Itera
         pool_max_size=POOL_SIZE,
         pool_min_size=POOL_SIZE,
         start_embedded=False,
-        signer=ReceiptSigner.ephemeral(),
+        signer=registered_signer(database_url),
     )
     if commands is not None:
         container.redis.close()

@@ -26,7 +26,7 @@ Redis at REDIS_URL (default redis://127.0.0.1:6379/11), rate limits off.
   plain table through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back
   for the same time, on the bots' own HTTP client (`services.simulate.client.HttpClient`), so that both sides
   of the ratio pay the same client per request (until 2026-12-02 both used `http.client`, which cost about
-  four times as much per request: docs/performance.md, "The bots' own cost").
+  four times as much per request: docs/performance.md, "Running the benches").
 
 CPU per action, by component: around each row's window (and the baseline's), the CPU seconds (utime + stime of
 /proc/<pid>/stat) of every process of the stack (the gunicorn workers, the relay, the projection workers, the

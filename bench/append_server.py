@@ -10,8 +10,8 @@ with an idempotency record of a real Cholek Tiga action, played in memory with b
 the whole answer (as the service stored it before migration 014) or the record it stores now
 (`services.app.replays.record_of`). `--before-014` writes the statement as it was before migration 014 (the
 record in the jsonb column `response`, not the json column `answer`). Each
-script runs in one single-user backend of a database migrated to match (docs/performance.md, "The write path
-in the database"); (total of a script - total of none.sql) / appends is the instructions of one append.
+script runs in one single-user backend of a database migrated to match (docs/performance.md, "Reading and appending
+events"); (total of a script - total of none.sql) / appends is the instructions of one append.
 
 `--over-protocol`: the same appends (the records, on a new stream) sent to DATABASE_URL's server as the store sends
 them (the statement prepared once on the connection, then `exec_prepared` with the parameters as text), and with
@@ -19,7 +19,7 @@ them (the statement prepared once on the connection, then `exec_prepared` with t
 prepared), on one connection of its own; prints the backend's process id. Under a postmaster run by
 `valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=DIR/cg.%p`, each backend's file holds its
 instructions: (the total of a run with `--appends N+10` - that of a run with `--appends 10`) / N is one append's
-work in the server, protocol included (docs/performance.md, "The API's PostgreSQL backends per action").
+work in the server, protocol included (docs/performance.md, "Reading and appending events").
 """
 
 from __future__ import annotations

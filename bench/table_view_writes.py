@@ -1,5 +1,4 @@
-"""What the `table_views` projection writes per event, counted on a fixed log (docs/performance.md, "HOT table
-view updates").
+"""What the `table_views` projection writes per event, counted on a fixed log (docs/performance.md, "The read models").
 
 Run: python -m bench.table_view_writes [--tables 8 256] [--appends 4000] [--batch 12] [--game cholek-tiga]
 

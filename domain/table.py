@@ -471,7 +471,7 @@ def fold(state: TableState | None, events: Iterable[Event]) -> TableState:
 
     A run of game events changes only the deal and the version, and the games' `evolve_deal` reads
     nothing else of the table that such a run could change, so a run makes one TableState at its end
-    rather than one per event (docs/performance.md, "Folding").
+    rather than one per event (docs/performance.md, "The read models").
     """
     deal: Any = None
     at: datetime | None = None

@@ -51,7 +51,7 @@ _ROUNDS_SECONDS = 30.0
 
 class FastPool(ConnectionPool[Conn]):
     """psycopg_pool's ConnectionPool with a lock-free path (a `queue.SimpleQueue`) for connections given back
-    clean, because its lock queued threads appending at once (docs/performance.md, "The connection pool").
+    clean, because its lock queued threads appending at once (docs/performance.md, "Reading and appending events").
 
     Everything else (opening, growing, shrinking, replacing broken or expired connections, timeouts) is
     psycopg_pool's: a connection goes back through it after `_ROUNDS_SECONDS` of rounds, when it comes back

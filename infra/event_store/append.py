@@ -26,7 +26,7 @@ def append_sql(event_count: int, remember: bool) -> bytes:
 
     The events travel as VALUES rows of plain parameters, so PostgreSQL checks each data and metadata text once
     and keeps it as sent in its json column. A single event goes without ORDER BY, which costs a sort even for
-    one row (docs/performance.md, "Appending").
+    one row (docs/performance.md, "Reading and appending events").
     """
     remembered = (
         """,

@@ -22,7 +22,7 @@ class NewEvent:
 
 class RecordedEvent(NamedTuple):
     """An event as the log holds it. A NamedTuple, not a frozen dataclass: reading the log makes one per event,
-    and a tuple is made without a Python call per field (docs/performance.md, "Reading events")."""
+    and a tuple is made without a Python call per field (docs/performance.md, "Reading and appending events")."""
 
     global_position: int
     stream_id: str

@@ -140,9 +140,9 @@ class EventStore:
         none when the head had moved. Errors are psycopg's (UniqueViolation, OperationalError...).
 
         One C call, which lets the GIL go while it waits, instead of psycopg's cursor machinery, whose Python
-        was most of an append's client CPU (docs/performance.md, "Appending"). Outside a transaction the statement
-        is prepared once per connection; inside one (where a failed lookup of a prepared statement would abort
-        the caller's transaction) it is sent whole.
+        was most of an append's client CPU (docs/performance.md, "Reading and appending events"). Outside a
+        transaction the statement is prepared once per connection; inside one (where a failed lookup of a
+        prepared statement would abort the caller's transaction) it is sent whole.
         """
         pgconn = conn.pgconn
         if pgconn.pipeline_status:

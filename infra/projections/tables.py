@@ -23,7 +23,7 @@ from infra.projections.base import ModelTable, Projection, Upsert
 from infra.projections.heads import ProjectionCaches, TableHead, fold_tables, states_before, table_heads
 
 # Each batch's rows go as one jsonb array, taken apart by jsonb_to_recordset: one statement per batch, where
-# executemany sends a statement per row (docs/performance.md, "Projections"). `{rows}` is where the array goes
+# executemany sends a statement per row (docs/performance.md, "The read models"). `{rows}` is where the array goes
 # (`base.Upsert`).
 _UPSERT_TABLE_VIEWS = """
 INSERT INTO table_views (table_id, game, status, seats, version, created_seq, view, seat_parts, seat_parts_version,

@@ -44,7 +44,7 @@ log = logging.getLogger("cardledger.projector.jobs")
 LOOP_SECONDS = 5.0
 LOOKING_TTL_MS = 2000
 # How often a job that goes on renews its "looking" key: a Redis round trip every round would cost more than
-# most rounds' catch-up (docs/performance.md, "Projection jobs"); a quarter of its life leaves it ample margin.
+# most rounds' catch-up (docs/performance.md, "The read models"); a quarter of its life leaves it ample margin.
 RENEW_SECONDS = LOOKING_TTL_MS / 4000
 # How long a job goes on finding nothing new before it stops: a round can find nothing while events are
 # still being written (a running transaction holds back the log's commit-safe horizon).
@@ -160,7 +160,7 @@ def catch_up_all() -> dict[str, int]:
 
     In an RQ job it goes on catching up for as long as new events keep coming (up to `LOOP_SECONDS`, then
     it hands on to a successor job), so that under load one job does the work of many and RQ's own
-    bookkeeping stays small (docs/performance.md, "Projection jobs"). Meanwhile it holds the
+    bookkeeping stays small (docs/performance.md, "The read models"). Meanwhile it holds the
     "looking" key, and the relay enqueues no jobs. It lets the key go only just before a last catch-up, so
     an event the relay saw while the key was there is committed before that last look and is caught up by
     it (or by the successor, which starts after it was seen).

@@ -3,7 +3,7 @@
 A round's fixed costs (a look at the log, a transaction, the checkpoints' statement, a row per table touched)
 outweigh its events' own at live rates, so a job waits for about `EVENTS_PER_ROUND` events at the recent rate
 before it looks again, within `ROUND_SECONDS` .. `MAX_ROUND_SECONDS`, as the relay does before its looks
-(`infra.pacing`; docs/performance.md, "The workers' cost per event at live rates").
+(`infra.pacing`; docs/performance.md, "The read models").
 """
 
 from __future__ import annotations

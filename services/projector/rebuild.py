@@ -40,7 +40,7 @@ from infra.sql.transactions import next_transaction_id, oldest_running_transacti
 from services.projector.read_ahead import read_ahead
 
 # Events per batch of a rebuild: the table projections write each table they meet once per batch, so larger
-# batches write less, up to a point (docs/performance.md, "Rebuild batch size").
+# batches write less, up to a point (docs/performance.md, "The read models").
 REBUILD_BATCH = 5000
 
 

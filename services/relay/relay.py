@@ -99,7 +99,7 @@ IDLE_INTERVAL_S = 1.0  # the longest sleep waiting for a wake-up
 AWAKE_GRACE_S = 0.2
 # Each look and each batch has a fixed cost (the relay's SQL and Python, its backend's, the Redis script's) larger
 # than an event's: under steady commits the relay waits for about this many events at the recent rate between
-# looks (docs/performance.md, "The relay's cost per event under a steady write load").
+# looks (docs/performance.md, "The relay and the wake-ups").
 EVENTS_PER_LOOK = 2.0
 RATE_WINDOW_S = 0.2  # the recent commit rate: the events of the batches found in this long
 MAX_JOB_REQUEST_IDS = 50

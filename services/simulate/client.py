@@ -2,7 +2,7 @@
 
 The bots' every action is a request, and their process shares the cores with the server it loads: each request
 is one `sendall` of bytes built with one format and its answer is read with one header split, instead of
-`http.client`'s header-by-header request and `email`-parser answer (docs/performance.md, "The bots' own cost").
+`http.client`'s header-by-header request and `email`-parser answer (docs/performance.md, "Running the benches").
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Two clients (`client`):
 - `streaming`: each seat plays on a thread of its own, follows its seat view's stream
   (`GET /view/stream`, Server-Sent Events, on a connection of its own) and acts (on another connection)
   when the view pushed says it is its turn: an action is one POST and no read; the POST does not ask for
-  the view in the answer (the stream pushes it; docs/performance.md, "A seat's view pushed").
+  the view in the answer (the stream pushes it; docs/performance.md, "The relay and the wake-ups").
 
 An action is conditional on the version it was chosen at (`If-Match`), and a 412 means the
 table moved on: the bot re-reads and chooses again. A 429, or a 503 (the service is busy or its database is

@@ -14,7 +14,8 @@ from domain import table as tables
 from services.api.plain_dump import PlainDump, schema_dump
 from services.api.schemas import ActionResultSchema, OpenedTableSchema, OpenSchema, SeatViewSchema, TableSchema
 from services.bootstrap import in_memory_application
-from tests.app.test_application import Table, next_move
+from tests.app.test_application import Table
+from tests.play import next_move
 
 GAMES = [("cholek-tiga", 2), ("cha-kau-tsz", 3), ("cha-kau-tsz", 2)]
 DEALS = 3

@@ -28,17 +28,11 @@ from services.app.ledger import CardLedger
 from services.app.metrics import APPEND_CONFLICTS
 from services.bootstrap import in_memory_application
 from tests.app.conftest import AUDITOR_TOKEN
+from tests.play import deal_ended, next_move, register
 
 GAMES = [("cholek-tiga", 2), ("cha-kau-tsz", 3)]
 MAX_STEPS = 3_000
 ABANDON = timedelta(hours=24)
-
-
-def register(ledger: CardLedger, name: str) -> Caller:
-    player = ledger.register_player(name)
-    caller = ledger.authenticate(str(player["token"]))
-    assert caller is not None and caller.player_id == player["id"]
-    return caller
 
 
 class Table:
@@ -63,20 +57,6 @@ class Table:
         return answer
 
 
-def next_move(state: TableState, rng: random.Random) -> tuple[int, dict[str, Any]]:
-    """A seat that may act now and a random legal action of it (a ready between deals)."""
-    if state.status == tables.BETWEEN_DEALS:
-        seat = min(set(range(state.seats)) - set(state.ready))
-        return seat, {"type": "ready", "client_seed": f"ready-{seat}-{state.deal_no}"}
-    to_act = tables.to_act(state)
-    assert to_act is not None
-    action = dict(rng.choice(tables.legal_actions(state, to_act)))
-    if action.get("type") == "play" and "count" in action:
-        hand = game_named(state.game).hand(state.deal, to_act)
-        action = {"type": "play", "cards": rng.sample(hand, int(action["count"]))}
-    return to_act, action
-
-
 def play_until(table: Table, rng: random.Random, done: Callable[[TableState], bool]) -> list[dict[str, Any]]:
     """Random legal actions until `done(state)`; every answer."""
     answers = []
@@ -86,10 +66,6 @@ def play_until(table: Table, rng: random.Random, done: Callable[[TableState], bo
             return answers
         answers.append(table.act(*next_move(state, rng)))
     raise AssertionError(f"table {table.table_id} did not get there in {MAX_STEPS} actions")
-
-
-def deal_ended(deal_no: int) -> Callable[[TableState], bool]:
-    return lambda state: state.deal_no == deal_no and state.status == tables.BETWEEN_DEALS
 
 
 def walk(node: Any, parent: dict[str, Any] | None = None) -> Iterator[tuple[str, Any, dict[str, Any]]]:

@@ -16,7 +16,7 @@ from infra.storage.memory import InMemoryStorage
 from infra.table_loader import bounded_table_events, fold_recorded
 from services.app.callers import Caller
 from services.bootstrap import application
-from tests.app.test_application import next_move, register
+from tests.play import next_move, register
 
 
 @settings(max_examples=12, deadline=None)

@@ -29,7 +29,7 @@ from services.app.ledger import CardLedger
 from services.clock import CLOCK_LOCK_KEY
 from tests.faults.delayed import CLOCK_DELAY_VARIABLE as DELAY_VARIABLE
 from tests.faults.servers import ROOT, RedisServer, terminate, wait_until
-from tests.integration.test_audit_support import register
+from tests.play import register
 
 
 def worker(db_url: str, redis_url: str, log: Path, **env: str) -> subprocess.Popen[bytes]:

@@ -19,15 +19,8 @@ from infra.event_store import EventStore
 from services.app.audit.service import dispute_html, verify_tables
 from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.errors import Forbidden, NotFound
-from tests.integration.test_audit_support import (
-    event_row,
-    other_card,
-    play_table,
-    project,
-    register,
-    services,
-    tamper_event,
-)
+from tests.integration.test_audit_support import event_row, other_card, play_table, project, services, tamper_event
+from tests.play import register
 
 Pool = ConnectionPool[Any]
 GENERATED_AT = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

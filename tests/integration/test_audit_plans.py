@@ -1,5 +1,5 @@
 """The audit's reads of a deal cost what the deal holds, not what the table has played (docs/performance.md,
-"Flat with history"): each statement is served by an index that finds its few rows, never by a walk of the table's
+"The latest `make bench`"): each statement is served by an index that finds its few rows, never by a walk of the table's
 whole stream. Checked on the plans PostgreSQL makes for a table with many events, with generic plans (as prepared
 statements get) and sequential scans off (a small table: the question is whether an index *can* serve it)."""
 

@@ -34,10 +34,10 @@ from tests.integration.test_audit_support import (
     play_table,
     play_until_a_pool,
     project,
-    register,
     services,
     tamper_event,
 )
+from tests.play import register
 
 Pool = ConnectionPool[Any]
 

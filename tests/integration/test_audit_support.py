@@ -41,11 +41,6 @@ def services(pool: ConnectionPool[Any], store: EventStore) -> tuple[CardLedger, 
     return CardLedger(PostgresStorage(pool, store), AUDITOR_TOKEN), Audit(pool, store)
 
 
-def register(ledger: CardLedger, name: str) -> Caller:
-    player = ledger.register_player(name)
-    return Caller(str(player["id"]), str(player["name"]))
-
-
 def play_table(
     ledger: CardLedger,
     game: str,

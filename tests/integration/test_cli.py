@@ -17,7 +17,8 @@ from psycopg_pool import ConnectionPool
 from infra.event_store import EventStore
 from services.cli import main
 from tests.horizon import held_back, held_horizon
-from tests.integration.test_audit_support import play_table, register, services, tamper_event
+from tests.integration.test_audit_support import play_table, services, tamper_event
+from tests.play import register
 
 VECTORS = json.loads((Path(__file__).parents[1] / "unit" / "vectors" / "shuffle.json").read_text())["cases"]
 

@@ -22,7 +22,8 @@ from services.cli import main
 from services.simulate.stack import free_port
 from tests.conftest import fresh_database
 from tests.horizon import wait_until_readable
-from tests.integration.test_audit_support import play_table, register, services
+from tests.integration.test_audit_support import play_table, services
+from tests.play import register
 
 ROOT = Path(__file__).parents[2]
 UNKNOWN_TABLE = "0b6b7d5e-8c1f-4a55-9f3e-2d1c0a9b8e7f"

@@ -16,7 +16,8 @@ from domain.games import game_named
 from infra.event_store import EventStore
 from services.app.audit.service import dispute_html
 from services.app.callers import AUDITOR_CALLER
-from tests.integration.test_audit_support import play_table, project, register, services
+from tests.integration.test_audit_support import play_table, project, services
+from tests.play import register
 
 Pool = ConnectionPool[Any]
 GENERATED_AT = datetime(2026, 12, 1, 9, 30, 15, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """The statements the running processes repeat (the API's action and reads, the relay, the projection workers, the
 turn clock's sweep, the lag gauges, the audit's reads) read rows in proportion to their answer, not to the log or
-the read models, whatever plan the server caches for them (docs/performance.md, "Every hot statement's plan").
+the read models, whatever plan the server caches for them (docs/performance.md, "The read models").
 
 Each is run as the code sends it, with PostgreSQL made to plan it generically (plan_cache_mode =
 force_generic_plan: the plan a statement psycopg has prepared may get) and auto_explain handing the plan back as

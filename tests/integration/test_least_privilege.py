@@ -56,8 +56,9 @@ from services.simulate.stack import embedded_stack
 from tests.conftest import fresh_database, register_key
 from tests.e2e.stack import http
 from tests.faults.servers import free_port
-from tests.integration.test_audit_support import AUDITOR_TOKEN, play_table, register
+from tests.integration.test_audit_support import AUDITOR_TOKEN, play_table
 from tests.k8s_render import OVERLAYS, rendered
+from tests.play import register
 
 # What cardledger_service holds on each table, and nothing else (column privileges as "PRIV(col, ...)").
 # A migration that adds a table adds it here, with the least its code needs.

@@ -316,7 +316,9 @@ def test_idempotency_records_written_before_migration_014_still_replay(fresh_dat
     from psycopg.types.json import Jsonb
 
     from services.app.answers import numbered
-    from tests.integration.test_caches import ledger_on, next_move, register, seated_table, truth
+    from tests.integration.test_caches import ledger_on, seated_table, truth
+    from tests.play import next_move
+    from tests.play import register_with_token as register
 
     _migrate_up_to(fresh_database_url, tmp_path, 13)
     old = {"version": 3, "events": [{"position": 3, "global_position": None, "data": {"b": 1, "a": [None]}}]}

@@ -34,7 +34,7 @@ from services.cli import main
 from services.supervisor import Child, run_stack
 from tests.conftest import fresh_database, register_key
 from tests.faults.servers import free_port
-from tests.integration.test_audit_support import register
+from tests.play import register
 
 MALFORMED = "this-is-not-a-key!"
 

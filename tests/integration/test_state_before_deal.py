@@ -21,7 +21,8 @@ from infra.sql.deal_events import first_version_of_write
 from infra.table_loader import load_table, load_table_before_deal
 from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.ledger import CardLedger
-from tests.integration.test_audit_support import event_row, play_table, register, services, tamper_event
+from tests.integration.test_audit_support import event_row, play_table, services, tamper_event
+from tests.play import register
 
 Pool = ConnectionPool[Any]
 

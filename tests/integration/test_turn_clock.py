@@ -40,7 +40,8 @@ from services.app.errors import Conflict, Forbidden, PreconditionFailed
 from services.app.ledger import CardLedger
 from services.clock import Clock, abandon_after, parse_duration
 from services.remote_verify import expected_ledger_lines
-from tests.integration.test_audit_support import project, register
+from tests.integration.test_audit_support import project
+from tests.play import register
 
 Pool = ConnectionPool[Any]
 CASES = [("cholek-tiga", 2), ("cholek-tiga", 3), ("cha-kau-tsz", 2), ("cha-kau-tsz", 3), ("cha-kau-tsz", 4)]

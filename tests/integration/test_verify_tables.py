@@ -10,7 +10,8 @@ from psycopg_pool import ConnectionPool
 
 from infra.event_store import EventStore
 from services.app.audit.service import verify_tables
-from tests.integration.test_audit_support import event_row, play_table, register, services, tamper_event
+from tests.integration.test_audit_support import event_row, play_table, services, tamper_event
+from tests.play import register
 
 Pool = ConnectionPool[Any]
 
