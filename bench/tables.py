@@ -33,7 +33,7 @@ TABLES_FEW and TABLES_MANY tables played in turn, interleaved rounds in the same
 Left as it is, and to be kept in mind: a point's window starts on fresh tables (deal 1, their first plays), so with
 TABLES_MANY tables the window holds the first plays of every table's first deal and none of the ends and starts of
 deals, while with TABLES_FEW tables it spans whole deals; the mix of plays differs (docs/performance.md, "The latest
-`make bench`"; `python -m bench.tables_counts mix`).
+`make bench`").
 """
 
 from __future__ import annotations
