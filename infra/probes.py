@@ -112,8 +112,17 @@ class _ProbeConnection:
                 raise
 
 
+def database_down_detail(error: Exception) -> str:
+    """Why the database check failed, for /readyz: the error's kind and libpq's first line (which says, during a
+    failover, why a host was not taken: "session is read-only", "Connection refused"). libpq never puts the
+    password in a message."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    reason = lines[0][:200] if lines else "no reason given"
+    return f"{type(error).__name__}: database unreachable ({reason})"
+
+
 def _database_down(error: psycopg.Error) -> Check:
-    return {"ok": False, "detail": f"{type(error).__name__}: database unreachable"}
+    return {"ok": False, "detail": database_down_detail(error)}
 
 
 class RelaySession(Protocol):

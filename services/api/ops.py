@@ -8,6 +8,7 @@ import redis
 from flask import Response
 
 from infra.migrations import pending_migrations
+from infra.probes import database_down_detail
 from infra.sql.session import ping
 from services.api.deps import container
 from services.api.problems import problem
@@ -39,7 +40,7 @@ def _checks() -> dict[str, dict[str, Any]]:
         checks["database"] = {"ok": True}
         checks["migrations"] = {"ok": not pending, "pending": pending}
     except Exception as error:
-        checks["database"] = {"ok": False, "detail": f"{type(error).__name__}: database unreachable"}
+        checks["database"] = {"ok": False, "detail": database_down_detail(error)}
     try:
         services.redis.ping()
         checks["redis"] = {"ok": True}

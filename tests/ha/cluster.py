@@ -292,7 +292,7 @@ class PostgresCluster:
             return (
                 len(members) == len(self.nodes)
                 and all(m.get("state") in ("running", "streaming") for m in members)
-                and any(m.get("role") == wanted for m in standbys)
+                and (len(self.nodes) == 1 or any(m.get("role") == wanted for m in standbys))
                 and all(m.get("lag") in (0, "0") for m in standbys)
             )
 

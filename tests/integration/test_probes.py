@@ -69,7 +69,9 @@ def test_the_relay_check_tells_held_from_waiting_from_gone(db_url: str, lock_hol
 
 def test_the_relay_is_not_ready_without_its_database(lock_holder: psycopg.Connection[Any]) -> None:
     checks = relay_readiness(Session(lock_holder.info.backend_pid), UNREACHABLE_DATABASE, TEST_LOCK_KEY)()
-    assert checks["database"] == {"ok": False, "detail": "OperationalError: database unreachable"}
+    assert checks["database"]["ok"] is False
+    assert checks["database"]["detail"].startswith("OperationalError: database unreachable (")
+    assert "refused" in checks["database"]["detail"] or "failed" in checks["database"]["detail"]  # libpq's reason
     assert checks["relay_lock"]["ok"] is False
 
 
@@ -117,10 +119,8 @@ def test_a_worker_is_ready_while_postgres_and_redis_answer(db_url: str, redis_se
 def test_a_worker_is_not_ready_without_its_database(redis_url: str) -> None:
     status, body = get(serve(worker_readiness(UNREACHABLE_DATABASE, redis_url)), "/readyz")
     assert status == 503 and isinstance(body, dict)
-    assert body["checks"] == {
-        "database": {"ok": False, "detail": "OperationalError: database unreachable"},
-        "redis": {"ok": True},
-    }
+    assert body["checks"]["redis"] == {"ok": True} and body["checks"]["database"]["ok"] is False
+    assert body["checks"]["database"]["detail"].startswith("OperationalError: database unreachable (")
 
 
 def test_the_endpoint_still_serves_the_metrics(db_url: str, redis_url: str) -> None:
