@@ -40,6 +40,7 @@ TABLES = 8
 def play(nodes: int, seconds: float) -> dict[str, Any]:
     """The simulation's summary against `nodes` PostgreSQL nodes (2: a synchronous standby)."""
     path = Path(tempfile.mkdtemp(prefix="cardledger-bench-ha-"))
+    kept = False
     try:
         folder = Folder(path)
         with ExitStack() as running:
@@ -67,8 +68,13 @@ def play(nodes: int, seconds: float) -> dict[str, Any]:
             )
             summary: dict[str, Any] = simulate(config).summary
             return summary
+    except Exception:
+        kept = True
+        print(f"  bench.high_availability: the engines' logs are kept in {path}", file=sys.stderr)
+        raise
     finally:
-        shutil.rmtree(path, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def run() -> list[dict[str, Any]]:
@@ -81,7 +87,7 @@ def run() -> list[dict[str, Any]]:
     alone = play(1, seconds)
     print(f"  bench.high_availability: a synchronous standby, {seconds:.0f} s of play ...", file=sys.stderr)
     synchronous = play(2, seconds)
-    rate, rate_alone = float(synchronous["actions_per_second"]), float(alone["actions_per_second"])
+    rate, rate_alone = float(synchronous["actions_per_s"]), float(alone["actions_per_s"])
     p99, p99_alone = float(synchronous["latency_ms"]["p99"]), float(alone["latency_ms"]["p99"])
     return [
         {
