@@ -54,7 +54,7 @@ def load_table_events(conn: Conn, table_id: str, up_to_version: int | None = Non
     events = fetch_events(conn, sql, {"table": table_id, "upto": up_to_version})
     head = [e for e in events if e.deal_no == 0]
     recent = [e for e in events if e.deal_no != 0]
-    return head + _from_last_finished_deal(recent)
+    return head + from_last_finished_deal(recent)
 
 
 def load_events_after(conn: Conn, table_id: str, version: int, limit: int) -> list[RecordedEvent]:
@@ -88,11 +88,14 @@ def bounded_table_events(stream: list[RecordedEvent]) -> list[RecordedEvent]:
         chosen = chosen + [e for e in stream if e.version >= first]
     head = [e for e in chosen if e.deal_no == 0]
     recent = [e for e in chosen if e.deal_no != 0]
-    return head + _from_last_finished_deal(recent)
+    return head + from_last_finished_deal(recent)
 
 
-def _from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]:
-    """From the `deal_ended` that precedes the latest `deal_started` (or the latest one) onwards."""
+def from_last_finished_deal(events: list[RecordedEvent]) -> list[RecordedEvent]:
+    """The part of a table's dealt events (deal_no > 0, in order) that its current state needs: from the
+    `deal_ended` that precedes the latest `deal_started` (or the latest one) onwards. Readers that fetch events
+    themselves (the remote verifier, through the API) fold `head + from_last_finished_deal(rest)` as the loader
+    does."""
     starts = [i for i, e in enumerate(events) if e.type == DEAL_STARTED]
     limit = starts[-1] if starts else len(events)
     ends = [i for i, e in enumerate(events[:limit]) if e.type == DEAL_ENDED]

@@ -64,7 +64,7 @@ from infra.event_store import RecordedEvent
 from infra.key_chain import PinnedKey, trusted_keys
 from infra.receipts import PROVES_NOTHING, ReceiptFormatError
 from infra.receipts import check_receipts as check_signed
-from infra.table_loader import _from_last_finished_deal, fold_recorded
+from infra.table_loader import fold_recorded, from_last_finished_deal
 from services.app.audit.receipts import read_receipts_file
 from services.app.audit.verify import CHAIN, COMMITMENT, DECK, REPLAY, ChainWalker, DealVerification, check_ended_deal
 
@@ -795,7 +795,7 @@ def _state_before(events: Sequence[RecordedEvent], deal: _Deal) -> tuple[TableSt
     head = [e for e in earlier if e.deal_no == 0]
     recent = [e for e in earlier if e.deal_no != 0]
     try:
-        return fold_recorded(head + _from_last_finished_deal(recent)), None
+        return fold_recorded(head + from_last_finished_deal(recent)), None
     except Exception as error:  # an earlier bad event can make the state unbuildable
         return None, repr(error)
 
