@@ -55,8 +55,16 @@ def reachable(root: object) -> Iterator[tuple[str, object]]:
             todo.append((f"{path}.{name}", attribute))
 
 
+# Containers written once, at construction, whatever the process serves: the pool's connection parameters.
+FIXED_CONTAINERS = (".pool.kwargs",)
+
+
 def containers(root: object) -> list[tuple[str, Any]]:
-    return [(path, v) for path, v in reachable(root) if isinstance(v, dict | list | set | tuple) and path != "ledger"]
+    return [
+        (path, v)
+        for path, v in reachable(root)
+        if isinstance(v, dict | list | set | tuple) and path != "ledger" and not path.endswith(FIXED_CONTAINERS)
+    ]
 
 
 def play_some(ledger: CardLedger) -> None:
