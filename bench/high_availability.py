@@ -15,7 +15,6 @@ import os
 import shutil
 import sys
 import tempfile
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from services.simulate.runner import SimulationConfig, simulate  # noqa: E402
-from tests.ha.cluster import (  # noqa: E402
-    INSTALL_HINT,
-    SERVICE_ROLE,
-    Folder,
-    PostgresCluster,
-    RedisShape,
-    Stack,
-    missing_engines,
-)
-
-TABLES = 8
+from services.simulate.runner import simulate  # noqa: E402
+from tests.ha.cluster import BOT_TABLES as TABLES  # noqa: E402
+from tests.ha.cluster import INSTALL_HINT, Folder, bots, missing_engines, running_shape  # noqa: E402
 
 
 def play(nodes: int, seconds: float) -> dict[str, Any]:
@@ -43,30 +33,8 @@ def play(nodes: int, seconds: float) -> dict[str, Any]:
     kept = False
     try:
         folder = Folder(path)
-        with ExitStack() as running:
-            postgres = PostgresCluster(folder, synchronous=True)
-            running.callback(postgres.stop)
-            postgres.start(count=nodes)
-            postgres.create_database()
-            redis_shape = RedisShape(folder)
-            running.callback(redis_shape.stop)
-            redis_shape.start()
-            stack = Stack(folder, postgres.url(SERVICE_ROLE), postgres.url("postgres"), redis_shape.url)
-            running.callback(stack.stop)
-            stack.start()
-            config = SimulationConfig(
-                base_url=stack.api_urls[0],
-                other_urls=tuple(stack.api_urls[1:]),
-                game="cholek-tiga",
-                tables=TABLES,
-                seats=2,
-                concurrency=TABLES,
-                client="holding",
-                deals=10_000,
-                duration=seconds,
-                progress=False,
-            )
-            summary: dict[str, Any] = simulate(config).summary
+        with running_shape(folder, nodes=nodes) as shape:
+            summary: dict[str, Any] = simulate(bots(shape.stack, seconds)).summary
             return summary
     except Exception:
         kept = True

@@ -29,13 +29,13 @@ def services() -> dict[str, dict[str, Any]]:
     return loaded
 
 
-def run_config(folder: Path, text: str, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def docker_compose(folder: Path, arguments: list[str], environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`docker-compose ARGUMENTS` in `folder` with only `environment` (skips without docker-compose)."""
     executable = shutil.which("docker-compose")
     if executable is None:
         pytest.skip("docker-compose not found: `apt-get install docker-compose` (Debian/Ubuntu)")
-    (folder / "docker-compose.yml").write_text(text)
     return subprocess.run(
-        [executable, "-f", "docker-compose.yml", "config", "--quiet"],
+        [executable, *arguments],
         cwd=folder,
         env={"PATH": "/usr/bin:/bin", **environment},
         capture_output=True,
@@ -43,6 +43,11 @@ def run_config(folder: Path, text: str, environment: dict[str, str]) -> subproce
         timeout=60,
         check=False,
     )
+
+
+def run_config(folder: Path, text: str, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    (folder / "docker-compose.yml").write_text(text)
+    return docker_compose(folder, ["-f", "docker-compose.yml", "config", "--quiet"], environment)
 
 
 def without_project_name(text: str) -> str:
@@ -109,21 +114,11 @@ CARDLEDGER_SERVICES = ("migrate", "api", "relay", "worker")
 
 def merged_ha_config(folder: Path) -> dict[str, Any]:
     """`docker-compose -f docker-compose.yml -f docker-compose.ha.yml config`: the merged HA shape."""
-    executable = shutil.which("docker-compose")
-    if executable is None:
-        pytest.skip("docker-compose not found: `apt-get install docker-compose` (Debian/Ubuntu)")
     (folder / "docker-compose.yml").write_text(without_project_name(COMPOSE.read_text()))
     (folder / "docker-compose.ha.yml").write_text(HA_COMPOSE.read_text())
     shutil.copytree(ROOT / "deploy" / "patroni", folder / "deploy" / "patroni")
-    result = subprocess.run(
-        [executable, "-f", "docker-compose.yml", "-f", "docker-compose.ha.yml", "config"],
-        cwd=folder,
-        env={"PATH": "/usr/bin:/bin", **REQUIRED_VARIABLES},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    arguments = ["-f", "docker-compose.yml", "-f", "docker-compose.ha.yml", "config"]
+    result = docker_compose(folder, arguments, REQUIRED_VARIABLES)
     assert result.returncode == 0, result.stdout + result.stderr
     merged: dict[str, Any] = yaml.safe_load(result.stdout)
     return merged

@@ -21,7 +21,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 import psycopg
 import redis
 
+from services.simulate.runner import SimulationConfig
 from services.simulate.stack import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -474,16 +476,20 @@ def _new_signing_key() -> str:
     return base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
 
 
-def main() -> None:
-    """`python -m tests.ha.cluster [--async]`: the shape on loopback ports until Ctrl-C, its URLs printed."""
-    import contextlib
-    import tempfile
+@dataclass(frozen=True)
+class Shape:
+    postgres: PostgresCluster
+    redis: RedisShape
+    stack: Stack
 
-    folder = Folder(Path(tempfile.mkdtemp(prefix="cardledger-ha-")))
-    with contextlib.ExitStack() as running:
-        postgres = PostgresCluster(folder, synchronous="--async" not in sys.argv)
+
+@contextmanager
+def running_shape(folder: Folder, nodes: int = 2, synchronous: bool = True) -> Iterator[Shape]:
+    """The whole shape in `folder`, started in order (PostgreSQL, Redis, the stack) and stopped in reverse."""
+    with ExitStack() as running:
+        postgres = PostgresCluster(folder, synchronous=synchronous)
         running.callback(postgres.stop)
-        postgres.start(count=2)
+        postgres.start(count=nodes)
         postgres.create_database()
         redis_shape = RedisShape(folder)
         running.callback(redis_shape.stop)
@@ -491,6 +497,38 @@ def main() -> None:
         stack = Stack(folder, postgres.url(SERVICE_ROLE), postgres.url("postgres"), redis_shape.url)
         running.callback(stack.stop)
         stack.start()
+        yield Shape(postgres, redis_shape, stack)
+
+
+BOT_TABLES = 8
+
+
+def bots(stack: Stack, seconds: float, **more: Any) -> SimulationConfig:
+    """Bots at BOT_TABLES two-seat Cholek Tiga tables at once, holding client, spread over the stack's APIs,
+    starting deals for `seconds`."""
+    return SimulationConfig(
+        base_url=stack.api_urls[0],
+        other_urls=tuple(stack.api_urls[1:]),
+        game="cholek-tiga",
+        tables=BOT_TABLES,
+        seats=2,
+        concurrency=BOT_TABLES,
+        client="holding",
+        deals=10_000,
+        duration=seconds,
+        progress=False,
+        **more,
+    )
+
+
+def main() -> None:
+    """`python -m tests.ha.cluster [--async]`: the shape on loopback ports until Ctrl-C, its URLs printed."""
+    import contextlib
+    import tempfile
+
+    folder = Folder(Path(tempfile.mkdtemp(prefix="cardledger-ha-")))
+    with running_shape(folder, synchronous="--async" not in sys.argv) as shape:
+        stack = shape.stack
         print(f"folder (logs): {folder.path}")
         print(f"DATABASE_URL={stack.database_url}\nREDIS_URL={stack.redis_url}")
         print(f"API: {' '.join(stack.api_urls)}\nCARDLEDGER_AUDITOR_TOKEN={stack.auditor_token}", flush=True)

@@ -18,7 +18,6 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,22 +32,13 @@ from infra.receipts import OK, Receipt, parse_receipts
 from services.app.audit.receipts import check_table_receipts
 from services.projector.rebuild import rebuild
 from services.simulate.report import Stats
-from services.simulate.runner import SimulationConfig, SimulationResult, simulate
-from tests.ha.cluster import (
-    INSTALL_HINT,
-    SERVICE_ROLE,
-    Folder,
-    PostgresCluster,
-    RedisShape,
-    Stack,
-    missing_engines,
-    wait_for,
-)
+from services.simulate.runner import SimulationResult, simulate
+from tests.ha.cluster import BOT_TABLES, INSTALL_HINT, Folder, bots, missing_engines, running_shape, wait_for
 
 pytestmark = pytest.mark.slow
 
 SYNCHRONOUS = os.environ.get("CARDLEDGER_HA_STANDBY", "sync") != "async"
-TABLES = 8
+TABLES = BOT_TABLES
 PLAY_SECONDS = 120.0  # no deal starts after this; the schedule of kills fits well inside it
 ACTIONS_BETWEEN_STEPS = 40  # acknowledged actions seen between one fault and the next
 
@@ -112,36 +102,18 @@ def folder(request: pytest.FixtureRequest) -> Iterator[Folder]:
 
 
 def test_no_acknowledged_action_is_lost_when_each_primary_dies(folder: Folder) -> None:
-    with ExitStack() as running:
-        postgres = PostgresCluster(folder, synchronous=SYNCHRONOUS)
-        running.callback(postgres.stop)
-        postgres.start(count=2)
-        postgres.create_database()
-        redis_shape = RedisShape(folder)
-        running.callback(redis_shape.stop)
-        redis_shape.start()
-        stack = Stack(folder, postgres.url(SERVICE_ROLE), postgres.url("postgres"), redis_shape.url)
-        running.callback(stack.stop)
-        stack.start()
-
-        stats = TimedStats(deals_requested=TABLES * 1000)
-        config = SimulationConfig(
-            base_url=stack.api_urls[0],
-            other_urls=tuple(stack.api_urls[1:]),
-            game="cholek-tiga",
-            tables=TABLES,
-            seats=2,
-            concurrency=TABLES,
-            client="holding",
-            deals=1000,
-            duration=PLAY_SECONDS,
-            progress=False,
+    with running_shape(folder, synchronous=SYNCHRONOUS) as shape:
+        postgres, redis_shape, stack = shape.postgres, shape.redis, shape.stack
+        stats = TimedStats(deals_requested=TABLES * 10_000)
+        config = bots(
+            stack,
+            PLAY_SECONDS,
             turn_seconds=120,  # the bots play every turn; the clock must not race them after an outage
             receipts_path=folder.path / "receipts.json",
         )
         outcome: list[SimulationResult] = []
-        bots = threading.Thread(target=lambda: outcome.append(simulate(config, stats=stats)), name="ha-bots")
-        bots.start()
+        playing = threading.Thread(target=lambda: outcome.append(simulate(config, stats=stats)), name="ha-bots")
+        playing.start()
         findings = Findings()
 
         stats.wait_for_actions(ACTIONS_BETWEEN_STEPS)
@@ -168,8 +140,8 @@ def test_no_acknowledged_action_is_lost_when_each_primary_dies(folder: Folder) -
         assert members[old_primary.name]["timeline"] == members[new_primary.name]["timeline"]
         stats.wait_for_actions(ACTIONS_BETWEEN_STEPS)
 
-        bots.join(timeout=PLAY_SECONDS + 300)
-        assert not bots.is_alive(), "the bots did not finish"
+        playing.join(timeout=PLAY_SECONDS + 300)
+        assert not playing.is_alive(), "the bots did not finish"
         (result,) = outcome
         findings.refused = Counter(stats.errors)
         failed = {t.table_id: t.error for t in result.tables if t.failed}
