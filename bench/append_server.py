@@ -25,13 +25,15 @@ work in the server, protocol included (docs/performance.md, "Reading and appendi
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
 from bench.action_cost import fixed_seed, script
-from infra.event_store.append import append_sql, statement_name
+from infra.event_store.append import append_sql
 
 HASH = "9074a27ac796327622acec19c103971e0843a80abf1ff0d69df3b23e59555a93"
 DATA = '{"seat":0,"card":"2S","capture":null}'
@@ -74,7 +76,8 @@ def quoted(text: str) -> str:
 
 
 def statements(name: str, before_014: bool, records: list[str]) -> str:
-    one_line = " ".join(append_sql(1, True).decode().split())
+    numbers = itertools.count(1)
+    one_line = re.sub("%s", lambda _: f"${next(numbers)}", " ".join(append_sql(1, True).split()))
     if before_014:
         one_line = one_line.replace("stream_id, answer)", "stream_id, response)").replace("$9::json ", "$9::jsonb ")
     stream = quoted(f"stream-{name}-{'jsonb' if before_014 else 'json'}")
@@ -93,21 +96,17 @@ def over_protocol(url: str, table_id: str, records: list[str], reads: bool) -> i
     import time
 
     import psycopg
-    from psycopg.pq import ExecStatus
 
     from infra.table_loader import EVENTS_AFTER_SQL
 
     stream = f"stream-protocol-{time.time_ns()}"
-    name = statement_name(1, True)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("INSERT INTO streams VALUES (%s, 0, %s)", (stream, HASH))
-        made = conn.pgconn.prepare(name, append_sql(1, True))
-        assert made.status == ExecStatus.COMMAND_OK, made.error_message
         for n, record in enumerate(records):
             params = [n + 1, HASH, stream, n, HASH, f"scope-{stream}", f"action-{n}", HASH, record]
             params += ["2026-12-01T22:00:00.000000Z", n + 1, "card_discarded", 1, 1, DATA, METADATA, HASH, HASH, 2]
-            result = conn.pgconn.exec_prepared(name, [str(value).encode() for value in params])
-            assert result.status == ExecStatus.TUPLES_OK and result.ntuples == 1, result.error_message
+            appended = conn.execute(append_sql(1, True), params, prepare=True).fetchall()
+            assert len(appended) == 1, appended
             if reads:
                 found = conn.execute(EVENTS_AFTER_SQL, (stream, n + 1, 50), prepare=True).fetchall()
                 assert found == [], found

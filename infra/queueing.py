@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis
-from redis.connection import AbstractConnection
 from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
@@ -72,14 +71,12 @@ def publish_and_enqueue(
     events: Sequence[RecordedEvent],
     queue_name: str = PROJECTIONS_QUEUE,
     meta: dict[str, Any] | None = None,
-    connection: AbstractConnection | None = None,
 ) -> int:
     """Publish a batch (`redis_bus.publish`) and, as `enqueue_projections` does, enqueue a job unless one is
     waiting or looking; returns the jobs enqueued. The check runs in the publishing script: under steady
-    writes a job is looking, and the batch costs one round trip to Redis instead of two. The batch goes on
-    `connection` when given (one of `client`'s pool, held by the caller), else on one taken from the pool."""
+    writes a job is looking, and the batch costs one round trip to Redis instead of two."""
     queue_key = Queue.redis_queue_namespace_prefix + queue_name  # Queue(...).key, without making a Queue
-    _added, idle = redis_bus.publish_checking_queue(client if connection is None else connection, events, queue_key)
+    _added, idle = redis_bus.publish_checking_queue(client, events, queue_key)
     if not idle:
         return 0
     enqueue_catch_up_all(client, queue_name, meta)

@@ -23,14 +23,13 @@ import json
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import redis
 
 from domain.events import JSON
 from domain.hashchain import canonical_timestamp
 from domain.redaction import PUBLIC, redact_data
-from infra import redis_wire
 from infra.compact_json import compact_ascii, compact_ascii_encoder
 from infra.event_store import RecordedEvent
 
@@ -122,15 +121,13 @@ return added * 2 + idle
 _PUBLISH_SHA = hashlib.sha1(_PUBLISH_SCRIPT.encode()).hexdigest()
 
 
-def publish(client: redis_wire.Target, events: Sequence[RecordedEvent]) -> int:
+def publish(client: Redis, events: Sequence[RecordedEvent]) -> int:
     """Publish `events` (in log order) to the global and table streams and notify; returns the entries added
     (see `publish_checking_queue`)."""
     return publish_checking_queue(client, events, None)[0]
 
 
-def publish_checking_queue(
-    client: redis_wire.Target, events: Sequence[RecordedEvent], queue_key: str | None
-) -> tuple[int, bool]:
+def publish_checking_queue(client: Redis, events: Sequence[RecordedEvent], queue_key: str | None) -> tuple[int, bool]:
     """Publish `events` (in log order) to the global and table streams and notify; returns the entries added
     and, when `queue_key` names a job queue's list, whether that queue is empty while no job holds the
     "looking" key (`PROJECTIONS_LOOKING_KEY`): then the caller enqueues a job, else it need not.
@@ -141,9 +138,8 @@ def publish_checking_queue(
     it must be published again.
 
     The batch goes as one script call (EVALSHA), not a pipeline of two XADDs per event, whose commands cost
-    the relay more than the rest of its work, and it is packed and sent by `infra.redis_wire`, not through
-    redis-py's command machinery (docs/performance.md). A script's keys must live on one Redis node: no Redis
-    Cluster.
+    the relay more than the rest of its work (docs/performance.md). A script's keys must live on one Redis
+    node: no Redis Cluster.
     """
     if not events:
         return 0, False
@@ -159,10 +155,7 @@ def publish_checking_queue(
         "tables": sorted({event.stream_id for event in events}),
     }
     args[3] = compact_ascii(notice)
-    try:
-        reply = redis_wire.call(client, ["EVALSHA", _PUBLISH_SHA, len(keys), *keys, *args])
-    except redis.exceptions.NoScriptError:  # a server that has not seen it yet (or was restarted): send it whole
-        reply = redis_wire.call(client, ["EVAL", _PUBLISH_SCRIPT, len(keys), *keys, *args])
+    reply = _run_script(client, _PUBLISH_SCRIPT, _PUBLISH_SHA, keys, args)
     added, idle = divmod(int(reply), 2)
     return added, bool(idle)
 
@@ -218,6 +211,14 @@ def _entries(raw: Any) -> list[tuple[str, dict[str, JSON]]]:
     return out
 
 
+def streams_of(reply: Any) -> list[tuple[Any, list[Any]]]:
+    """(key, entries) of each stream in an XREAD reply as redis-py gives it: a list of pairs for RESP2, a map of
+    one-item lists of the entries for RESP3."""
+    if isinstance(reply, dict):
+        return [(key, value[0] if value else []) for key, value in reply.items()]
+    return [(key, entries) for key, entries in reply]
+
+
 def read_stream(
     client: Redis, key: str, after_id: str = "0-0", count: int = 100, block_ms: int | None = None
 ) -> list[tuple[str, dict[str, JSON]]]:
@@ -228,9 +229,8 @@ def read_stream(
     reply: Any = client.xread({key: after_id}, count=count, block=block_ms)
     if not reply:
         return []
-    streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
     entries: list[tuple[str, dict[str, JSON]]] = []
-    for _stream, raw in streams:
+    for _stream, raw in streams_of(reply):
         entries.extend(_entries(raw))
     return entries
 
@@ -242,54 +242,29 @@ def read_table(
     return read_stream(client, table_stream(table_id), after_id, count, block_ms)
 
 
-class StreamConnection(Protocol):
-    """What `StreamsRead` uses of a connection (`redis.Connection`, as a pool gives it)."""
-
-    retry: Any
-
-    def send_packed_command(self, command: Any, check_health: bool = True) -> None: ...
-
-    def read_response(self) -> Any: ...
-
-    def disconnect(self) -> None: ...
-
-
 class StreamsRead:
-    """A blocking XREAD of the streams `keys`, sent again and again with the ids read up to: packed once for its
-    keys (RESP, as any client packs a command), so that each read packs its ids only."""
+    """A blocking XREAD of the streams `keys`, sent again and again with the ids read up to."""
 
     def __init__(self, keys: Sequence[bytes], count: int, block_ms: int) -> None:
         self.keys = tuple(keys)
-        words = [b"XREAD", b"COUNT", b"%d" % count, b"BLOCK", b"%d" % block_ms, b"STREAMS", *self.keys]
-        self.head = b"*%d\r\n" % (len(words) + len(self.keys)) + b"".join(map(redis_wire.bulk, words))
+        self.count = count
+        self.block_ms = block_ms
 
-    def newest(self, connection: StreamConnection, after: Sequence[bytes]) -> dict[bytes, tuple[bytes, int | None]]:
+    def newest(self, client: Redis, after: Sequence[bytes]) -> dict[bytes, tuple[bytes, int | None]]:
         """For each stream that has entries after its id in `after` (the entry read up to, in the order of
         `keys`): the newest entry read (its id, and the version its event carries or None); waits up to the
         block if none has any. At most `count` entries of a stream are read: a stream with more answers the
-        count-th, and the next read goes on from it. Only that entry's event is parsed.
-
-        Sent on `connection`, which the caller holds for its reads, and its raw reply read: none of a client's
-        layers around each command (a pool's checkout, its metrics, the reply's conversion to dicts)."""
-        # A list of chunks, as a client's packing gives it.
-        command = [self.head + b"".join(map(redis_wire.bulk, after))]
-
-        def send_and_read() -> Any:
-            connection.send_packed_command(command)
-            return connection.read_response()
-
-        reply: Any = connection.retry.call_with_retry(send_and_read, lambda error: connection.disconnect())
+        count-th, and the next read goes on from it. Only that entry's event is parsed."""
+        reply: Any = client.xread(dict(zip(self.keys, after, strict=True)), count=self.count, block=self.block_ms)
         if not reply:
             return {}
-        streams = reply.items() if isinstance(reply, dict) else reply  # RESP3 answers a map, RESP2 a list
         newest: dict[bytes, tuple[bytes, int | None]] = {}
-        for key, raw in streams:
+        for key, raw in streams_of(reply):
             if not raw:
                 continue
             entry, fields = raw[-1]
-            named = dict(zip(fields[::2], fields[1::2], strict=False))  # a raw entry's fields: names, values in turn
-            body = named.get(b"event", named.get("event"))
-            version = _JSON.raw_decode(_decode(body))[0].get("version") if body is not None else None
+            body = fields.get(b"event", fields.get("event"))
+            version = json.loads(body).get("version") if body is not None else None
             newest[_encoded(key)] = (_encoded(entry), version if isinstance(version, int) else None)
         return newest
 
@@ -314,9 +289,6 @@ def close(client: Redis) -> None:
         if stop is not None:
             stop()
     client.close()
-
-
-_JSON = json.JSONDecoder()  # raw_decode: a body as published (`encode`), without json.loads' layers
 
 
 def _encoded(value: bytes | str) -> bytes:

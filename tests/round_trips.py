@@ -1,7 +1,7 @@
 """Counting SQL round trips: libpq's trace of a few connections, read back.
 
-Each round trip ends with the server's ReadyForQuery, whatever ran: a simple query, a statement psycopg
-prepared, or the event store's append through libpq (`EventStore._execute_append`).
+Each round trip ends with the server's ReadyForQuery, whatever ran: a simple query or a statement psycopg
+prepared.
 """
 
 from __future__ import annotations

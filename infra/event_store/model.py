@@ -112,8 +112,7 @@ class PendingAppend:
         for offset, new in enumerate(self.new):
             version = self.expected_version + offset + 1
             global_position, tx_id = (0, 0) if numbers is None else numbers[version]
-            # Every field given, in order: the tuple is made in C, without the NamedTuple's Python __new__.
-            event = (
+            event = RecordedEvent(
                 global_position,
                 stream_id,
                 version,
@@ -128,11 +127,8 @@ class PendingAppend:
                 tx_id,
                 CURRENT_HASH_VERSION,
             )
-            events.append(_new_tuple(RecordedEvent, event))
+            events.append(event)
         return events
-
-
-_new_tuple = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)

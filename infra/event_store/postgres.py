@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 
 import psycopg
-from psycopg.pq import ConnStatus, ExecStatus, TransactionStatus
-from psycopg.pq.abc import PGresult
+from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
 from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.errors import IdempotencyKeyTaken, VersionConflict
-from infra.event_store.append import (
-    DUPLICATE_PREPARED_STATEMENT,
-    UNKNOWN_PREPARED_STATEMENT,
-    append_sql,
-    head_hash_in,
-    sqlstate,
-    statement_name,
-)
+from infra.event_store.append import append_sql, head_hash_in
 from infra.event_store.chain import prepare as prepare_append
 from infra.event_store.model import (
     START,
@@ -46,8 +37,6 @@ from infra.event_store.read import (
 class EventStore:
     def __init__(self, pool: ConnectionPool[Conn]) -> None:
         self.pool = pool
-        self._prepared: dict[Conn, set[bytes]] = {}
-        self._prepared_lock = threading.Lock()
 
     # Writing ----------------------------------------------------------------
 
@@ -133,70 +122,15 @@ class EventStore:
         # The database only numbers the events; the rest is what was sent (not read back and parsed again).
         return pending.recorded({version: (global_position, tx_id) for version, global_position, tx_id in rows})
 
-    def _execute_append(
-        self, conn: Conn, event_count: int, remember: bool, params: list[str | int]
-    ) -> list[tuple[int, int, int]]:
-        """Run the append statement through libpq: (version, global position, tx id) of each event inserted,
-        none when the head had moved. Errors are psycopg's (UniqueViolation, OperationalError...).
-
-        One C call, which lets the GIL go while it waits, instead of psycopg's cursor machinery, whose Python
-        was most of an append's client CPU (docs/performance.md, "Reading and appending events"). Outside a
-        transaction the statement is prepared once per connection; inside one (where a failed lookup of a
-        prepared statement would abort the caller's transaction) it is sent whole.
-        """
-        pgconn = conn.pgconn
-        if pgconn.pipeline_status:
-            raise RuntimeError("an append cannot run inside a psycopg pipeline")
-        values = list(map(str.encode, map(str, params)))  # str(value).encode() of each, in C
-        if pgconn.transaction_status == TransactionStatus.IDLE:
-            result = self._execute_prepared(conn, event_count, remember, values)
-        else:
-            result = pgconn.exec_params(append_sql(event_count, remember), values)
-        if result.status != ExecStatus.TUPLES_OK:
-            raise self._error(conn, result)
-        value = result.get_value  # never NULL; an xid8 is written as its decimal number, as the integers are
-        return [(int(value(i, 0)), int(value(i, 1)), int(value(i, 2))) for i in range(result.ntuples)]  # type: ignore[arg-type]
-
-    def _execute_prepared(self, conn: Conn, event_count: int, remember: bool, values: list[bytes]) -> PGresult:
-        """The append as a statement prepared on `conn`, preparing it when this store has not (or it is gone)."""
-        name = statement_name(event_count, remember)
-        if name not in self._prepared_on(conn):
-            failed = self._prepare(conn, name, event_count, remember)
-            if failed is not None:
-                return failed
-        result = conn.pgconn.exec_prepared(name, values)
-        if sqlstate(result) == UNKNOWN_PREPARED_STATEMENT:
-            # psycopg sends DEALLOCATE ALL after a ROLLBACK, DROP, ALTER or DISCARD on a connection where it
-            # prepared statements of its own. Nothing ran (no transaction was open): prepare it again.
-            failed = self._prepare(conn, name, event_count, remember)
-            result = conn.pgconn.exec_prepared(name, values) if failed is None else failed
-        return result
-
-    def _prepare(self, conn: Conn, name: bytes, event_count: int, remember: bool) -> PGresult | None:
-        """Prepare the append statement `name` on `conn`: None when done (or it was there), else the failure."""
-        made = conn.pgconn.prepare(name, append_sql(event_count, remember))
-        if made.status != ExecStatus.COMMAND_OK and sqlstate(made) != DUPLICATE_PREPARED_STATEMENT:
-            return made
-        self._prepared_on(conn).add(name)
-        return None
-
-    def _prepared_on(self, conn: Conn) -> set[bytes]:
-        """The append statements prepared on `conn`. Those of connections the pool has closed are dropped when a
-        new connection comes by."""
-        names = self._prepared.get(conn)
-        if names is None:
-            with self._prepared_lock:
-                for closed in [known for known in self._prepared if known.closed]:
-                    del self._prepared[closed]
-                names = self._prepared[conn] = set()
-        return names
-
     @staticmethod
-    def _error(conn: Conn, result: PGresult) -> psycopg.Error:
-        if conn.pgconn.status != ConnStatus.OK:
-            message = conn.pgconn.error_message.decode("utf-8", "replace").strip()
-            return psycopg.OperationalError(f"the connection to PostgreSQL failed during an append: {message}")
-        return psycopg.errors.error_from_result(result, encoding=conn.info.encoding)
+    def _execute_append(
+        conn: Conn, event_count: int, remember: bool, params: list[str | int]
+    ) -> list[tuple[int, int, int]]:
+        """Run the append statement: (version, global position, tx id) of each event inserted, none when the
+        head had moved. Prepared on the connection by psycopg, which keeps it there as long as it can."""
+        with conn.cursor(row_factory=tuple_row) as cursor:
+            cursor.execute(append_sql(event_count, remember), params, prepare=True)
+            return cursor.fetchall()
 
     def find_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
         with self.pool.connection() as conn:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import psycopg
+from psycopg.rows import args_row
 from psycopg.types.numeric import IntLoader
 
 from domain.table import DEAL_ENDED, DEAL_STARTED
@@ -25,14 +25,9 @@ EVENT_COLUMNS = (
     "occurred_at, prev_hash, hash, tx_id, hash_version"
 )
 
-# tuple.__new__ on the NamedTuple class, called from C: psycopg makes each row a RecordedEvent with no Python
-# frame in between. It does not check the number of values, so every column list read through it must name
-# RecordedEvent's fields in order (tests/unit/test_event_columns.py).
-_make_event: Callable[[Sequence[Any]], RecordedEvent] = functools.partial(tuple.__new__, RecordedEvent)
-
-
-def _event_row(cursor: Any) -> Callable[[Sequence[Any]], RecordedEvent]:
-    return _make_event
+# Each row made a RecordedEvent by position: every column list read through it names RecordedEvent's fields in
+# order (tests/unit/test_event_columns.py).
+_event_row = args_row(RecordedEvent)
 
 
 def fetch_events(conn: Conn, query: str, params: Sequence[Any] | Mapping[str, Any]) -> list[RecordedEvent]:

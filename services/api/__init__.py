@@ -12,14 +12,12 @@ CARDLEDGER_CORS_ORIGINS the origins it names may call the API from a browser (`s
 
 from __future__ import annotations
 
-import http
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flask import Flask, Response
 from flask_smorest import Api
-from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from infra.config import Settings
@@ -38,10 +36,8 @@ from services.api import (
     ui,
 )
 from services.api.admission import Admission
-from services.api.converters import TableIdConverter
 from services.api.cors import CorsPolicy, install_cors
 from services.api.deps import EXTENSION, ContainerHolder
-from services.api.json_answers import CompactJSONProvider
 from services.api.limits import install_limits, limit_config
 from services.api.metrics import install_metrics
 from services.api.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
@@ -58,7 +54,7 @@ from services.api.serving import (
     api_threads,
     long_poll_seconds,
 )
-from services.api.spec_meta import RATE_LIMIT_HEADERS, RESPONSE_HEADERS, header_ref, package_version
+from services.api.spec_meta import RESPONSE_HEADERS, SharedHeadersPlugin, package_version
 from services.api.spec_types import TypedMarshmallowPlugin
 from services.bootstrap import Container, bootstrap
 
@@ -86,33 +82,8 @@ class CardLedgerApi(Api):  # type: ignore[misc]
 
     ERROR_SCHEMA = ProblemSchema
 
-    def _register_responses(self) -> None:
-        for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
-            if not (100 <= status < 200) and status not in (204, 304):
-                response["schema"] = self.ERROR_SCHEMA
-            if status in (429, 503):
-                response["headers"] = {"Retry-After": header_ref("Retry-After")}
-            prepare_response(response, self.spec, PROBLEM_JSON)
-            self.spec.components.response(status.name, response, lazy=True)
-        default: dict[str, Any] = {"description": "Error (problem details)", "schema": self.ERROR_SCHEMA}
-        prepare_response(default, self.spec, PROBLEM_JSON)
-        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, default, lazy=True)
-
     def handle_http_exception(self, error: HTTPException) -> Response:
         return handle_http_exception(error)
-
-    def document_rate_limit_headers(self) -> None:
-        """X-RateLimit-* on the successful answers of the rate-limited operations (every tag but ops)."""
-        for item in self.spec._paths.values():
-            for operation in item.values():
-                if not isinstance(operation, dict) or not LIMITED_TAGS.intersection(operation.get("tags", ())):
-                    continue
-                for code, response in operation.get("responses", {}).items():
-                    if str(code).startswith("2") and isinstance(response, dict):
-                        headers = response.setdefault("headers", {})
-                        for name in RATE_LIMIT_HEADERS:
-                            headers.setdefault(name, header_ref(name))
 
 
 def base_config() -> dict[str, Any]:
@@ -147,17 +118,6 @@ def base_config() -> dict[str, Any]:
     }
 
 
-class SyncFlask(Flask):
-    """Flask with no async views or hooks: it asks whether each view and hook of a request is a coroutine
-    function, about twenty questions a request, all answered no (tests/api/test_endpoints.py checks). Its answers'
-    JSON text is written by `CompactJSONProvider` (the same bytes as Flask's provider)."""
-
-    json_provider_class = CompactJSONProvider
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        return func
-
-
 def create_app(
     settings: Settings | None = None,
     container: Container | None = None,
@@ -171,7 +131,7 @@ def create_app(
         settings = container.settings if container is not None else Settings.from_env()
     resolved = settings
 
-    app = SyncFlask("cardledger")
+    app = Flask("cardledger")
     app.config.update(base_config())
     app.config.update(limit_config())
     app.config.update(dict(config or {}))
@@ -181,11 +141,13 @@ def create_app(
     if container is not None:
         container.ledger.require_signing_key()  # an API never signs under a key a verifier cannot find
 
-    app.url_map.converters["uuid"] = TableIdConverter  # before any route is made with it
-    api = CardLedgerApi(app, spec_kwargs={"marshmallow_plugin": TypedMarshmallowPlugin()})
+    plugins = {
+        "marshmallow_plugin": TypedMarshmallowPlugin(),
+        "extra_plugins": [SharedHeadersPlugin(LIMITED_TAGS, PROBLEM_JSON)],
+    }
+    api = CardLedgerApi(app, spec_kwargs=plugins)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
-    api.document_rate_limit_headers()
     app.register_blueprint(swagger_ui.blp)  # a plain Flask blueprint: not part of the OpenAPI document
     app.register_blueprint(ui.blp)  # the web viewer at /ui/, static files (services/api/ui/)
 

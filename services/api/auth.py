@@ -8,7 +8,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from services.api.context import current_g, current_request
+import flask
+
 from services.api.deps import container
 from services.api.problems import ApiError
 from services.app.callers import Caller
@@ -32,7 +33,7 @@ AUTHORIZATION = "HTTP_AUTHORIZATION"
 
 
 def bearer_token() -> str | None:
-    return _bearer(current_request().environ.get(AUTHORIZATION))
+    return _bearer(flask.request.environ.get(AUTHORIZATION))
 
 
 def _bearer(header: str | None) -> str | None:
@@ -48,12 +49,12 @@ def token_key() -> str:
     """A rate-limit key per bearer token (hashed: the key lands in Redis), else per address."""
     token = bearer_token()
     if token is None:
-        return f"ip:{current_request().remote_addr or 'unknown'}"
+        return f"ip:{flask.request.remote_addr or 'unknown'}"
     return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def authenticate() -> Caller:
-    header = current_request().environ.get(AUTHORIZATION)
+    header = flask.request.environ.get(AUTHORIZATION)
     if header is None:
         raise _unauthorized("this call needs an 'Authorization: Bearer <token>' header", "missing_token")
     token = _bearer(header)
@@ -70,12 +71,12 @@ def authenticated(view: F) -> F:
 
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        current_g().caller = authenticate()
+        flask.g.caller = authenticate()
         return view(*args, **kwargs)
 
     return cast(F, wrapper)
 
 
 def caller() -> Caller:
-    found: Caller = current_g().caller
+    found: Caller = flask.g.caller
     return found

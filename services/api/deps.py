@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+import flask
 from flask import Flask
 
-from services.api.context import current_flask_app
 from services.bootstrap import Container
 
 EXTENSION = "cardledger"
@@ -41,4 +41,4 @@ def holder(app: Flask) -> ContainerHolder:
 
 
 def container() -> Container:
-    return holder(current_flask_app()).get()
+    return holder(flask.current_app).get()

@@ -16,6 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import flask
 from flask import Flask, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -28,9 +29,8 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from infra.db import FastPool
+from infra.db import ServicePool
 from infra.metrics import metrics_port, serve_metrics
-from services.api.context import current_g, current_request
 from services.api.deps import holder
 
 REGISTRY_KEY = "cardledger.metrics"
@@ -44,7 +44,7 @@ DB_POOL = Gauge(
 
 
 def record_pool_usage(usage: Mapping[str, int]) -> None:
-    """Set `cardledger_db_pool_connections` from `infra.db.FastPool.usage()`."""
+    """Set `cardledger_db_pool_connections` from `infra.db.ServicePool.usage()`."""
     for state, value in usage.items():
         DB_POOL.labels(state).set(value)
 
@@ -94,12 +94,12 @@ def install_metrics(app: Flask) -> ApiMetrics:
 
     @app.before_request
     def _start_timer() -> None:
-        current_g().request_started = time.perf_counter()
+        flask.g.request_started = time.perf_counter()
 
     @app.after_request
     def _observe(response: Response) -> Response:
-        started = current_g().get("request_started")
-        served = current_request()
+        started = flask.g.get("request_started")
+        served = flask.request
         route = served.url_rule.rule if served.url_rule is not None else "unmatched"
         method = served.method if served.method in KNOWN_METHODS else "other"
         labels = (method, route, str(response.status_code))
@@ -116,7 +116,7 @@ def install_metrics(app: Flask) -> ApiMetrics:
         if now >= pool_gauge_due[0]:
             pool_gauge_due[0] = now + POOL_GAUGE_SECONDS
             built = holder(app).built  # never built here: a probe must not open the pool
-            if built is not None and isinstance(built.pool, FastPool):
+            if built is not None and isinstance(built.pool, ServicePool):
                 record_pool_usage(built.pool.usage())
         return response
 

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+import flask
 import psycopg
 import redis
 from flask import Flask, Response, json, request
@@ -24,7 +25,6 @@ from werkzeug.exceptions import HTTPException, NotFound
 
 from infra.errors import TableLogInconsistent
 from infra.metrics import count_error
-from services.api.context import current_request
 from services.api.retry_after import retry_after_seconds
 from services.app.errors import ServiceError
 
@@ -159,7 +159,7 @@ def handle_http_exception(error: HTTPException) -> Response:
 
 def _check_charset() -> Response | None:
     """A JSON body in an unknown charset is a 415, before any parser tries to decode it."""
-    served = current_request()
+    served = flask.request
     charset = served.mimetype_params.get("charset")
     if charset is not None and served.is_json:
         try:

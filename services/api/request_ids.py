@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import time
 
+import flask
 from flask import Flask, Response
 
-from services.api.context import current_g, current_request
 from services.logs import REQUEST_ID_HEADER, new_request_id, reset_request_id, set_request_id, valid_request_id
 
 log = logging.getLogger("cardledger.api.requests")
@@ -26,22 +26,22 @@ REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
 def install_request_ids(app: Flask) -> None:
     @app.before_request
     def _bind_request_id() -> None:
-        request_id = valid_request_id(current_request().environ.get(REQUEST_ID_ENVIRON)) or new_request_id()
-        context = current_g()
+        request_id = valid_request_id(flask.request.environ.get(REQUEST_ID_ENVIRON)) or new_request_id()
+        context = flask.g
         context.request_id = request_id
         context.request_id_token = set_request_id(request_id)
         context.request_id_started = time.perf_counter()
 
     @app.after_request
     def _send_request_id(response: Response) -> Response:
-        context = current_g()
+        context = flask.g
         request_id = context.get("request_id")
         if request_id is not None:
             response.headers[REQUEST_ID_HEADER] = request_id
             if not log.isEnabledFor(logging.DEBUG):
                 return response  # nothing to log: the line's fields are not worth reading off the request
             started = context.get("request_id_started")
-            request = current_request()
+            request = flask.request
             log.debug(
                 "request answered",
                 extra={
@@ -56,7 +56,7 @@ def install_request_ids(app: Flask) -> None:
 
     @app.teardown_request
     def _unbind_request_id(error: BaseException | None) -> None:
-        token = current_g().pop("request_id_token", None)
+        token = flask.g.pop("request_id_token", None)
         if token is not None:
             try:
                 reset_request_id(token)

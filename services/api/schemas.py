@@ -10,7 +10,6 @@ from typing import Any
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields, post_dump, validate, validates_schema
 
 from domain.games import GAME_NAMES, GAMES
-from services.api.plain_dump import PlainDump
 from services.api.prefer import PREFER_DESCRIPTION
 from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
 from services.api.schemas_game import (
@@ -219,7 +218,7 @@ _PLAY = {
 }
 
 
-class TableSchema(PlainDump, OpenSchema):
+class TableSchema(OpenSchema):
     """Public state of a table; the game-specific fields are present while a deal exists."""
 
     id = fields.String(required=True, metadata={"format": "uuid"})
@@ -337,8 +336,6 @@ class LobbySchema(Schema):
 
 
 class MinVersionQuerySchema(Schema):
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): every view GET reads it
-
     class Meta:
         unknown = RAISE
 
@@ -394,8 +391,6 @@ def prefer_field() -> fields.String:
 
 
 class ConditionalReadHeadersSchema(Schema):
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): every view GET reads these
-
     class Meta:
         unknown = EXCLUDE
 
@@ -415,8 +410,6 @@ class PreferHeadersSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): every action POST reads these
-
     class Meta:
         unknown = EXCLUDE
 
@@ -437,7 +430,7 @@ class ActionHeadersSchema(Schema):
     prefer = prefer_field()
 
 
-class ActionResultSchema(PlainDump):
+class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Raw(metadata={"openapi": EVENT}), required=True)
     receipt = fields.Nested(

@@ -125,7 +125,7 @@ def _as_set(schema: type[Schema], name: str, game: str) -> type[Schema]:
     """`schema` as a table holds its options: every one present, defaults filled in (but `turn_seconds`, absent
     at a table opened before the turn clock)."""
     declared = {}
-    for key, field in schema._declared_fields.items():
+    for key, field in schema().declared_fields.items():
         declared[key] = copy.copy(field)
         declared[key].required = key != "turn_seconds"
     settings = Schema.from_dict(declared, name=name)
@@ -270,7 +270,6 @@ class ActionSchema(TaggedUnionSchema):
     """One action, by `type`: discard, capture and pass are Cholek Tiga's plays, play is Cha Kau Tsz's; ready,
     close and leave are for between deals at either game."""
 
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_load): the body of every action POST
     TAG = "type"
     VARIANTS = {
         "discard": DiscardActionSchema,

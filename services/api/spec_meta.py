@@ -3,10 +3,14 @@ headers shared by many operations (components/headers)."""
 
 from __future__ import annotations
 
+import http
 import tomllib
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from apispec import BasePlugin
 
 PACKAGE = "cardledger"
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
@@ -35,6 +39,41 @@ RESPONSE_HEADERS: dict[str, dict[str, Any]] = {
 
 def header_ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/headers/{name}"}
+
+
+# flask-smorest registers one response component per status, described by the status's phrase.
+RETRY_AFTER_PHRASES = frozenset(http.HTTPStatus(status).phrase for status in (429, 503))
+
+
+class SharedHeadersPlugin(BasePlugin):
+    """What the error answers and many operations share, through apispec's plugin hooks. The response
+    components (flask-smorest's error responses) are `error_type` with Retry-After on 429 and 503; the
+    successful answers of the operations tagged `limited_tags` carry X-RateLimit-*."""
+
+    def __init__(self, limited_tags: Iterable[str], error_type: str) -> None:
+        self.limited_tags = frozenset(limited_tags)
+        self.error_type = error_type
+
+    def response_helper(self, response: dict[str, Any], **kwargs: Any) -> dict[str, Any] | None:
+        changed: dict[str, Any] = {}
+        content = response.get("content")
+        if content:  # one media type, flask-smorest's default
+            changed["content"] = {self.error_type: next(iter(content.values()))}
+        if response.get("description") in RETRY_AFTER_PHRASES:
+            changed["headers"] = {"Retry-After": header_ref("Retry-After")}
+        return changed
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
+        for operation in (operations or {}).values():
+            if not isinstance(operation, dict) or not self.limited_tags.intersection(operation.get("tags", ())):
+                continue
+            for code, response in operation.get("responses", {}).items():
+                if str(code).startswith("2") and isinstance(response, dict):
+                    headers = response.setdefault("headers", {})
+                    for name in RATE_LIMIT_HEADERS:
+                        headers.setdefault(name, header_ref(name))
 
 
 def package_version() -> str:

@@ -174,7 +174,7 @@ def _loads(text: str, decoder: json.JSONDecoder) -> Any:
 class StrictParser(FlaskParser):
     """webargs' parser for flask-smorest, reading JSON bodies through `strict_loads`."""
 
-    def _raw_load_json(self, req: flask.Request) -> Any:
+    def load_json(self, req: flask.Request, schema: Any) -> Any:
         if not is_json_request(req):
             if req.get_data(cache=True):  # a body the service would not read: say what to send
                 sent = req.headers.get("Content-Type") or "no Content-Type"

@@ -6,9 +6,7 @@ A waiter follows a table from an entry of its Redis stream (the newest one when 
 entry carries. The reader is a thread that blocks on one XREAD over every followed table's stream (and a
 wake-up stream of its own, written when a table joins a read already blocking), so an action wakes one
 Redis reply per process, however many streams and long-polls wait on its table here; no waiter holds a
-database connection or a Redis connection. The reader holds one connection of the client's pool while it
-runs and sends its XREAD there itself (`redis_bus.StreamsRead`: packed once per set of tables, the raw
-reply read), as a read per action is most of what a push costs.
+database connection or a Redis connection (`redis_bus.StreamsRead`).
 
 Bounded: at most MAX_TABLES tables followed (one XREAD's keys), ENTRIES_PER_READ entries per table per
 read, and a fixed record per table. A table nobody waits on any more stays followed LINGER_SECONDS (a
@@ -219,20 +217,7 @@ class TableWaits:
         pipe.execute()
 
     def _read(self) -> None:
-        pool = self.client.connection_pool
-        try:
-            connection = pool.get_connection()
-        except Exception as error:  # as a failed read: every waiter learns of it
-            self._fail(error)
-            return
-        try:
-            self._read_on(connection)
-        finally:
-            pool.release(connection)
-
-    def _read_on(self, connection: redis_bus.StreamConnection) -> None:
-        """The reader's loop, its reads on `connection`, held while it runs (no pool checkout per read); the
-        read's command is packed anew only when the tables followed change."""
+        """The reader's loop; the read is made anew only when the tables followed change."""
         longest = redis_bus.longest_block(self.client)
         block_ms = max(1, int(min(READ_BLOCK_SECONDS if longest is None else longest, READ_BLOCK_SECONDS) * 1000))
         wake_key = self.wake_key.encode()
@@ -261,9 +246,8 @@ class TableWaits:
             positions = [table.position for table in followed]
             positions.append(self.wake_position)
             try:
-                newest = read.newest(connection, positions)
+                newest = read.newest(self.client, positions)
             except Exception as error:  # any: a reader that died without failing its waiters would leave them waiting
-                connection.disconnect()  # a reply maybe half read: the next reader connects anew
                 self._fail(error)
                 return
             if not newest:

@@ -52,7 +52,6 @@ from typing import Any
 
 import psycopg
 import redis
-from redis.connection import Connection
 
 from infra import redis_bus, redis_clients
 from infra.db import Conn, application_name, connect
@@ -154,9 +153,6 @@ class Relay:
         self._pace = RatePace(EVENTS_PER_LOOK, poll_interval, max(MAX_POLL_INTERVAL_S, poll_interval), RATE_WINDOW_S)
         self._stored = START  # the position stored last, and when
         self._stored_at = 0.0
-        # The connection the batches go on, taken from the client's pool at the first batch and held until the
-        # relay stops (taking one per batch costs a check for unread data); redis-py reconnects it after a failure.
-        self._connection: Connection | None = None
 
     # Leadership ---------------------------------------------------------------
 
@@ -237,9 +233,6 @@ class Relay:
                 if position != self._stored:
                     self._store(conn, position)
         finally:
-            if self._connection is not None:
-                client.connection_pool.release(self._connection)
-                self._connection = None
             client.close()
 
     def _wait_for_commits(self, conn: Conn, position: LogPosition) -> None:
@@ -291,9 +284,7 @@ class Relay:
         }
         while not self.stop.is_set():
             try:
-                if self._connection is None:
-                    self._connection = client.connection_pool.get_connection()
-                publish_and_enqueue(client, events, meta=meta, connection=self._connection)
+                publish_and_enqueue(client, events, meta=meta)
                 log.debug("relay published %d events", len(events), extra=meta)
                 return True
             except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError) as error:

@@ -273,7 +273,7 @@ def test_an_idle_stream_keeps_beating_when_the_heartbeat_outlasts_the_redis_sock
 
 
 def test_no_view_or_hook_is_a_coroutine_function(app: Flask) -> None:
-    """`SyncFlask` runs views and hooks as they are: an async one would answer an unawaited coroutine."""
+    """The app serves WSGI only: an async view or hook would need Flask's async extra and a thread per call."""
     functions: list[Any] = list(app.view_functions.values())
     for registry in (
         app.before_request_funcs,

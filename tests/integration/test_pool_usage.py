@@ -1,5 +1,4 @@
-"""FastPool.usage(): what `cardledger_db_pool_connections` shows, counting the connections resting in FastPool's
-own idle queue as idle (psycopg_pool alone counts them as in use)."""
+"""ServicePool.usage(): what `cardledger_db_pool_connections` shows."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ def test_usage_counts_connections_in_use_and_resting(db_url: str) -> None:
             second.execute("SELECT 1")
             held = pool.usage()
         assert held["in_use"] == 2 and held["max"] == 4 and held["waiting"] == 0
-        rested = pool.usage()  # both given back, into the idle queue
+        rested = pool.usage()  # both given back
         assert rested["in_use"] == 0
         assert rested["idle"] == held["idle"] + 2
     finally:

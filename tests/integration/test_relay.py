@@ -202,24 +202,20 @@ def test_publishing_stops_at_an_error_other_than_a_published_entry(
     assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
 
 
-def test_a_held_connection_publishes_after_an_error_reply_and_a_forgotten_script(
+def test_a_batch_publishes_after_an_error_reply_and_a_forgotten_script(
     store: EventStore, db_url: str, rclient: redis.Redis
 ) -> None:
     append_many(store, streams=2, per_stream=2)
     wait_until_readable(db_url)
     events = store.read_log(limit=100)
     assert len(events) == 8
-    connection = rclient.connection_pool.get_connection()
-    try:
-        rclient.set(redis_bus.table_stream(events[0].stream_id), "not a stream")
-        with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
-            queueing.publish_and_enqueue(rclient, events[:2], connection=connection)
-        rclient.delete(redis_bus.table_stream(events[0].stream_id))
-        rclient.script_flush()
-        assert queueing.publish_and_enqueue(rclient, events, connection=connection) == 1
-        assert queueing.publish_and_enqueue(rclient, events, connection=connection) == 0  # a job waits
-    finally:
-        rclient.connection_pool.release(connection)
+    rclient.set(redis_bus.table_stream(events[0].stream_id), "not a stream")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        queueing.publish_and_enqueue(rclient, events[:2])
+    rclient.delete(redis_bus.table_stream(events[0].stream_id))
+    rclient.script_flush()
+    assert queueing.publish_and_enqueue(rclient, events) == 1
+    assert queueing.publish_and_enqueue(rclient, events) == 0  # a job waits
     assert [b["global_position"] for b in published(rclient)] == [e.global_position for e in events]
     for stream_id in {e.stream_id for e in events}:
         mine = [e.global_position for e in events if e.stream_id == stream_id]

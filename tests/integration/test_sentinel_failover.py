@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from infra import redis_clients, redis_wire
+from infra import redis_clients
 from tests.ha.cluster import SERVICE_NAME, Folder, RedisShape, wait_for
 
 
@@ -28,7 +28,8 @@ def sentinels(tmp_path: Path) -> Iterator[RedisShape]:
 def test_a_held_connection_writes_to_the_new_primary_after_a_failover(sentinels: RedisShape) -> None:
     client = redis_clients.connect(sentinels.url, socket_timeout=5, socket_connect_timeout=2)
     held = client.connection_pool.get_connection()
-    assert redis_wire.call(held, ["SET", "k", "before"]) in (b"OK", "OK")
+    held.send_command("SET", "k", "before")
+    assert held.read_response() in (b"OK", "OK")
     old = sentinels.primary_port()
     sentinels.client(sentinels.sentinel_ports[0]).execute_command("SENTINEL", "FAILOVER", SERVICE_NAME)
     new = wait_for(lambda: (port := sentinels.primary_port()) not in (None, old) and port, 60, "the failover")
@@ -38,7 +39,8 @@ def test_a_held_connection_writes_to_the_new_primary_after_a_failover(sentinels:
 
     def write() -> bool:
         try:
-            redis_wire.call(held, ["SET", "k", "after"])
+            held.send_command("SET", "k", "after")
+            held.read_response()
         except (redis.ConnectionError, redis.ReadOnlyError):  # the old primary, now a replica, refuses once
             return False
         return True

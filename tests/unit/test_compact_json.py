@@ -1,24 +1,20 @@
-"""The texts written by encoders made once (`infra.compact_json`, the API's `CompactJSONProvider`) and the receipts'
-time (`utc_timestamp`) are those of the calls they replace, byte for byte."""
+"""The texts written by the encoders made once (`infra.compact_json`) and the receipts' time (`utc_timestamp`) are
+those of the calls they stand for, byte for byte."""
 
 from __future__ import annotations
 
 import json
 import math
 import uuid
-from dataclasses import dataclass
-from datetime import UTC, date, datetime
-from decimal import Decimal
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from flask import Flask
 from hypothesis import given
 from hypothesis import strategies as st
 
 from infra.compact_json import compact_ascii, compact_ascii_encoder
 from infra.signing import utc_timestamp
-from services.api.json_answers import CompactJSONProvider
 
 # Any text (lone surrogates and NUL included: json.dumps escapes them), any number json.dumps writes.
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
@@ -41,41 +37,6 @@ def test_compact_ascii_writes_non_finite_numbers_and_refuses_what_json_dumps_ref
     assert compact_ascii([math.nan, math.inf, -math.inf]) == "[NaN,Infinity,-Infinity]"
     with pytest.raises(TypeError, match="Object of type UUID is not JSON serializable"):
         compact_ascii({"id": uuid.UUID(int=1)})
-
-
-@dataclass
-class Point:
-    x: int
-
-
-@given(values)
-def test_answers_are_the_bytes_flask_writes(value: Any) -> None:
-    mine, flasks = Flask("mine"), Flask("flasks")
-    mine.json = CompactJSONProvider(mine)
-    for app in (mine, flasks):
-        app.json.sort_keys = False  # type: ignore[attr-defined]
-    extras = {"when": date(2026, 12, 2), "id": uuid.UUID(int=7), "price": Decimal("1.50"), "point": Point(3)}
-    for answer in (value, {"value": value, **extras}):
-        with mine.app_context():
-            ours = mine.json.response(answer).get_data()
-        with flasks.app_context():
-            theirs = flasks.json.response(answer).get_data()
-        assert ours == theirs
-
-
-def test_other_settings_are_flasks_own() -> None:
-    app = Flask("settings")
-    app.json = CompactJSONProvider(app)
-    answer = {"b": 1, "a": "é"}
-    with app.app_context():
-        app.json.sort_keys = False  # type: ignore[attr-defined]
-        assert app.json.response(answer).get_data() == b'{"b":1,"a":"\\u00e9"}\n'
-        app.json.sort_keys = True  # type: ignore[attr-defined]
-        assert app.json.response(answer).get_data() == b'{"a":"\\u00e9","b":1}\n'
-        app.json.ensure_ascii = False  # type: ignore[attr-defined]
-        assert app.json.response(answer).get_data() == '{"a":"é","b":1}\n'.encode()
-        app.debug = True
-        assert app.json.response(answer).get_data() == '{\n  "a": "é",\n  "b": 1\n}\n'.encode()
 
 
 def test_a_given_default_is_called_for_what_json_cannot_hold() -> None:

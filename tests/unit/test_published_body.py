@@ -1,6 +1,5 @@
 """What the relay sends to Redis, byte for byte: an event's published text (`redis_bus.encode`) is the sorted compact
-JSON of its public form that `json.dumps` wrote before the encoder was made once, and a command packed by
-`infra.redis_wire` is the RESP that redis-py packs."""
+JSON of its public form, as `json.dumps` writes it."""
 
 from __future__ import annotations
 
@@ -8,14 +7,13 @@ import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.events import PRIVATE, Event
 from domain.hashchain import canonical_timestamp
 from domain.redaction import public_form
-from infra import redis_bus, redis_wire
+from infra import redis_bus
 from infra.compact_json import compact_ascii_encoder
 from infra.event_store import RecordedEvent
 
@@ -88,9 +86,3 @@ def test_a_private_part_never_reaches_the_published_text() -> None:
 def test_the_sorted_encoder_is_what_json_dumps_writes_with_sorted_keys(value: dict[str, Any]) -> None:
     encode = compact_ascii_encoder(sort_keys=True)
     assert encode(value) == json.dumps(value, separators=(",", ":"), sort_keys=True)
-
-
-@given(st.lists(st.binary(max_size=20) | st.text(max_size=20) | st.integers(), max_size=12))
-def test_a_packed_command_is_what_redis_py_packs(args: list[Any]) -> None:
-    connection = redis.Connection()
-    assert redis_wire.packed(["EVALSHA", *args]) == b"".join(connection.pack_command("EVALSHA", *args))
