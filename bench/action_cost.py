@@ -303,7 +303,11 @@ def served_app(database_url: str, commands: Counter[str] | None = None) -> Itera
         container.redis = counting_redis(commands)
 
     try:
-        app = create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=[served_admission()])
+        app = create_app(
+            container=container,
+            config={"RATE_LIMITS_ENABLED": False},
+            middleware=[served_admission(container.settings.serving)],
+        )
         yield app, container
     finally:
         container.close()

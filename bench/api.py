@@ -115,13 +115,6 @@ def create_baseline_app() -> Any:
     from infra.db import open_pool
     from services.api.admission import Admission
     from services.api.proxies import behind_proxies
-    from services.api.serving import (
-        api_queue_seconds,
-        api_requests_per_caller,
-        api_streams,
-        api_streams_per_caller,
-        api_threads,
-    )
 
     app = Flask("bench_baseline")
     pool = open_pool(os.environ["DATABASE_URL"], component="api")  # its backends count as the API's
@@ -135,16 +128,18 @@ def create_baseline_app() -> Any:
         assert row is not None
         return {"id": row["id"]}, 201
 
+    settings = Settings.from_env()
+    limits = settings.serving
     admission = Admission(
         app.wsgi_app,
-        api_threads(),
-        api_streams(),
-        api_queue_seconds(),
-        api_streams_per_caller(),
-        api_requests_per_caller(),
+        limits.threads,
+        limits.streams,
+        limits.queue_seconds,
+        limits.streams_per_caller,
+        limits.requests_per_caller,
     )
     # As create_served_app: the proxy fix outermost, so that admission sees the client's address.
-    app.wsgi_app = behind_proxies(admission, Settings.from_env().trusted_proxies)  # type: ignore[method-assign,assignment]
+    app.wsgi_app = behind_proxies(admission, settings.trusted_proxies)  # type: ignore[method-assign,assignment]
     return app
 
 

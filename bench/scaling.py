@@ -56,15 +56,13 @@ from psycopg.rows import dict_row  # noqa: E402
 
 from bench.api import env_float, server_url  # noqa: E402
 from infra import projections  # noqa: E402
-from infra.config import Settings  # noqa: E402
+from infra.config import RELAY_METRICS_PORT_VARIABLE, WORKER_METRICS_PORT_VARIABLE, Settings  # noqa: E402
 from infra.db import application_name, open_pool  # noqa: E402
 from infra.migrations import migrate  # noqa: E402
 from infra.projections.checkpoint import RELAY_POSITION, checkpoint_name  # noqa: E402
 from infra.signing import SIGNING_KEY_VARIABLE, new_signing_key  # noqa: E402
 from services.app.audit.verify_tables import VerifySummary, verify_tables  # noqa: E402
-from services.projector.metrics import WORKER_PORT_VARIABLE  # noqa: E402
 from services.projector.rebuild import RebuildReport, rebuild  # noqa: E402
-from services.relay.metrics import RELAY_PORT_VARIABLE  # noqa: E402
 from services.simulate.client import HttpClient  # noqa: E402
 from services.simulate.stack import free_port, stop, wait_ready  # noqa: E402
 from services.supervisor import gunicorn_command  # noqa: E402
@@ -168,7 +166,7 @@ class Stack:
             SIGNING_KEY_VARIABLE: os.environ.get(SIGNING_KEY_VARIABLE) or new_signing_key(),
             "CARDLEDGER_RATE_LIMITS": "off",
             "CARDLEDGER_LOG_LEVEL": "INFO",
-            WORKER_PORT_VARIABLE: "0",
+            WORKER_METRICS_PORT_VARIABLE: "0",
         }
         self.env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # each gunicorn makes a folder of its own
         self.procs: list[Proc] = []
@@ -204,7 +202,10 @@ class Stack:
 def start_relay(stack: Stack, n: int) -> Proc:
     port = free_port()
     proc = stack.spawn(
-        f"relay-{n}", "relay", [sys.executable, "-m", "services.cli", "relay"], **{RELAY_PORT_VARIABLE: str(port)}
+        f"relay-{n}",
+        "relay",
+        [sys.executable, "-m", "services.cli", "relay"],
+        **{RELAY_METRICS_PORT_VARIABLE: str(port)},
     )
     proc.probe_url = f"http://127.0.0.1:{port}"
     return proc

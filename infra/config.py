@@ -38,11 +38,13 @@ service's role (docs/operations.md, "Database roles"). It needs ``DATABASE_URL``
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -51,6 +53,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 from infra.redis_clients import SENTINEL_SCHEME, is_sentinel_url, parse_sentinel_url
 from infra.seed_text import parse_signing_key
+
+log = logging.getLogger("cardledger.config")
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DATABASE_SCHEMES = ("postgresql", "postgres")
@@ -265,6 +269,139 @@ class CacheSizes:
         return self.tables
 
 
+# How much one API worker serves at once (`services.api.admission`, the supervisor's gunicorn command).
+API_THREADS_VARIABLE = "CARDLEDGER_API_THREADS"
+API_STREAMS_VARIABLE = "CARDLEDGER_API_STREAMS"
+DEFAULT_LONG_POLL_SECONDS = 25
+LONG_POLL_MAX_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class ServingLimits:
+    """How many requests and streams one API worker serves at once, and how long they may wait."""
+
+    threads: int = 4  # requests at once, streams aside (with 2 workers: chosen by measurement on 2 cores)
+    streams: int = 32  # Server-Sent Events streams at once, each on a thread of its own (0: refused with 503)
+    queue_seconds: float = 5.0  # how long a request may wait for a free request slot before 503
+    streams_per_caller: int = 4  # streams one token (or address) follows at once
+    streams_per_address: int = 8  # streams one client address follows at once, across tokens
+    streams_reserved: int = 16  # stream slots kept for the players seated at a table (default half the streams)
+    requests_per_caller: int = 2  # requests one token has in progress at once
+    long_poll_seconds: int = DEFAULT_LONG_POLL_SECONDS  # the longest a long-poll read waits for its version
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> ServingLimits:
+        streams = int_setting(environ, API_STREAMS_VARIABLE, 32, 0, 512)
+        return cls(
+            threads=int_setting(environ, API_THREADS_VARIABLE, 4, 1, 64),
+            streams=streams,
+            queue_seconds=float(int_setting(environ, "CARDLEDGER_API_QUEUE_SECONDS", 5, 1, 300)),
+            streams_per_caller=int_setting(environ, "CARDLEDGER_API_STREAMS_PER_CALLER", 4, 1, 512),
+            streams_per_address=int_setting(environ, "CARDLEDGER_API_STREAMS_PER_ADDRESS", 8, 1, 512),
+            streams_reserved=int_setting(environ, "CARDLEDGER_API_STREAMS_RESERVED", streams // 2, 0, streams),
+            requests_per_caller=int_setting(environ, "CARDLEDGER_API_REQUESTS_PER_CALLER", 2, 1, 64),
+            long_poll_seconds=int_setting(
+                environ, "CARDLEDGER_LONG_POLL_SECONDS", DEFAULT_LONG_POLL_SECONDS, 1, LONG_POLL_MAX_SECONDS
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """The API's rate limits (`services.api.limits`), in flask-limiter's notation ("20/second")."""
+
+    enabled: bool = True
+    registration: str = "30/minute"  # POST /v1/players, per client address
+    actions: str = "20/second"  # POST /v1/tables/{id}/actions, per token
+    reads: str = "100/second"  # tables, seats, views, keys, streams, per token
+    reports: str = "10/second"  # event pages, deal records, ledgers, reports, per token
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> RateLimits:
+        default = cls()
+        return cls(
+            enabled=(_get(environ, "CARDLEDGER_RATE_LIMITS") or "on").lower() not in ("off", "0", "false", "no"),
+            registration=_get(environ, "CARDLEDGER_RATE_LIMIT_REGISTRATION") or default.registration,
+            actions=_get(environ, "CARDLEDGER_RATE_LIMIT_ACTIONS") or default.actions,
+            reads=_get(environ, "CARDLEDGER_RATE_LIMIT_READS") or default.reads,
+            reports=_get(environ, "CARDLEDGER_RATE_LIMIT_REPORTS") or default.reports,
+        )
+
+
+API_METRICS_PORT_VARIABLE = "CARDLEDGER_API_METRICS_PORT"
+RELAY_METRICS_PORT_VARIABLE = "CARDLEDGER_RELAY_METRICS_PORT"
+WORKER_METRICS_PORT_VARIABLE = "CARDLEDGER_WORKER_METRICS_PORT"
+
+
+def _port_setting(environ: Mapping[str, str], name: str, default: int) -> int:
+    """A metrics port (0: off). A malformed one is logged and the default used: metrics never stop a process."""
+    raw = _get(environ, name)
+    if raw is None:
+        return default
+    try:
+        port = int(raw, 10)
+    except ValueError:
+        log.warning("%s must be a port number, got %r; using %d", name, raw, default)
+        return default
+    if not 0 <= port <= 65535:
+        log.warning("%s must be between 0 and 65535, got %d; using %d", name, port, default)
+        return default
+    return port
+
+
+@dataclass(frozen=True)
+class MetricsPorts:
+    """Where each process serves /metrics (0: not at all); a worker n of `up` serves on `worker` + n - 1."""
+
+    api: int = 9100
+    relay: int = 9101
+    worker: int = 9102
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> MetricsPorts:
+        default = cls()
+        return cls(
+            api=_port_setting(environ, API_METRICS_PORT_VARIABLE, default.api),
+            relay=_port_setting(environ, RELAY_METRICS_PORT_VARIABLE, default.relay),
+            worker=_port_setting(environ, WORKER_METRICS_PORT_VARIABLE, default.worker),
+        )
+
+
+ABANDON_VARIABLE = "CARDLEDGER_ABANDON_AFTER"
+DEFAULT_ABANDON_AFTER = timedelta(hours=24)
+MIN_ABANDON_AFTER = timedelta(seconds=60)
+MAX_ABANDON_AFTER = timedelta(days=365)
+_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+
+
+def parse_duration(text: str) -> timedelta:
+    """Seconds ("86400") or a duration of days, hours, minutes and seconds in that order ("1d12h", "90m")."""
+    raw = text.strip().lower()
+    if raw.isdigit():
+        return timedelta(seconds=int(raw))
+    match = _DURATION.fullmatch(raw)
+    if not raw or match is None:
+        raise ValueError(f"{text!r} is neither a number of seconds nor a duration such as 24h, 90m or 1d12h")
+    seconds = sum(int(value) * _UNITS[unit] for value, unit in zip(match.groups(), "dhms", strict=True) if value)
+    return timedelta(seconds=seconds)
+
+
+def abandon_after(environ: Mapping[str, str] = os.environ) -> timedelta:
+    """CARDLEDGER_ABANDON_AFTER: how long a table may have nobody seated before the turn clock closes it
+    (default 24 h, 60 s to 365 days); a ValueError names the variable."""
+    raw = _get(environ, ABANDON_VARIABLE)
+    if raw is None:
+        return DEFAULT_ABANDON_AFTER
+    try:
+        value = parse_duration(raw)
+    except ValueError as error:
+        raise ValueError(f"{ABANDON_VARIABLE}: {error}") from None
+    if not MIN_ABANDON_AFTER <= value <= MAX_ABANDON_AFTER:
+        raise ValueError(f"{ABANDON_VARIABLE} must be from 60 s to 365 days, not {raw!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None
@@ -283,6 +420,10 @@ class Settings:
     caches: CacheSizes = field(default_factory=CacheSizes)  # bounds of the API process's caches
     # A throwaway development database only: the service may run as a superuser or the tables' owner.
     unsafe_superuser_database: bool = False
+    serving: ServingLimits = field(default_factory=ServingLimits)
+    rate_limits: RateLimits = field(default_factory=RateLimits)
+    abandon_after: timedelta = DEFAULT_ABANDON_AFTER
+    metrics: MetricsPorts = field(default_factory=MetricsPorts)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -313,4 +454,8 @@ class Settings:
                 players=int_setting(environ, "CARDLEDGER_CACHE_PLAYERS", DEFAULT_CACHE_PLAYERS, 1, MAX_CACHE_ENTRIES),
             ),
             unsafe_superuser_database=_flag(environ, "CARDLEDGER_UNSAFE_SUPERUSER_DATABASE"),
+            serving=ServingLimits.from_env(environ),
+            rate_limits=RateLimits.from_env(environ),
+            abandon_after=abandon_after(environ),
+            metrics=MetricsPorts.from_env(environ),
         )

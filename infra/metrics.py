@@ -13,7 +13,6 @@ the oldest event when nothing was processed yet), 0 when nothing is behind.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -44,25 +43,6 @@ NOT_READY = Counter(
 
 def count_error(component: str, code: str) -> None:
     ERRORS.labels(component, code).inc()
-
-
-# Ports -----------------------------------------------------------------------
-
-
-def metrics_port(variable: str, default: int, environ: Mapping[str, str] = os.environ) -> int:
-    """The port in `variable` (0 disables); a malformed value is logged and the default used."""
-    raw = environ.get(variable, "").strip()
-    if not raw:
-        return default
-    try:
-        port = int(raw, 10)
-    except ValueError:
-        log.warning("%s must be a port number, got %r; using %d", variable, raw, default)
-        return default
-    if not 0 <= port <= 65535:
-        log.warning("%s must be between 0 and 65535, got %d; using %d", variable, port, default)
-        return default
-    return port
 
 
 def serve_metrics(

@@ -103,13 +103,8 @@ def _unexpected(error: Exception) -> str:
 def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    from services.api.serving import api_streams, api_threads
-    from services.clock import abandon_after
-
     try:
         settings = Settings.from_env()
-        api_threads(), api_streams()  # read when the API starts; a bad value is a configuration error here too
-        abandon_after()  # read by the turn clock of each worker
     except ValueError as error:
         raise CliError(f"configuration error: {error}") from None
     if args.command in SERVER_COMMANDS and not getattr(args, "url", None):
@@ -439,7 +434,9 @@ def _relay(args: argparse.Namespace, settings: Settings) -> int:
     database_url, redis_url, stop_servers = _servers(settings)
     try:
         relay = Relay(database_url, redis_url, stop)
-        start_relay_metrics(database_url, settings.host, relay)  # its /readyz asks the relay for its session
+        start_relay_metrics(
+            database_url, settings.host, settings.metrics.relay, relay
+        )  # its /readyz asks the relay for its session
         relay.run()
     finally:
         stop_servers()
@@ -456,8 +453,8 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
     stop = _stop_on_signals()
     database_url, redis_url, stop_servers = _servers(settings)
     try:
-        start_worker_metrics(database_url, redis_url, settings.host)
-        run_worker(database_url, redis_url, stop)
+        start_worker_metrics(database_url, redis_url, settings.host, settings.metrics.worker)
+        run_worker(database_url, redis_url, stop, abandon_after=settings.abandon_after)
     finally:
         stop_servers()
     return 0

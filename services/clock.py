@@ -40,17 +40,15 @@ stopped). Two clocks sweeping at once would still be correct, only wasteful.
 
 `CARDLEDGER_ABANDON_AFTER`: how long a table may have nobody seated before
 the service closes it; seconds ("86400") or a duration ("24h", "90m", "1d12h",
-"45s"), from 60 seconds to 365 days; default 24 h (`abandon_after`).
+"45s"), from 60 seconds to 365 days; default 24 h (`infra.config.abandon_after`).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -58,6 +56,7 @@ from typing import Any
 import psycopg
 import psycopg_pool
 
+from infra.config import DEFAULT_ABANDON_AFTER
 from infra.db import application_name, open_pool
 from infra.sql.session import ping, try_advisory_lock
 from infra.storage.postgres import PostgresStorage
@@ -71,42 +70,9 @@ COMPONENT = "clock"  # its connections' application_name: cardledger-clock
 CLOCK_LOCK_KEY = 7_410_221_003  # the advisory lock of the sweeping clock (the relay's is ...002)
 INTERVAL_S = 1.0
 SWEEP_LIMIT = 200  # tables taken per sweep and kind; the rest are taken by the next sweeps
-ABANDON_VARIABLE = "CARDLEDGER_ABANDON_AFTER"
-DEFAULT_ABANDON_AFTER = timedelta(hours=24)
-MIN_ABANDON_AFTER = timedelta(seconds=60)
-MAX_ABANDON_AFTER = timedelta(days=365)
 # A test's hook (tests/faults/delayed.py), never set in production: called between a decision and its append,
 # so that a test can kill the clock there.
 before_append: Callable[[], None] | None = None
-
-_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-_DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
-
-
-def parse_duration(text: str) -> timedelta:
-    """Seconds ("86400") or a duration of days, hours, minutes and seconds in that order ("1d12h", "90m")."""
-    raw = text.strip().lower()
-    if raw.isdigit():
-        return timedelta(seconds=int(raw))
-    match = _DURATION.fullmatch(raw)
-    if not raw or match is None:
-        raise ValueError(f"{text!r} is neither a number of seconds nor a duration such as 24h, 90m or 1d12h")
-    seconds = sum(int(value) * _UNITS[unit] for value, unit in zip(match.groups(), "dhms", strict=True) if value)
-    return timedelta(seconds=seconds)
-
-
-def abandon_after(environ: Mapping[str, str] = os.environ) -> timedelta:
-    """CARDLEDGER_ABANDON_AFTER (default 24 h, 60 s to 365 days); a ValueError names the variable."""
-    raw = environ.get(ABANDON_VARIABLE, "").strip()
-    if not raw:
-        return DEFAULT_ABANDON_AFTER
-    try:
-        value = parse_duration(raw)
-    except ValueError as error:
-        raise ValueError(f"{ABANDON_VARIABLE}: {error}") from None
-    if not MIN_ABANDON_AFTER <= value <= MAX_ABANDON_AFTER:
-        raise ValueError(f"{ABANDON_VARIABLE} must be from 60 s to 365 days, not {raw!r}")
-    return value
 
 
 @dataclass
@@ -169,7 +135,7 @@ def run_clock(
             try:
                 if clock is None:
                     ledger, close = (make_ledger or (lambda: _ledger(database_url)))()
-                    clock = Clock(ledger, after if after is not None else abandon_after(), before_append)
+                    clock = Clock(ledger, after if after is not None else DEFAULT_ABANDON_AFTER, before_append)
                 with psycopg.connect(
                     database_url, autocommit=True, fallback_application_name=application_name(COMPONENT)
                 ) as lock_conn:
@@ -210,7 +176,11 @@ def _ledger(database_url: str) -> tuple[CardLedger, Callable[[], None]]:
     return CardLedger(PostgresStorage(pool), auditor_token=None), pool.close
 
 
-def start_clock_thread(database_url: str, stop: threading.Event) -> threading.Thread:
-    thread = threading.Thread(target=run_clock, args=(database_url, stop), name="turn-clock", daemon=True)
+def start_clock_thread(
+    database_url: str, stop: threading.Event, after: timedelta = DEFAULT_ABANDON_AFTER
+) -> threading.Thread:
+    thread = threading.Thread(
+        target=run_clock, args=(database_url, stop), kwargs={"after": after}, name="turn-clock", daemon=True
+    )
     thread.start()
     return thread

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from infra.config import Settings
 from services.logs import gunicorn_logconfig
 
 MULTIPROC_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
@@ -46,7 +47,8 @@ def _prepare_multiprocess_dir() -> tuple[Path, bool]:
 
 _metrics_dir, _metrics_dir_owned = _prepare_multiprocess_dir()
 
-logconfig_dict = gunicorn_logconfig(os.environ.get("CARDLEDGER_LOG_LEVEL", "INFO"))
+_settings = Settings.from_env()  # the command line that started gunicorn has checked them
+logconfig_dict = gunicorn_logconfig(_settings.log_level)
 graceful_timeout = 20
 timeout = 60
 keepalive = 5
@@ -57,7 +59,7 @@ control_socket_disable = True
 def when_ready(server: Any) -> None:
     from services.api.metrics import serve_api_metrics
 
-    serve_api_metrics(str(_metrics_dir), os.environ.get("CARDLEDGER_HOST", "127.0.0.1"))
+    serve_api_metrics(str(_metrics_dir), _settings.host, _settings.metrics.api)
 
 
 def child_exit(server: Any, worker: Any) -> None:

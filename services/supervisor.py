@@ -19,15 +19,18 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from infra.config import AUDITOR_TOKEN_VARIABLE, Settings
+from infra.config import (
+    API_STREAMS_VARIABLE,
+    API_THREADS_VARIABLE,
+    AUDITOR_TOKEN_VARIABLE,
+    WORKER_METRICS_PORT_VARIABLE,
+    Settings,
+)
 from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, own_role_refusal, service_url_refusal
 from infra.embedded import require_embedded_servers, start_servers
-from infra.metrics import metrics_port
 from infra.migrations import migrate
 from infra.signing import SIGNING_KEY_VARIABLE, UnregisteredSigningKey, encode_signing_key, signing_seed
-from services.api.serving import API_STREAMS_VARIABLE, API_THREADS_VARIABLE, api_streams, api_threads
 from services.key_commands import register_configured_key
-from services.projector.metrics import DEFAULT_WORKER_PORT, WORKER_PORT_VARIABLE
 
 log = logging.getLogger("cardledger.supervisor")
 
@@ -49,8 +52,8 @@ def gunicorn_command(
     CARDLEDGER_API_WORKERS workers, CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS, the gthread worker class
     when that makes more than one thread, else sync (which follows no streams).
     """
-    threads = threads if threads is not None else api_threads()
-    streams = streams if streams is not None else api_streams()
+    threads = threads if threads is not None else settings.serving.threads
+    streams = streams if streams is not None else settings.serving.streams
     worker_class = worker_class or ("gthread" if threads + streams > 1 else "sync")
     if worker_class == "sync":  # one thread per process: nothing to spare for streams
         threads, streams = 1, 0
@@ -113,15 +116,15 @@ def _children(settings: Settings, api_secrets: dict[str, str]) -> list[Child]:
     cli = [sys.executable, "-m", "services.cli"]
     children = [Child("api", gunicorn_command(settings), env=api_secrets), Child("relay", [*cli, "relay"])]
     children += [
-        Child(f"worker-{n}", [*cli, "worker"], env=_worker_metrics_env(n)) for n in range(1, settings.workers + 1)
+        Child(f"worker-{n}", [*cli, "worker"], env=_worker_metrics_env(n, settings.metrics.worker))
+        for n in range(1, settings.workers + 1)
     ]
     return children
 
 
-def _worker_metrics_env(n: int) -> dict[str, str]:
+def _worker_metrics_env(n: int, base: int) -> dict[str, str]:
     """Worker n serves its metrics on the base port + n - 1, so workers on one host do not collide (0: off)."""
-    base = metrics_port(WORKER_PORT_VARIABLE, DEFAULT_WORKER_PORT)
-    return {WORKER_PORT_VARIABLE: str(base + n - 1 if base else 0)}
+    return {WORKER_METRICS_PORT_VARIABLE: str(base + n - 1 if base else 0)}
 
 
 def bind_error(host: str, port: int) -> OSError | None:

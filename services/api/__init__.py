@@ -20,7 +20,7 @@ from flask import Flask, Response
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from infra.config import Settings
+from infra.config import ServingLimits, Settings
 from infra.signing import signing_seed
 from services.api import (
     actions,
@@ -44,16 +44,6 @@ from services.api.problems import PROBLEM_JSON, handle_http_exception, install_e
 from services.api.proxies import WSGIApp, behind_proxies
 from services.api.request_ids import install_request_ids
 from services.api.schemas import ProblemSchema
-from services.api.serving import (
-    api_queue_seconds,
-    api_requests_per_caller,
-    api_streams,
-    api_streams_per_address,
-    api_streams_per_caller,
-    api_streams_reserved,
-    api_threads,
-    long_poll_seconds,
-)
 from services.api.spec_meta import RESPONSE_HEADERS, SharedHeadersPlugin, package_version
 from services.api.spec_types import TypedMarshmallowPlugin
 from services.bootstrap import Container, bootstrap
@@ -86,7 +76,7 @@ class CardLedgerApi(Api):  # type: ignore[misc]
         return handle_http_exception(error)
 
 
-def base_config() -> dict[str, Any]:
+def base_config(settings: Settings) -> dict[str, Any]:
     return {
         "API_TITLE": API_TITLE,
         "API_VERSION": package_version(),
@@ -114,7 +104,7 @@ def base_config() -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": 64 * 1024,
         "SSE_MAX_SECONDS": 300,
         "SSE_HEARTBEAT_SECONDS": 15,
-        "LONG_POLL_SECONDS": long_poll_seconds(),
+        "LONG_POLL_SECONDS": settings.serving.long_poll_seconds,
     }
 
 
@@ -132,8 +122,8 @@ def create_app(
     resolved = settings
 
     app = Flask("cardledger")
-    app.config.update(base_config())
-    app.config.update(limit_config())
+    app.config.update(base_config(settings))
+    app.config.update(limit_config(settings.rate_limits))
     app.config.update(dict(config or {}))
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
@@ -155,7 +145,7 @@ def create_app(
     install_error_handlers(app)
     install_metrics(app)
     redis_url = container.redis_url if container is not None else settings.redis_url
-    install_limits(app, redis_url)
+    install_limits(app, redis_url, BLUEPRINTS)
     install_cors(app, settings.cors_origins)
     wsgi: WSGIApp = app.wsgi_app
     for wrap in middleware:
@@ -164,21 +154,20 @@ def create_app(
     return app
 
 
-def served_admission(cors: CorsPolicy | None = None) -> Callable[[WSGIApp], WSGIApp]:
-    """The middleware that admits requests and streams apart, sized by the serving settings
-    (`services.api.serving`)."""
+def served_admission(limits: ServingLimits, cors: CorsPolicy | None = None) -> Callable[[WSGIApp], WSGIApp]:
+    """The middleware that admits requests and streams apart, sized by `limits`."""
 
     def admission(wsgi: WSGIApp) -> WSGIApp:
         return Admission(
             wsgi,
-            api_threads(),
-            api_streams(),
-            api_queue_seconds(),
-            api_streams_per_caller(),
-            api_requests_per_caller(),
+            limits.threads,
+            limits.streams,
+            limits.queue_seconds,
+            limits.streams_per_caller,
+            limits.requests_per_caller,
             cors=cors,
-            streams_per_address=api_streams_per_address(),
-            reserved_streams=api_streams_reserved(),
+            streams_per_address=limits.streams_per_address,
+            reserved_streams=limits.streams_reserved,
         )
 
     return admission
@@ -190,7 +179,9 @@ def create_served_app() -> Flask:
     settings = Settings.from_env()
     signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
 
-    admission = served_admission(CorsPolicy(settings.cors_origins))  # its refusals carry the CORS headers too
+    admission = served_admission(
+        settings.serving, CorsPolicy(settings.cors_origins)
+    )  # its refusals carry the CORS headers too
     # Admission inside the proxy fix: it counts streams per caller by the client's address, not the proxy's.
     return create_app(settings, middleware=[admission])
 

@@ -14,7 +14,7 @@ from services.api.prefer import (
     RETURN_REPRESENTATION,
     wants_representation,
 )
-from services.api.routing import Blueprint, secured
+from services.api.routing import Blueprint, RateLimit, secured
 from services.api.schemas import ActionHeadersSchema, ActionResultSchema, ActionSchema
 from services.api.spec_examples import ACTION_RESULT, ACTIONS
 from services.api.spec_meta import table_links
@@ -27,7 +27,9 @@ RECEIPTS_LINK = {
     "description": "check this write's receipt against the log",
 }
 
-blp = Blueprint("actions", __name__, url_prefix="/v1/tables", description="Actions at a table")
+blp = Blueprint(
+    "actions", __name__, url_prefix="/v1/tables", description="Actions at a table", rate_limit=RateLimit("actions")
+)
 
 
 @blp.route("/<uuid:table_id>/actions", methods=["POST"])

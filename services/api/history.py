@@ -7,7 +7,7 @@ from typing import Any
 
 from services.api.auth import caller
 from services.api.deps import container
-from services.api.routing import Blueprint, secured
+from services.api.routing import Blueprint, RateLimit, secured
 from services.api.schemas import (
     INT32_MAX,
     DealRecordSchema,
@@ -19,7 +19,13 @@ from services.api.schemas import (
 from services.api.spec_examples import DEAL_RECORD, EVENTS_PAGE, LEDGER
 from services.app.errors import NotFound
 
-blp = Blueprint("history", __name__, url_prefix="/v1/tables", description="History, deal records and ledgers")
+blp = Blueprint(
+    "history",
+    __name__,
+    url_prefix="/v1/tables",
+    description="History, deal records and ledgers",
+    rate_limit=RateLimit("reports"),
+)
 
 
 @blp.route("/<uuid:table_id>/events", methods=["GET"])

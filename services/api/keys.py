@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from services.api.deps import container
-from services.api.routing import Blueprint, errors
+from services.api.routing import Blueprint, RateLimit, errors
 from services.api.schemas import KeysSchema
 from services.api.spec_examples import KEYS
 
-blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="Receipt signing keys")
+blp = Blueprint(
+    "keys", __name__, url_prefix="/v1/keys", description="Receipt signing keys", rate_limit=RateLimit("reads")
+)
 
 
 @blp.route("", methods=["GET"])

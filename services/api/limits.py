@@ -1,6 +1,7 @@
 """Rate limits (flask-limiter, counters in Redis so that every API replica shares them).
 
-Configured by the environment:
+Each blueprint declares its limit (`services.api.routing.RateLimit`); the figures are the settings'
+(`infra.config.RateLimits`), from the environment:
 
 ==================================  ============  ==========================================
 variable                            default       meaning
@@ -35,22 +36,17 @@ CARDLEDGER_TRUSTED_PROXIES the one the trusted proxies forwarded
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from flask import Flask, Response, request
 from flask_limiter import HeaderNames, Limiter
 from flask_limiter.util import get_remote_address
 
+from infra.config import RateLimits
 from infra.redis_clients import is_sentinel_url, parse_sentinel_url
-from services.api import actions, history, keys, players, reports, seat_stream, stream, tables
 from services.api.auth import token_key
-
-DEFAULT_REGISTRATION = "30/minute"
-DEFAULT_ACTIONS = "20/second"
-DEFAULT_READS = "100/second"
-DEFAULT_REPORTS = "10/second"
+from services.api.routing import Blueprint
 
 # flask-limiter writes its own Retry-After on every response, as int(reset - now) from a reset time it has
 # already rounded: 0 for a refusal in the last second of a window. It writes it under this name instead,
@@ -58,14 +54,14 @@ DEFAULT_REPORTS = "10/second"
 _LIMITER_RETRY_AFTER = "X-Cardledger-Limiter-Retry-After"
 
 
-def limit_config(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
-    enabled = (environ.get("CARDLEDGER_RATE_LIMITS") or "on").strip().lower() not in ("off", "0", "false", "no")
+def limit_config(limits: RateLimits) -> dict[str, Any]:
+    """The Flask settings of the limits (a test's `config` may override them)."""
     return {
-        "RATE_LIMITS_ENABLED": enabled,
-        "RATE_LIMIT_REGISTRATION": (environ.get("CARDLEDGER_RATE_LIMIT_REGISTRATION") or DEFAULT_REGISTRATION).strip(),
-        "RATE_LIMIT_ACTIONS": (environ.get("CARDLEDGER_RATE_LIMIT_ACTIONS") or DEFAULT_ACTIONS).strip(),
-        "RATE_LIMIT_READS": (environ.get("CARDLEDGER_RATE_LIMIT_READS") or DEFAULT_READS).strip(),
-        "RATE_LIMIT_REPORTS": (environ.get("CARDLEDGER_RATE_LIMIT_REPORTS") or DEFAULT_REPORTS).strip(),
+        "RATE_LIMITS_ENABLED": limits.enabled,
+        "RATE_LIMIT_REGISTRATION": limits.registration,
+        "RATE_LIMIT_ACTIONS": limits.actions,
+        "RATE_LIMIT_READS": limits.reads,
+        "RATE_LIMIT_REPORTS": limits.reports,
     }
 
 
@@ -111,7 +107,8 @@ def storage_options(uri: str, redis_url: str | None) -> dict[str, str | int]:
     return options
 
 
-def install_limits(app: Flask, redis_url: str | None) -> Limiter:
+def install_limits(app: Flask, redis_url: str | None, blueprints: Iterable[Blueprint]) -> Limiter:
+    """The limiter of `app`, each of `blueprints` limited as it declares."""
     config = app.config
     uri = config.get("RATELIMIT_STORAGE_URI") or storage_uri(redis_url)
     # Registered before the limiter's own hook, so it runs after it (Flask runs after_request hooks in reverse).
@@ -130,10 +127,10 @@ def install_limits(app: Flask, redis_url: str | None) -> Limiter:
         strategy="moving-window",
     )
     limiter.request_filter(_is_preflight)
-    limiter.limit(str(config["RATE_LIMIT_REGISTRATION"]), key_func=get_remote_address)(players.blp)
-    limiter.limit(str(config["RATE_LIMIT_ACTIONS"]), key_func=token_key)(actions.blp)
-    for blueprint in (tables.blp, keys.blp, stream.blp, seat_stream.blp):
-        limiter.limit(str(config["RATE_LIMIT_READS"]), key_func=token_key)(blueprint)
-    for blueprint in (history.blp, reports.blp):
-        limiter.limit(str(config["RATE_LIMIT_REPORTS"]), key_func=token_key)(blueprint)
+    for blueprint in blueprints:
+        declared = blueprint.rate_limit
+        if declared is None:
+            continue
+        key_func = get_remote_address if declared.per == "address" else token_key
+        limiter.limit(str(config[f"RATE_LIMIT_{declared.limit.upper()}"]), key_func=key_func)(blueprint)
     return limiter

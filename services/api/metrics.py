@@ -30,7 +30,7 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from infra.db import ServicePool
-from infra.metrics import metrics_port, serve_metrics
+from infra.metrics import serve_metrics
 from services.api.deps import holder
 
 REGISTRY_KEY = "cardledger.metrics"
@@ -128,15 +128,10 @@ def metrics_of(app: Flask) -> ApiMetrics:
     return found
 
 
-API_METRICS_PORT_VARIABLE = "CARDLEDGER_API_METRICS_PORT"
-DEFAULT_API_METRICS_PORT = 9100
-
-
-def serve_api_metrics(multiprocess_dir: str, host: str) -> int | None:
+def serve_api_metrics(multiprocess_dir: str, host: str, port: int) -> int | None:
     """Serve every gunicorn worker's metrics (the multiprocess files) on http://host:port/metrics, from the arbiter,
-    with /livez; the port, or None when off (CARDLEDGER_API_METRICS_PORT=0) or taken. /metrics is not on the API's
+    with /livez; the port, or None when off (`port` 0) or taken. /metrics is not on the API's
     public port: its error counts and activity are the operator's."""
     registry = CollectorRegistry()
     MultiProcessCollector(registry, multiprocess_dir)  # type: ignore[no-untyped-call]
-    port = metrics_port(API_METRICS_PORT_VARIABLE, DEFAULT_API_METRICS_PORT)
     return serve_metrics("api", port, host, registry=registry)

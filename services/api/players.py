@@ -6,11 +6,17 @@ from typing import Any
 
 from services.api.auth import caller
 from services.api.deps import container
-from services.api.routing import Blueprint, errors, secured
+from services.api.routing import Blueprint, RateLimit, errors, secured
 from services.api.schemas import PlayerCreateSchema, PlayerSchema, WhoAmISchema
 from services.api.spec_examples import PLAYER, PLAYER_CREATE, WHO_AM_I
 
-blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Registration of players")
+blp = Blueprint(
+    "players",
+    __name__,
+    url_prefix="/v1/players",
+    description="Registration of players",
+    rate_limit=RateLimit("registration", per="address"),
+)
 
 
 @blp.route("", methods=["POST"])

@@ -10,7 +10,7 @@ from flask import Response, request
 
 from services.api.auth import caller
 from services.api.deps import container
-from services.api.routing import Blueprint, secured
+from services.api.routing import Blueprint, RateLimit, secured
 from services.api.schemas import (
     DisputePageQuerySchema,
     DisputeQuerySchema,
@@ -27,7 +27,13 @@ from services.app.audit.reports import SETTLEMENT_COLUMNS
 from services.app.audit.service import dispute_html, settlement_csv
 from services.app.errors import Forbidden
 
-blp = Blueprint("reports", __name__, url_prefix="/v1/reports", description="Settlement and dispute reports")
+blp = Blueprint(
+    "reports",
+    __name__,
+    url_prefix="/v1/reports",
+    description="Settlement and dispute reports",
+    rate_limit=RateLimit("reports"),
+)
 
 _CSV = {
     "schema": {

@@ -4,30 +4,48 @@ from __future__ import annotations
 
 import http
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import flask_smorest
 from marshmallow import RAISE
 
 from services.api.auth import SECURITY, authenticated
-from services.api.strict_json import StrictParser
+from services.api.plain_schemas import PlainParser
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class RateLimit(NamedTuple):
+    """A blueprint's rate limit: which of the settings' limits (`infra.config.RateLimits`: "reads", ...) and
+    whom it counts ("token", or "address" for a caller who has none yet)."""
+
+    limit: str
+    per: str = "token"
+
+
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """flask-smorest's Blueprint with typed decorators (the package ships no type information), reading JSON
-    bodies strictly (`services.api.strict_json`) and refusing unknown query parameters."""
+    bodies strictly (`services.api.strict_json`), the opted-in schemas by their plans (`services.api.plain_schemas`),
+    and refusing unknown query parameters; `rate_limit` is the limit on every route of the blueprint
+    (`services.api.limits`), None for none."""
 
-    ARGUMENTS_PARSER = StrictParser()
+    ARGUMENTS_PARSER = PlainParser()
+
+    def __init__(self, *args: Any, rate_limit: RateLimit | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rate_limit = rate_limit
 
     def route(self, rule: str, **options: Any) -> Callable[[F], F]:
         decorator: Callable[[F], F] = super().route(rule, **options)
         return decorator
 
     def arguments(self, schema: Any, **kwargs: Any) -> Callable[[F], F]:
-        if kwargs.get("location") == "query":
-            kwargs.setdefault("unknown", RAISE)  # webargs would exclude unknown query parameters silently
+        location = kwargs.get("location", self.ARGUMENTS_PARSER.location)
+        # Said for every location, so that the plans load as webargs does; webargs would exclude unknown query
+        # parameters silently.
+        kwargs.setdefault(
+            "unknown", RAISE if location == "query" else PlainParser.DEFAULT_UNKNOWN_BY_LOCATION[location]
+        )
         decorator: Callable[[F], F] = super().arguments(schema, **kwargs)
         return decorator
 

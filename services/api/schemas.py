@@ -10,6 +10,8 @@ from typing import Any
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields, post_dump, validate, validates_schema
 
 from domain.games import GAME_NAMES, GAMES
+from infra.config import DEFAULT_LONG_POLL_SECONDS, LONG_POLL_MAX_SECONDS
+from services.api.plain_schemas import PlainDump
 from services.api.prefer import PREFER_DESCRIPTION
 from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
 from services.api.schemas_game import (
@@ -25,7 +27,6 @@ from services.api.schemas_game import (
     TableCreateSchema,
     client_seed_field,
 )
-from services.api.serving import DEFAULT_LONG_POLL_SECONDS, LONG_POLL_MAX_SECONDS
 from services.api.spec_types import FullMatch, any_of, ref
 from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
@@ -49,6 +50,8 @@ def _int(**kwargs: Any) -> fields.Integer:
 
 class OpenSchema(Schema):
     """A response schema that also passes on keys it does not declare (new fields of the domain's views)."""
+
+    KEEP_UNDECLARED = True  # what the dump plans must know of its post_dump (`services.api.plain_schemas`)
 
     class Meta:
         unknown = INCLUDE
@@ -218,7 +221,7 @@ _PLAY = {
 }
 
 
-class TableSchema(OpenSchema):
+class TableSchema(PlainDump, OpenSchema):
     """Public state of a table; the game-specific fields are present while a deal exists."""
 
     id = fields.String(required=True, metadata={"format": "uuid"})
@@ -336,6 +339,8 @@ class LobbySchema(Schema):
 
 
 class MinVersionQuerySchema(Schema):
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+
     class Meta:
         unknown = RAISE
 
@@ -391,6 +396,8 @@ def prefer_field() -> fields.String:
 
 
 class ConditionalReadHeadersSchema(Schema):
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+
     class Meta:
         unknown = EXCLUDE
 
@@ -410,6 +417,8 @@ class PreferHeadersSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+
     class Meta:
         unknown = EXCLUDE
 
@@ -430,7 +439,7 @@ class ActionHeadersSchema(Schema):
     prefer = prefer_field()
 
 
-class ActionResultSchema(Schema):
+class ActionResultSchema(PlainDump):
     version = fields.Integer(required=True)
     events = fields.List(fields.Raw(metadata={"openapi": EVENT}), required=True)
     receipt = fields.Nested(

@@ -270,6 +270,8 @@ class ActionSchema(TaggedUnionSchema):
     """One action, by `type`: discard, capture and pass are Cholek Tiga's plays, play is Cha Kau Tsz's; ready,
     close and leave are for between deals at either game."""
 
+    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+
     TAG = "type"
     VARIANTS = {
         "discard": DiscardActionSchema,

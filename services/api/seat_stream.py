@@ -38,7 +38,7 @@ from services.api import seat_pushes, table_waits
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.problems import ApiError
-from services.api.routing import Blueprint, secured
+from services.api.routing import Blueprint, RateLimit, secured
 from services.api.schemas import INT32_MAX
 from services.api.seat_pushes import Pushed, pushed
 from services.api.stream import event_stream_response, event_stream_schema
@@ -46,7 +46,11 @@ from services.api.table_waits import Following
 from services.app.errors import ServiceError
 
 blp = Blueprint(
-    "seat_stream", __name__, url_prefix="/v1/tables", description="The caller's seat view, live (Server-Sent Events)"
+    "seat_stream",
+    __name__,
+    url_prefix="/v1/tables",
+    description="The caller's seat view, live (Server-Sent Events)",
+    rate_limit=RateLimit("reads"),
 )
 
 log = logging.getLogger("cardledger.api")

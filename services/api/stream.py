@@ -29,12 +29,18 @@ from infra import redis_bus
 from services.api.auth import caller
 from services.api.deps import container
 from services.api.problems import ApiError
-from services.api.routing import Blueprint, secured
+from services.api.routing import Blueprint, RateLimit, secured
 from services.api.schemas import EVENT_TYPES, INT32_MAX
 from services.api.stream_claims import claim_stream
 from services.app.callers import Caller
 
-blp = Blueprint("stream", __name__, url_prefix="/v1/tables", description="Live events (Server-Sent Events)")
+blp = Blueprint(
+    "stream",
+    __name__,
+    url_prefix="/v1/tables",
+    description="Live events (Server-Sent Events)",
+    rate_limit=RateLimit("reads"),
+)
 
 # A Redis entry id: two numbers below 2**64; 19 digits always are, and the ids Redis makes (a time in
 # milliseconds and a sequence) have fewer. Redis refuses a larger one, which would end the stream in an error.

@@ -19,7 +19,7 @@ from services.api.prefer import (
     RETURN_REPRESENTATION,
     wants_representation,
 )
-from services.api.routing import Blueprint, secured
+from services.api.routing import Blueprint, RateLimit, secured
 from services.api.schemas import (
     ConditionalReadHeadersSchema,
     LobbyQuerySchema,
@@ -45,7 +45,9 @@ from services.api.spec_examples import (
 from services.api.spec_meta import table_links
 from services.api.stream_claims import claim_stream
 
-blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables, seats and views")
+blp = Blueprint(
+    "tables", __name__, url_prefix="/v1/tables", description="Tables, seats and views", rate_limit=RateLimit("reads")
+)
 
 LOCATION_HEADER = {"Location": {"description": "the new table, `/v1/tables/{table_id}`", "schema": {"type": "string"}}}
 

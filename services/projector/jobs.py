@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
 import uuid
@@ -27,6 +26,7 @@ from rq import get_current_job
 from rq.job import Job
 
 from infra import projections, redis_bus
+from infra.config import Settings
 from infra.db import Conn, connect
 from infra.metrics import count_error
 from infra.projections import ProjectionCaches
@@ -81,7 +81,7 @@ def caches() -> ProjectionCaches:
 
 
 def database_url() -> str:
-    url = _configured_url or os.environ.get("DATABASE_URL", "").strip()
+    url = _configured_url or Settings.from_env().database_url  # a plain `rq worker` process: its environment
     if not url:
         raise RuntimeError("projection jobs need a database: call configure(url) or set DATABASE_URL")
     return url

@@ -8,8 +8,7 @@ default 9102; 0 disables; a port already taken is logged and skipped):
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
 import redis
 from prometheus_client import Counter
@@ -18,7 +17,7 @@ from prometheus_client.registry import Collector
 from rq import Queue
 
 from infra import redis_clients
-from infra.metrics import LogLagCollector, count_error, install_collector, metrics_port, serve_metrics
+from infra.metrics import LogLagCollector, count_error, install_collector, serve_metrics
 from infra.probes import worker_readiness
 from infra.projections import NAMES
 from infra.projections.checkpoint import checkpoint_name
@@ -26,8 +25,6 @@ from infra.queueing import PROJECTIONS_QUEUE
 
 log = logging.getLogger("cardledger.metrics")
 
-WORKER_PORT_VARIABLE = "CARDLEDGER_WORKER_METRICS_PORT"
-DEFAULT_WORKER_PORT = 9102
 
 PROJECTION_APPLIED = Counter(
     "cardledger_projection_events_applied_total",
@@ -68,11 +65,9 @@ class QueueDepthCollector(Collector):
         yield failed
 
 
-def start_worker_metrics(
-    database_url: str, redis_url: str, host: str, environ: Mapping[str, str] = os.environ
-) -> int | None:
-    """A worker's endpoint: lag of every projection, RQ queue depth, errors; returns the port served or None."""
-    port = metrics_port(WORKER_PORT_VARIABLE, DEFAULT_WORKER_PORT, environ)
+def start_worker_metrics(database_url: str, redis_url: str, host: str, port: int) -> int | None:
+    """A worker's endpoint: lag of every projection, RQ queue depth, errors; returns the port served or None
+    (`port` 0: none)."""
     if port == 0:
         return None
     positions = {name: checkpoint_name(name) for name in NAMES}

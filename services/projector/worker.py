@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from datetime import timedelta
 from typing import Any
 
 import redis
@@ -21,6 +22,7 @@ from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
 
 from infra import redis_bus, redis_clients
+from infra.config import DEFAULT_ABANDON_AFTER
 from infra.metrics import count_error
 from infra.projections import ProjectionCaches
 from infra.queueing import JOB_SERIALIZER, PROJECTIONS_QUEUE
@@ -160,14 +162,19 @@ def _stop_when_set(current: list[ThreadWorker], stop: threading.Event) -> None:
 
 
 def run_worker(
-    database_url: str, redis_url: str, stop: threading.Event, fallback_interval: float = 1.0, clock: bool = True
+    database_url: str,
+    redis_url: str,
+    stop: threading.Event,
+    fallback_interval: float = 1.0,
+    clock: bool = True,
+    abandon_after: timedelta = DEFAULT_ABANDON_AFTER,
 ) -> None:
     """Run an RQ worker on queue "projections" and the polling fallback until `stop` is set (blocking), and
     with `clock` the turn clock's thread (`services.clock`: one worker's clock sweeps, the others stand by)."""
     jobs.configure(database_url, stop, ProjectionCaches())  # this worker's own, shared by its two threads
     poller = threading.Thread(target=poll_forever, args=(stop, fallback_interval), name="projection-poller")
     poller.start()
-    ticker = start_clock_thread(database_url, stop) if clock else None
+    ticker = start_clock_thread(database_url, stop, abandon_after) if clock else None
     try:
         _run_rq(redis_url, stop)
     finally:

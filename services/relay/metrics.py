@@ -5,17 +5,11 @@ the errors of `infra.metrics`."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
 from prometheus_client import Counter
 
-from infra.metrics import LogLagCollector, install_collector, metrics_port, serve_metrics
+from infra.metrics import LogLagCollector, install_collector, serve_metrics
 from infra.probes import RelaySession, relay_readiness
 from infra.projections.checkpoint import RELAY_LOCK_KEY, RELAY_POSITION
-
-RELAY_PORT_VARIABLE = "CARDLEDGER_RELAY_METRICS_PORT"
-DEFAULT_RELAY_PORT = 9101
 
 RELAY_PUBLISHED = Counter(
     "cardledger_relay_events_published_total",
@@ -23,11 +17,9 @@ RELAY_PUBLISHED = Counter(
 )
 
 
-def start_relay_metrics(
-    database_url: str, host: str, relay: RelaySession | None = None, environ: Mapping[str, str] = os.environ
-) -> int | None:
-    """The relay's endpoint: lag of the relay's position, errors, and `relay`'s probes; the port served or None."""
-    port = metrics_port(RELAY_PORT_VARIABLE, DEFAULT_RELAY_PORT, environ)
+def start_relay_metrics(database_url: str, host: str, port: int, relay: RelaySession | None = None) -> int | None:
+    """The relay's endpoint: lag of the relay's position, errors, and `relay`'s probes; the port served or None
+    (`port` 0: none)."""
     if port == 0:
         return None
     install_collector(

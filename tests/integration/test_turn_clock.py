@@ -32,13 +32,14 @@ from psycopg_pool import ConnectionPool
 from domain import table as tables
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
+from infra.config import abandon_after, parse_duration
 from infra.event_store import EventStore, RecordedEvent
 from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit, verify_tables
 from services.app.callers import Caller
 from services.app.errors import Conflict, Forbidden, PreconditionFailed
 from services.app.ledger import CardLedger
-from services.clock import Clock, abandon_after, parse_duration
+from services.clock import Clock
 from services.remote_verify import expected_ledger_lines
 from tests.integration.test_audit_support import project
 from tests.play import register

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from infra.config import Settings
-from services.api.serving import api_streams, api_threads
+from infra.config import ServingLimits, Settings
 from services.cli import main
 from services.supervisor import gunicorn_command
 
@@ -34,9 +33,14 @@ def test_the_sync_worker_follows_no_streams() -> None:
     assert option(command, "--env") == ["CARDLEDGER_API_THREADS=1", "CARDLEDGER_API_STREAMS=0"]
 
 
+def serving(environ: dict[str, str]) -> tuple[int, int]:
+    limits = ServingLimits.from_env(environ)
+    return limits.threads, limits.streams
+
+
 def test_defaults_and_environment() -> None:
-    assert (api_threads({}), api_streams({})) == (4, 32)
-    assert (api_threads({"CARDLEDGER_API_THREADS": " 8 "}), api_streams({"CARDLEDGER_API_STREAMS": "0"})) == (8, 0)
+    assert serving({}) == (4, 32)
+    assert serving({"CARDLEDGER_API_THREADS": " 8 ", "CARDLEDGER_API_STREAMS": "0"}) == (8, 0)
 
 
 @pytest.mark.parametrize(
@@ -49,9 +53,8 @@ def test_defaults_and_environment() -> None:
     ],
 )
 def test_bad_values_are_refused_by_name(variable: str, value: str, message: str) -> None:
-    read = api_threads if variable == "CARDLEDGER_API_THREADS" else api_streams
     with pytest.raises(ValueError) as caught:
-        read({variable: value})
+        ServingLimits.from_env({variable: value})
     assert str(caught.value) == message
 
 

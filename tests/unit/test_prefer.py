@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from infra.config import ServingLimits
 from services.api.prefer import preferences, preferred_wait, wants_representation
-from services.api.serving import long_poll_seconds
 
 
 @pytest.mark.parametrize(
@@ -39,8 +39,8 @@ def test_preferences_keep_names_lowercase_and_drop_parameters() -> None:
 
 
 def test_long_poll_seconds_is_bounded() -> None:
-    assert long_poll_seconds({}) == 25
-    assert long_poll_seconds({"CARDLEDGER_LONG_POLL_SECONDS": "5"}) == 5
+    assert ServingLimits.from_env({}).long_poll_seconds == 25
+    assert ServingLimits.from_env({"CARDLEDGER_LONG_POLL_SECONDS": "5"}).long_poll_seconds == 5
     for bad in ("0", "61", "x"):
         with pytest.raises(ValueError, match="CARDLEDGER_LONG_POLL_SECONDS"):
-            long_poll_seconds({"CARDLEDGER_LONG_POLL_SECONDS": bad})
+            ServingLimits.from_env({"CARDLEDGER_LONG_POLL_SECONDS": bad})
