@@ -43,41 +43,22 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import random
-import sys
 import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bench.callgrind import module_instructions
+from bench.counting import module_instructions
+from bench.harness import fresh_database, redis_url, registered_signer
 
-if TYPE_CHECKING:
-    from bench.database_cost import DatabaseCost, Window
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/11"
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 REPRESENTATION = "return=representation"
 POOL_SIZE = 2  # a write that starts a deal asks whether it holds an old private block on a second connection
-
-
-def server_url() -> str:
-    return os.environ.get("DATABASE_URL", "").strip() or DEFAULT_SERVER_URL
-
-
-def redis_url() -> str:
-    return os.environ.get("REDIS_URL", "").strip() or DEFAULT_REDIS_URL
 
 
 def fixed_seed(deal_no: int) -> bytes:
@@ -149,7 +130,6 @@ class Outcome:
     view_round_trips: int = 0
     post_calls: int = 0
     view_calls: int = 0
-    database: DatabaseCost | None = None  # PostgreSQL's work for the pool's connections (--database)
     redis_commands: Counter[str] | None = None  # sent by the app serving the views, by command (--woken, --streamed)
 
 
@@ -191,33 +171,12 @@ class Calls:
         return answer
 
 
-class NotingRedis:
-    """Wraps a Redis client to note when a blocking stream read starts: a long-poll is waiting (how a long-poll
-    waited before `services.api.table_waits`; kept so that this script measures that code too)."""
-
-    def __init__(self, client: Any) -> None:
-        import threading
-
-        self.client = client
-        self.waiting = threading.Event()
-
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        self.waiting.set()
-        return self.client.xread(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.client, name)
-
-
 def waiting_noted(container: Any) -> Any:
     """An event set whenever a long-poll of `container`'s app starts waiting on a table's stream."""
     import threading
 
-    try:
-        from services.api import table_waits
-    except ImportError:
-        container.redis = NotingRedis(container.redis)
-        return container.redis.waiting
+    from services.api import table_waits
+
     waits = table_waits.of(container.redis)
     followed = threading.Event()
     follow = waits.follow
@@ -285,7 +244,6 @@ class WokenView:
 def served_app(database_url: str, commands: Counter[str] | None = None) -> Iterator[tuple[Any, Any]]:
     """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container).
     `commands`: the container's Redis client counts its commands there (`counting_redis`)."""
-    from bench.keys import registered_signer
     from infra.config import Settings
     from services.api import create_app, served_admission
     from services.bootstrap import bootstrap
@@ -375,7 +333,6 @@ def run_once(
     views: bool = False,
     count_calls: bool = False,
     storage: str = "postgres",
-    database: bool = False,
     woken: bool = False,
     publish: bool = False,
 ) -> Outcome:
@@ -387,15 +344,12 @@ def run_once(
         return run_in_memory(game, count, post, seed, views, count_calls)
     import services.app.commands
     from infra import redis_bus
-    from infra.migrations import migrate
-    from tests.conftest import fresh_database
     from tests.round_trips import round_trips, statements, traced_pool
 
     # The same table id and server seeds in every run, so that every run deals the same cards.
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
     redis_commands: Counter[str] = Counter()
-    with fresh_database(server_url(), prefix="cardledger_cost") as url:
-        migrate(url)
+    with fresh_database("cardledger_cost") as url:
         store_fixed_seeds(url, str(uuid.UUID(int=seed)), count + 2)  # a deal takes at least one action
         with served_app(url) as (app, container), ExitStack() as others:
             # Traced from the start, so that the statements psycopg prepares (after a few runs) are known by name.
@@ -433,7 +387,6 @@ def run_once(
             done: Counter[str] = Counter()
             calls = Calls(count_calls)
             view_trips = 0
-            window = database_window(url, container.pool) if database else None
             start = trace.mark()
             commands_before = Counter(redis_commands)
             cpu = time.process_time()
@@ -482,7 +435,6 @@ def run_once(
                         view_trips += round_trips(trace.between(posted, trace.mark()))
             cpu = time.process_time() - cpu
             commands = redis_commands - commands_before
-            database_cost = None if window is None else window.stop()
             lines = trace.between(start, trace.mark())
             if woken:
                 view_trace.close()
@@ -501,7 +453,6 @@ def run_once(
                 view_trips,
                 calls.counts["post"],
                 calls.counts["view"],
-                database_cost,
                 commands if woken else None,
             )
             trace.close()
@@ -526,8 +477,6 @@ def report(outcome: Outcome) -> str:
             f"  CPU seconds of this process per action{' and its view' if outcome.views else ''} (timed, noisy): "
             f"{outcome.cpu_seconds / outcome.actions:.6f}"
         )
-        if outcome.database is not None:
-            lines += outcome.database.report(outcome.actions)
         lines.append("  statements (POSTs and views):")
         for text, n in outcome.statements.most_common():
             lines.append(f"  {n:6d}  {text}")
@@ -554,19 +503,6 @@ def report_streamed(outcome: Outcome) -> str:
         f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
     )
     return "\n".join(lines)
-
-
-def database_window(database_url: str, pool: Any) -> Window:
-    """A `Window` on the backends of `pool`'s POOL_SIZE connections, started."""
-    from bench.database_cost import Window
-
-    conns = [pool.getconn() for _ in range(POOL_SIZE)]
-    pids = [conn.pgconn.backend_pid for conn in conns]
-    for conn in conns:
-        pool.putconn(conn)
-    window = Window(database_url, pids)
-    window.start()
-    return window
 
 
 class SeatViewStream:
@@ -627,15 +563,12 @@ def run_streamed(
     their events left unpublished (the relay's work, which `bench.relay_cost` counts)."""
     import services.app.commands
     from infra import redis_bus
-    from infra.migrations import migrate
-    from tests.conftest import fresh_database
     from tests.round_trips import round_trips, traced_pool
 
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
     table_id = str(uuid.UUID(int=seed))
     redis_commands: Counter[str] = Counter()  # the Redis commands of the app serving the streams
-    with fresh_database(server_url(), prefix="cardledger_cost") as url:
-        migrate(url)
+    with fresh_database("cardledger_cost") as url:
         store_fixed_seeds(url, table_id, count + 2)
         with (
             served_app(url, commands=redis_commands if same_app else None) as (app, container),
@@ -784,9 +717,6 @@ def main(argv: list[str] | None = None) -> None:
         "--storage", choices=("postgres", "memory"), default="postgres", help="memory: the application alone"
     )
     parser.add_argument(
-        "--database", action="store_true", help="PostgreSQL's CPU, WAL and rows written for the posted actions"
-    )
-    parser.add_argument(
         "--streamed",
         action="store_true",
         help="the streaming client's path: POSTs and pushed seat views (run_streamed)",
@@ -847,7 +777,6 @@ def main(argv: list[str] | None = None) -> None:
             views=args.views or args.woken,
             count_calls=args.calls,
             storage=args.storage,
-            database=args.database,
             woken=args.woken,
             publish=args.publish,
         )

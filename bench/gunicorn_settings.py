@@ -30,21 +30,13 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
-from psycopg import sql
-
+from bench.harness import ROOT, fresh_database
 from infra.config import Settings
-from infra.migrations import migrate
 from services.simulate.stack import free_port
 from services.supervisor import gunicorn_command
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIGURATIONS: tuple[tuple[str, int, int], ...] = (
     ("sync", 2, 1),
     ("sync", 4, 1),
@@ -54,20 +46,6 @@ CONFIGURATIONS: tuple[tuple[str, int, int], ...] = (
     ("gthread", 3, 4),
     ("gthread", 4, 2),
 )
-
-
-@contextmanager
-def fresh_database(server_url: str) -> Iterator[str]:
-    name = f"cardledger_bench_gunicorn_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    parts = urlsplit(server_url)
-    url = urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-    try:
-        yield url
-    finally:
-        with psycopg.connect(server_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 class Client:
@@ -204,8 +182,7 @@ def main(argv: list[str]) -> int:
         return 2
     print(f"{os.cpu_count()} CPUs, {clients} clients, {seconds:.0f} s per configuration")
     rows = []
-    with fresh_database(server_url) as database_url:
-        migrate(database_url)
+    with fresh_database("cardledger_bench_gunicorn", server=server_url) as database_url:
         for kind, workers, threads in CONFIGURATIONS:
             row = measure(database_url, redis_url, kind, workers, threads, seconds, clients)
             rows.append(row)
