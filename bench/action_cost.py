@@ -152,12 +152,12 @@ class Client:
         return answer
 
 
-class Calls:
-    """Python calls counted by cProfile around some requests, when asked for."""
+class Calls(Counter[str]):
+    """Python calls counted by cProfile around some requests, by kind, when asked for."""
 
     def __init__(self, on: bool) -> None:
+        super().__init__()
         self.on = on
-        self.counts: Counter[str] = Counter()
 
     def around(self, kind: str, request: Any) -> Any:
         if not self.on:
@@ -167,7 +167,7 @@ class Calls:
 
         profile = cProfile.Profile()
         answer = profile.runcall(request)
-        self.counts[kind] += pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
+        self[kind] += pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
         return answer
 
 
@@ -267,6 +267,24 @@ def served_app(database_url: str, commands: Counter[str] | None = None) -> Itera
         container.close()
 
 
+def seated_over_http(client: Client, game: str, seed: int, prefer: dict[str, str]) -> tuple[str, list[dict[str, str]]]:
+    """Two players register, open a two-seat table of `game` (its id fixed by `seed`) and sit through the API:
+    (the table's id, each seat's Authorization header)."""
+    auth = []
+    for name in ("north", "south"):
+        answer = client.post("/v1/players", json={"name": name})
+        assert answer.status_code == 201, answer.get_json()
+        auth.append({"Authorization": f"Bearer {answer.get_json()['token']}"})
+    opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
+    table_id = str(uuid.UUID(int=seed))
+    assert opened.status_code == 201 and opened.get_json()["id"] == table_id, opened.get_json()
+    for seat in (0, 1):
+        body = {"seat": seat, "client_seed": f"seat-{seat}"}
+        seated = client.post(f"/v1/tables/{table_id}/seats", json=body, headers={**auth[seat], **prefer})
+        assert seated.status_code == 201, seated.get_json()
+    return table_id, auth
+
+
 def memory_table(game: str) -> tuple[Any, list[Any], str]:
     """A two-seat table of `game` opened and seated through the application service on the in-memory storage
     with the fixed seeds: (the application, the two seats' callers, the table's id)."""
@@ -279,11 +297,7 @@ def memory_table(game: str) -> tuple[Any, list[Any], str]:
             return {n: fixed_seed(n) for n in sorted(set(deal_numbers)) if n >= 1}
 
     ledger = application(FixedSeedStorage(), None, ReceiptSigner.ephemeral())
-    callers = []
-    for name in ("north", "south"):
-        caller = ledger.authenticate(str(ledger.register_player(name)["token"]))
-        assert caller is not None
-        callers.append(caller)
+    callers = [ledger.authenticate(str(ledger.register_player(name)["token"])) for name in ("north", "south")]
     table_id = str(ledger.open_table(callers[0], game, 2, {})["id"])
     for seat in (0, 1):
         ledger.sit(callers[seat], table_id, seat, f"seat-{seat}", True)
@@ -311,18 +325,8 @@ def run_in_memory(game: str, count: int, post: bool, seed: int, views: bool, cou
                 assert viewed["version"] >= answer["version"]
     cpu = time.process_time() - cpu
     actions = len(steps) if post else 0
-    return Outcome(
-        game,
-        actions,
-        0,
-        Counter(),
-        Counter(),
-        cpu,
-        actions if views else 0,
-        0,
-        calls.counts["post"],
-        calls.counts["view"],
-    )
+    views_read = actions if views else 0
+    return Outcome(game, actions, 0, Counter(), Counter(), cpu, views_read, 0, calls["post"], calls["view"])
 
 
 def run_once(
@@ -363,23 +367,7 @@ def run_once(
                 view_client = Client(viewer_app.test_client())
             if relay is not None:
                 relay.redis.delete(redis_bus.table_stream(str(uuid.UUID(int=seed))))  # a previous run's entries
-            tokens = []
-            for name in ("north", "south"):
-                answer = client.post("/v1/players", json={"name": name})
-                assert answer.status_code == 201, answer.get_json()
-                tokens.append(answer.get_json()["token"])
-            auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
-            opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
-            assert opened.status_code == 201, opened.get_json()
-            table_id = opened.get_json()["id"]
-            assert table_id == str(uuid.UUID(int=seed)), table_id
-            for seat in (0, 1):
-                seated = client.post(
-                    f"/v1/tables/{table_id}/seats",
-                    json={"seat": seat, "client_seed": f"seat-{seat}"},
-                    headers={**auth[seat], "Prefer": REPRESENTATION},
-                )
-                assert seated.status_code == 201, seated.get_json()
+            table_id, auth = seated_over_http(client, game, seed, {"Prefer": REPRESENTATION})
             known = container.ledger.states.newest(table_id)
             assert known is not None, "the app keeps the state it wrote"
             steps = script(known.state, count, random.Random(seed))
@@ -442,19 +430,10 @@ def run_once(
             statements(trace.between([0] * POOL_SIZE, start), names)
             done = statements(lines, names)
             actions = len(steps) if post else 0
-            outcome = Outcome(
-                game,
-                actions,
-                round_trips(lines) - (0 if woken else view_trips),
-                per_action,
-                done,
-                cpu,
-                actions if views else 0,
-                view_trips,
-                calls.counts["post"],
-                calls.counts["view"],
-                commands if woken else None,
-            )
+            trips = round_trips(lines) - (0 if woken else view_trips)
+            views_read = actions if views else 0
+            outcome = Outcome(game, actions, trips, per_action, done, cpu, views_read, view_trips, calls["post"])
+            outcome.view_calls, outcome.redis_commands = calls["view"], commands if woken else None
             trace.close()
     return outcome
 
@@ -580,21 +559,7 @@ def run_streamed(
             viewer_app.config.update(SSE_MAX_SECONDS=3600, SSE_HEARTBEAT_SECONDS=3600)
             relay.redis.delete(redis_bus.table_stream(table_id))  # a previous run's entries
             client = Client(app.test_client())
-            tokens = []
-            for name in ("north", "south"):
-                answer = client.post("/v1/players", json={"name": name})
-                assert answer.status_code == 201, answer.get_json()
-                tokens.append(answer.get_json()["token"])
-            auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
-            opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
-            assert opened.status_code == 201 and opened.get_json()["id"] == table_id, opened.get_json()
-            for seat in (0, 1):
-                seated = client.post(
-                    f"/v1/tables/{table_id}/seats",
-                    json={"seat": seat, "client_seed": f"seat-{seat}"},
-                    headers=auth[seat],
-                )
-                assert seated.status_code == 201, seated.get_json()
+            table_id, auth = seated_over_http(client, game, seed, {})
             redis_bus.publish(relay.redis, relay.store.read_stream(table_id))
             known = container.ledger.states.newest(table_id)
             assert known is not None, "the app keeps the state it wrote"
