@@ -8,10 +8,10 @@ bots on CONCURRENCY tables at once, with each of simulate's clients (services/si
 action is one conditional POST whose answer carries the seat's view; a waiting seat long-polls), `polling` (a read
 of the seat view, then a conditional POST) and `streaming` (TARGETED_CLIENT: each seat follows its view's stream and
 POSTs when the pushed view says it is its turn). "actions/s" counts the POSTs, the latencies are the POSTs'; "all
-requests/s" adds the reads. BENCH_API_CLIENTS (e.g. `streaming,holding`) runs only those; `streaming+view` adds the
-streaming client whose POSTs ask for the view too. The baseline: `create_baseline_app` (below), one INSERT of the
-body per POST through a psycopg pool like cardledger's, driven by CONCURRENCY threads posting back to back on the
-bots' own HTTP client, so that both sides of the ratio pay the same client per request.
+requests/s" adds the reads. BENCH_API_CLIENTS (e.g. `streaming,holding`) runs only those. The baseline:
+`create_baseline_app` (below), one INSERT of the body per POST through a psycopg pool like cardledger's, driven by
+CONCURRENCY threads posting back to back on the bots' own HTTP client, so that both sides of the ratio pay the same
+client per request.
 
 CPU per action, by component: around each row's window (and the baseline's), the CPU seconds of every process of
 the stack, of the bench database's PostgreSQL backends (in total and by whose they are, by application_name), of
@@ -46,7 +46,6 @@ RATIO_TARGET = 0.5
 P99_RATIO_TARGET = 2.0
 BASELINE_BODY = {"type": "discard", "card": "7M", "capture": ["7C", "7S"]}
 CLIENTS = ("holding", "polling", "streaming")
-STREAMING_WITH_VIEW = "streaming+view"  # run only when BENCH_API_CLIENTS names it
 # The client the issue's directions describe (one request per action, turns learned from the stream), chosen before
 # the run whose rows it marks, never after seeing them.
 TARGETED_CLIENT = "streaming"
@@ -274,7 +273,7 @@ def cpu_rows(label: str, used: Mapping[str, float], count: int, per: str) -> lis
 def chosen_clients() -> tuple[str, ...]:
     """BENCH_API_CLIENTS (comma-separated), else every client."""
     raw = [name.strip() for name in os.environ.get("BENCH_API_CLIENTS", "").split(",") if name.strip()]
-    unknown = sorted(set(raw) - {*CLIENTS, STREAMING_WITH_VIEW})
+    unknown = sorted(set(raw) - set(CLIENTS))
     if unknown:
         raise SystemExit(f"BENCH_API_CLIENTS: unknown client(s) {', '.join(unknown)}; choose from {', '.join(CLIENTS)}")
     return tuple(raw) or CLIENTS
@@ -282,15 +281,7 @@ def chosen_clients() -> tuple[str, ...]:
 
 def measure_cardledger(base_url: str, game: str, client: str, seconds: float, account: CpuAccount) -> dict[str, Any]:
     """simulate's summary, with the CPU seconds per component of its window under "cpu"."""
-    config = bots(
-        base_url,
-        game,
-        CONCURRENCY,
-        f"bench-api-{game}",
-        duration=seconds,
-        client="streaming" if client == STREAMING_WITH_VIEW else client,
-        view_in_answer=client == STREAMING_WITH_VIEW,
-    )
+    config = bots(base_url, game, CONCURRENCY, f"bench-api-{game}", duration=seconds, client=client)
     cpu: dict[str, float] = {}
     with accounted(account, cpu):
         summary = simulate(config).summary
