@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from bench.counting import module_instructions
+from bench.counting import counting_redis, module_instructions
 from bench.harness import fresh_database, redis_url, registered_signer
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")
@@ -190,27 +190,6 @@ def waiting_noted(container: Any) -> Any:
     return followed
 
 
-def counting_redis(commands: Counter[str]) -> Any:
-    """A Redis client like the services' whose every command sent (one at a time or in a pipeline) is counted
-    in `commands` by name."""
-    import redis
-
-    from tests.redis_commands import command_names
-
-    class CountingConnection(redis.Connection):
-        def send_packed_command(self, command: Any, check_health: bool = True) -> None:  # every command sent
-            commands.update(command_names(command))
-            super().send_packed_command(command, check_health)
-
-    return redis.Redis.from_url(
-        redis_url(),
-        socket_timeout=10,
-        socket_connect_timeout=5,
-        health_check_interval=30,
-        connection_class=CountingConnection,
-    )
-
-
 class WokenView:
     """A seat's long-poll on another app (another API worker), started before the action that wakes it."""
 
@@ -258,7 +237,7 @@ def served_app(database_url: str, commands: Counter[str] | None = None) -> Itera
     )
     if commands is not None:
         container.redis.close()
-        container.redis = counting_redis(commands)
+        container.redis = counting_redis(commands, redis_url())
 
     try:
         app = create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=[served_admission()])

@@ -1,5 +1,6 @@
 """The benches' one toolkit for counting instead of timing: callgrind instructions, CPU seconds per process (/proc),
-the stack's processes by kind, SQL statements sent, and the WAL a window wrote."""
+the stack's processes by kind, SQL statements and Redis commands sent (SQL round trips: `tests.round_trips`,
+shared with the tests), and the WAL a window wrote."""
 
 from __future__ import annotations
 
@@ -209,6 +210,27 @@ def counted_statements() -> Iterator[Counter[str]]:
     finally:
         psycopg.Cursor.execute = execute  # type: ignore[method-assign]
         psycopg.Cursor.executemany = executemany  # type: ignore[method-assign]
+
+
+def counting_redis(commands: Counter[str], redis_url: str) -> Any:
+    """A Redis client like the services' whose every command sent (one at a time or in a pipeline) is counted
+    in `commands` by name (SQL round trips: `tests.round_trips`)."""
+    import redis
+
+    from tests.redis_commands import command_names
+
+    class CountingConnection(redis.Connection):
+        def send_packed_command(self, command: Any, check_health: bool = True) -> None:  # every command sent
+            commands.update(command_names(command))
+            super().send_packed_command(command, check_health)
+
+    return redis.Redis.from_url(
+        redis_url,
+        socket_timeout=10,
+        socket_connect_timeout=5,
+        health_check_interval=30,
+        connection_class=CountingConnection,
+    )
 
 
 def hold_wal(conn: Any, name: str) -> None:
