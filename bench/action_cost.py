@@ -43,41 +43,22 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import random
-import sys
 import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bench.callgrind import module_instructions
+from bench.counting import counting_redis, module_instructions
+from bench.harness import fresh_database, redis_url, registered_signer
 
-if TYPE_CHECKING:
-    from bench.database_cost import DatabaseCost, Window
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/11"
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 REPRESENTATION = "return=representation"
 POOL_SIZE = 2  # a write that starts a deal asks whether it holds an old private block on a second connection
-
-
-def server_url() -> str:
-    return os.environ.get("DATABASE_URL", "").strip() or DEFAULT_SERVER_URL
-
-
-def redis_url() -> str:
-    return os.environ.get("REDIS_URL", "").strip() or DEFAULT_REDIS_URL
 
 
 def fixed_seed(deal_no: int) -> bytes:
@@ -149,7 +130,6 @@ class Outcome:
     view_round_trips: int = 0
     post_calls: int = 0
     view_calls: int = 0
-    database: DatabaseCost | None = None  # PostgreSQL's work for the pool's connections (--database)
     redis_commands: Counter[str] | None = None  # sent by the app serving the views, by command (--woken, --streamed)
 
 
@@ -172,12 +152,12 @@ class Client:
         return answer
 
 
-class Calls:
-    """Python calls counted by cProfile around some requests, when asked for."""
+class Calls(Counter[str]):
+    """Python calls counted by cProfile around some requests, by kind, when asked for."""
 
     def __init__(self, on: bool) -> None:
+        super().__init__()
         self.on = on
-        self.counts: Counter[str] = Counter()
 
     def around(self, kind: str, request: Any) -> Any:
         if not self.on:
@@ -187,37 +167,16 @@ class Calls:
 
         profile = cProfile.Profile()
         answer = profile.runcall(request)
-        self.counts[kind] += pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
+        self[kind] += pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
         return answer
-
-
-class NotingRedis:
-    """Wraps a Redis client to note when a blocking stream read starts: a long-poll is waiting (how a long-poll
-    waited before `services.api.table_waits`; kept so that this script measures that code too)."""
-
-    def __init__(self, client: Any) -> None:
-        import threading
-
-        self.client = client
-        self.waiting = threading.Event()
-
-    def xread(self, *args: Any, **kwargs: Any) -> Any:
-        self.waiting.set()
-        return self.client.xread(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.client, name)
 
 
 def waiting_noted(container: Any) -> Any:
     """An event set whenever a long-poll of `container`'s app starts waiting on a table's stream."""
     import threading
 
-    try:
-        from services.api import table_waits
-    except ImportError:
-        container.redis = NotingRedis(container.redis)
-        return container.redis.waiting
+    from services.api import table_waits
+
     waits = table_waits.of(container.redis)
     followed = threading.Event()
     follow = waits.follow
@@ -229,27 +188,6 @@ def waiting_noted(container: Any) -> Any:
 
     waits.follow = noted  # type: ignore[method-assign]
     return followed
-
-
-def counting_redis(commands: Counter[str]) -> Any:
-    """A Redis client like the services' whose every command sent (one at a time or in a pipeline) is counted
-    in `commands` by name."""
-    import redis
-
-    from tests.redis_commands import command_names
-
-    class CountingConnection(redis.Connection):
-        def send_packed_command(self, command: Any, check_health: bool = True) -> None:  # every command sent
-            commands.update(command_names(command))
-            super().send_packed_command(command, check_health)
-
-    return redis.Redis.from_url(
-        redis_url(),
-        socket_timeout=10,
-        socket_connect_timeout=5,
-        health_check_interval=30,
-        connection_class=CountingConnection,
-    )
 
 
 class WokenView:
@@ -285,7 +223,6 @@ class WokenView:
 def served_app(database_url: str, commands: Counter[str] | None = None) -> Iterator[tuple[Any, Any]]:
     """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container).
     `commands`: the container's Redis client counts its commands there (`counting_redis`)."""
-    from bench.keys import registered_signer
     from infra.config import Settings
     from services.api import create_app, served_admission
     from services.bootstrap import bootstrap
@@ -300,7 +237,7 @@ def served_app(database_url: str, commands: Counter[str] | None = None) -> Itera
     )
     if commands is not None:
         container.redis.close()
-        container.redis = counting_redis(commands)
+        container.redis = counting_redis(commands, redis_url())
 
     try:
         app = create_app(
@@ -311,6 +248,24 @@ def served_app(database_url: str, commands: Counter[str] | None = None) -> Itera
         yield app, container
     finally:
         container.close()
+
+
+def seated_over_http(client: Client, game: str, seed: int, prefer: dict[str, str]) -> tuple[str, list[dict[str, str]]]:
+    """Two players register, open a two-seat table of `game` (its id fixed by `seed`) and sit through the API:
+    (the table's id, each seat's Authorization header)."""
+    auth = []
+    for name in ("north", "south"):
+        answer = client.post("/v1/players", json={"name": name})
+        assert answer.status_code == 201, answer.get_json()
+        auth.append({"Authorization": f"Bearer {answer.get_json()['token']}"})
+    opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
+    table_id = str(uuid.UUID(int=seed))
+    assert opened.status_code == 201 and opened.get_json()["id"] == table_id, opened.get_json()
+    for seat in (0, 1):
+        body = {"seat": seat, "client_seed": f"seat-{seat}"}
+        seated = client.post(f"/v1/tables/{table_id}/seats", json=body, headers={**auth[seat], **prefer})
+        assert seated.status_code == 201, seated.get_json()
+    return table_id, auth
 
 
 def memory_table(game: str) -> tuple[Any, list[Any], str]:
@@ -325,11 +280,7 @@ def memory_table(game: str) -> tuple[Any, list[Any], str]:
             return {n: fixed_seed(n) for n in sorted(set(deal_numbers)) if n >= 1}
 
     ledger = application(FixedSeedStorage(), None, ReceiptSigner.ephemeral())
-    callers = []
-    for name in ("north", "south"):
-        caller = ledger.authenticate(str(ledger.register_player(name)["token"]))
-        assert caller is not None
-        callers.append(caller)
+    callers = [ledger.authenticate(str(ledger.register_player(name)["token"])) for name in ("north", "south")]
     table_id = str(ledger.open_table(callers[0], game, 2, {})["id"])
     for seat in (0, 1):
         ledger.sit(callers[seat], table_id, seat, f"seat-{seat}", True)
@@ -357,18 +308,8 @@ def run_in_memory(game: str, count: int, post: bool, seed: int, views: bool, cou
                 assert viewed["version"] >= answer["version"]
     cpu = time.process_time() - cpu
     actions = len(steps) if post else 0
-    return Outcome(
-        game,
-        actions,
-        0,
-        Counter(),
-        Counter(),
-        cpu,
-        actions if views else 0,
-        0,
-        calls.counts["post"],
-        calls.counts["view"],
-    )
+    views_read = actions if views else 0
+    return Outcome(game, actions, 0, Counter(), Counter(), cpu, views_read, 0, calls["post"], calls["view"])
 
 
 def run_once(
@@ -379,7 +320,6 @@ def run_once(
     views: bool = False,
     count_calls: bool = False,
     storage: str = "postgres",
-    database: bool = False,
     woken: bool = False,
     publish: bool = False,
 ) -> Outcome:
@@ -391,15 +331,12 @@ def run_once(
         return run_in_memory(game, count, post, seed, views, count_calls)
     import services.app.commands
     from infra import redis_bus
-    from infra.migrations import migrate
-    from tests.conftest import fresh_database
     from tests.round_trips import round_trips, statements, traced_pool
 
     # The same table id and server seeds in every run, so that every run deals the same cards.
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
     redis_commands: Counter[str] = Counter()
-    with fresh_database(server_url(), prefix="cardledger_cost") as url:
-        migrate(url)
+    with fresh_database("cardledger_cost") as url:
         store_fixed_seeds(url, str(uuid.UUID(int=seed)), count + 2)  # a deal takes at least one action
         with served_app(url) as (app, container), ExitStack() as others:
             # Traced from the start, so that the statements psycopg prepares (after a few runs) are known by name.
@@ -413,23 +350,7 @@ def run_once(
                 view_client = Client(viewer_app.test_client())
             if relay is not None:
                 relay.redis.delete(redis_bus.table_stream(str(uuid.UUID(int=seed))))  # a previous run's entries
-            tokens = []
-            for name in ("north", "south"):
-                answer = client.post("/v1/players", json={"name": name})
-                assert answer.status_code == 201, answer.get_json()
-                tokens.append(answer.get_json()["token"])
-            auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
-            opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
-            assert opened.status_code == 201, opened.get_json()
-            table_id = opened.get_json()["id"]
-            assert table_id == str(uuid.UUID(int=seed)), table_id
-            for seat in (0, 1):
-                seated = client.post(
-                    f"/v1/tables/{table_id}/seats",
-                    json={"seat": seat, "client_seed": f"seat-{seat}"},
-                    headers={**auth[seat], "Prefer": REPRESENTATION},
-                )
-                assert seated.status_code == 201, seated.get_json()
+            table_id, auth = seated_over_http(client, game, seed, {"Prefer": REPRESENTATION})
             known = container.ledger.states.newest(table_id)
             assert known is not None, "the app keeps the state it wrote"
             steps = script(known.state, count, random.Random(seed))
@@ -437,7 +358,6 @@ def run_once(
             done: Counter[str] = Counter()
             calls = Calls(count_calls)
             view_trips = 0
-            window = database_window(url, container.pool) if database else None
             start = trace.mark()
             commands_before = Counter(redis_commands)
             cpu = time.process_time()
@@ -486,7 +406,6 @@ def run_once(
                         view_trips += round_trips(trace.between(posted, trace.mark()))
             cpu = time.process_time() - cpu
             commands = redis_commands - commands_before
-            database_cost = None if window is None else window.stop()
             lines = trace.between(start, trace.mark())
             if woken:
                 view_trace.close()
@@ -494,20 +413,10 @@ def run_once(
             statements(trace.between([0] * POOL_SIZE, start), names)
             done = statements(lines, names)
             actions = len(steps) if post else 0
-            outcome = Outcome(
-                game,
-                actions,
-                round_trips(lines) - (0 if woken else view_trips),
-                per_action,
-                done,
-                cpu,
-                actions if views else 0,
-                view_trips,
-                calls.counts["post"],
-                calls.counts["view"],
-                database_cost,
-                commands if woken else None,
-            )
+            trips = round_trips(lines) - (0 if woken else view_trips)
+            views_read = actions if views else 0
+            outcome = Outcome(game, actions, trips, per_action, done, cpu, views_read, view_trips, calls["post"])
+            outcome.view_calls, outcome.redis_commands = calls["view"], commands if woken else None
             trace.close()
     return outcome
 
@@ -530,8 +439,6 @@ def report(outcome: Outcome) -> str:
             f"  CPU seconds of this process per action{' and its view' if outcome.views else ''} (timed, noisy): "
             f"{outcome.cpu_seconds / outcome.actions:.6f}"
         )
-        if outcome.database is not None:
-            lines += outcome.database.report(outcome.actions)
         lines.append("  statements (POSTs and views):")
         for text, n in outcome.statements.most_common():
             lines.append(f"  {n:6d}  {text}")
@@ -558,19 +465,6 @@ def report_streamed(outcome: Outcome) -> str:
         f"  CPU seconds of this process per action (timed, noisy): {outcome.cpu_seconds / outcome.actions:.6f}"
     )
     return "\n".join(lines)
-
-
-def database_window(database_url: str, pool: Any) -> Window:
-    """A `Window` on the backends of `pool`'s POOL_SIZE connections, started."""
-    from bench.database_cost import Window
-
-    conns = [pool.getconn() for _ in range(POOL_SIZE)]
-    pids = [conn.pgconn.backend_pid for conn in conns]
-    for conn in conns:
-        pool.putconn(conn)
-    window = Window(database_url, pids)
-    window.start()
-    return window
 
 
 class SeatViewStream:
@@ -631,15 +525,12 @@ def run_streamed(
     their events left unpublished (the relay's work, which `bench.relay_cost` counts)."""
     import services.app.commands
     from infra import redis_bus
-    from infra.migrations import migrate
-    from tests.conftest import fresh_database
     from tests.round_trips import round_trips, traced_pool
 
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
     table_id = str(uuid.UUID(int=seed))
     redis_commands: Counter[str] = Counter()  # the Redis commands of the app serving the streams
-    with fresh_database(server_url(), prefix="cardledger_cost") as url:
-        migrate(url)
+    with fresh_database("cardledger_cost") as url:
         store_fixed_seeds(url, table_id, count + 2)
         with (
             served_app(url, commands=redis_commands if same_app else None) as (app, container),
@@ -651,21 +542,7 @@ def run_streamed(
             viewer_app.config.update(SSE_MAX_SECONDS=3600, SSE_HEARTBEAT_SECONDS=3600)
             relay.redis.delete(redis_bus.table_stream(table_id))  # a previous run's entries
             client = Client(app.test_client())
-            tokens = []
-            for name in ("north", "south"):
-                answer = client.post("/v1/players", json={"name": name})
-                assert answer.status_code == 201, answer.get_json()
-                tokens.append(answer.get_json()["token"])
-            auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
-            opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
-            assert opened.status_code == 201 and opened.get_json()["id"] == table_id, opened.get_json()
-            for seat in (0, 1):
-                seated = client.post(
-                    f"/v1/tables/{table_id}/seats",
-                    json={"seat": seat, "client_seed": f"seat-{seat}"},
-                    headers=auth[seat],
-                )
-                assert seated.status_code == 201, seated.get_json()
+            table_id, auth = seated_over_http(client, game, seed, {})
             redis_bus.publish(relay.redis, relay.store.read_stream(table_id))
             known = container.ledger.states.newest(table_id)
             assert known is not None, "the app keeps the state it wrote"
@@ -788,9 +665,6 @@ def main(argv: list[str] | None = None) -> None:
         "--storage", choices=("postgres", "memory"), default="postgres", help="memory: the application alone"
     )
     parser.add_argument(
-        "--database", action="store_true", help="PostgreSQL's CPU, WAL and rows written for the posted actions"
-    )
-    parser.add_argument(
         "--streamed",
         action="store_true",
         help="the streaming client's path: POSTs and pushed seat views (run_streamed)",
@@ -851,7 +725,6 @@ def main(argv: list[str] | None = None) -> None:
             views=args.views or args.woken,
             count_calls=args.calls,
             storage=args.storage,
-            database=args.database,
             woken=args.woken,
             publish=args.publish,
         )

@@ -1,36 +1,23 @@
-"""Append throughput of cardledger's event store beside a raw INSERT and the `eventsourcing` library.
+"""How fast does the log take events? `EventStore.append` beside a raw INSERT and the `eventsourcing` library.
 
-Run: python -m bench.append            (the table of rows; about 1 minute)
-     python -m bench.append --processes (each writer a process instead of a thread)
+Run: python -m bench.append [--seconds 3] [--writers 1 4 16] [--sync-off]
 
-Every point runs `writers` threads for about `seconds`, each writer with its own
-connection and its own stream, one ~300-byte JSON event per append (one
-transaction, one commit each). The database is a fresh one created on
-DATABASE_URL's server (default postgresql://postgres@127.0.0.1:5432/postgres)
-and dropped at the end.
-
-Rows:
-- cardledger EventStore.append events/s at 1, 4, 16 writers;
-- raw single-row INSERT (autocommit) of the same payload into a plain table
-  (bigserial id, text, jsonb) at the same concurrency, and the ratio
-  cardledger/raw (target >= 0.6);
-- the same INSERT into a json column instead (no target): cardledger keeps an
-  event's data as json, which PostgreSQL checks but does not take apart, so this
-  row shows the ratio against a baseline that saves that work too;
-- eventsourcing's PostgresApplicationRecorder.insert_events (if the package is
-  installed) and the ratio cardledger/eventsourcing (target >= 3.0 at 4 and 16).
-
-Each cardledger writer passes the head hash of its last append, as the
-application service does with the events it loaded, so an append is one
-guarded statement.
+Every point runs `writers` threads for about `seconds`, each writer with its own connection and its own stream,
+one ~300-byte JSON event per append (one transaction, one commit each), on a fresh database. The kinds take turns
+in slices (a, b, c, a, b, c, ...), so that a burst of outside load hurts every kind about equally. Rows:
+cardledger's events/s at 1, 4, 16 writers; a raw single-row INSERT (autocommit) of the same payload into a plain
+table (bigserial id, text, jsonb) and the ratio cardledger/raw (target >= 0.6); the same INSERT into a json column
+(no target: cardledger keeps an event's data as json, which PostgreSQL checks but does not take apart); and
+eventsourcing's PostgresApplicationRecorder.insert_events (the bench extra) with the ratio cardledger/eventsourcing
+(target >= 3.0 at 4 and 16). Each cardledger writer passes the head hash of its last append, as the application
+service does with the events it loaded, so an append is one guarded statement. `--sync-off`: synchronous_commit
+off for every side (the statements' cost without the WAL flush wait).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
-import os
 import threading
 import time
 import uuid
@@ -42,18 +29,14 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Json, Jsonb
 
+from bench.harness import Row, fresh_database, print_table, row
 from infra.db import open_pool
 from infra.event_store import EventStore, NewEvent
-from infra.migrations import migrate
-from tests.conftest import fresh_database
 
-DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 WRITERS = (1, 4, 16)
 RAW_RATIO_TARGET = 0.6
 ES_RATIO_TARGET = 3.0
-
-# A card played at a Cha Kau Tsz table, as the service records it (~300 bytes of JSON).
-PAYLOAD: dict[str, Any] = {
+PAYLOAD: dict[str, Any] = {  # a card played at a Cha Kau Tsz table, as the service records it (~300 bytes of JSON)
     "table_id": "tbl_01HZX4Q9R7C2M8N5K3J6W1V0TB",
     "deal_no": 7,
     "trick_no": 3,
@@ -67,21 +50,20 @@ PAYLOAD: dict[str, Any] = {
     "client_seq": 4182,
     "request_id": "req_5f1c2a9e7b3d4c6a8e0f",
 }
-PAYLOAD_BYTES = len(json.dumps(PAYLOAD))
-# The raw baselines' tables: the data column's type, by table.
-RAW_TABLES = {"raw_events": "jsonb", "raw_events_json": "json"}
+RAW_TABLES = {"raw_events": "jsonb", "raw_events_json": "json"}  # the raw baselines' tables: their data's type
 EVENT = NewEvent("card_played", PAYLOAD, deal_no=7, metadata={"ip": "203.0.113.7", "ua": "cardledger-web/1.4"})
 
-
-# --- Databases -------------------------------------------------------------------------------------------------------
+# A writer kind: given the database URL and the number of writers, (appenders, close); appenders[i]() appends one
+# event to writer i's own stream.
+Appender = Callable[[], None]
+Kind = Callable[[str, int], tuple[list[Appender], Callable[[], None]]]
 
 
 def prepare(url: str, synchronous_commit: bool = True) -> None:
-    migrate(url)
     with psycopg.connect(url, autocommit=True) as conn:
         if not synchronous_commit:  # every later session of the bench database, whichever library opens it
-            name = conninfo_to_dict(url)["dbname"]
-            conn.execute(sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(sql.Identifier(name)))
+            name = sql.Identifier(conninfo_to_dict(url)["dbname"])
+            conn.execute(sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(name))
         for table, data_type in RAW_TABLES.items():
             conn.execute(
                 sql.SQL("CREATE TABLE {} (id bigserial PRIMARY KEY, stream_id text NOT NULL, data {} NOT NULL)").format(
@@ -90,27 +72,16 @@ def prepare(url: str, synchronous_commit: bool = True) -> None:
             )
 
 
-# --- Writers ---------------------------------------------------------------------------------------------------------
-# A writer kind is a factory: given the database URL and the number of writers, it returns (appenders, close);
-# appenders[i]() appends one event to writer i's own stream.
-
-Appender = Callable[[], None]
-Kind = Callable[[str, int], tuple[list[Appender], Callable[[], None]]]
-
-
 def cardledger_writers(url: str, writers: int) -> tuple[list[Appender], Callable[[], None]]:
     """EventStore.append as the service calls it: a shared pool, one connection per writer thread."""
     pool = open_pool(url, min_size=writers, max_size=writers)
-    store = EventStore(pool)
-    run = uuid.uuid4().hex[:8]
+    store, run = EventStore(pool), uuid.uuid4().hex[:8]
 
     def appender(i: int) -> Appender:
-        stream, version = f"cl-{run}-{i}", [0]
-        head: list[str | None] = [None]
+        stream, version, head = f"cl-{run}-{i}", [0], [""]
 
-        def append() -> None:
-            # Like the service, the writer knows the head it decided on (the last event it read or wrote).
-            recorded = store.append(stream, version[0], [EVENT], head_hash=head[0])
+        def append() -> None:  # like the service, the writer knows the head it decided on
+            recorded = store.append(stream, version[0], [EVENT], head_hash=head[0] or None)
             version[0] += 1
             head[0] = recorded[-1].hash
 
@@ -122,15 +93,12 @@ def cardledger_writers(url: str, writers: int) -> tuple[list[Appender], Callable
 def raw_writers(url: str, writers: int, table: str = "raw_events") -> tuple[list[Appender], Callable[[], None]]:
     """A single-row INSERT of the same payload, autocommit (one round trip, one commit)."""
     conns = [psycopg.connect(url, autocommit=True) for _ in range(writers)]
-    run = uuid.uuid4().hex[:8]
+    run, wrap = uuid.uuid4().hex[:8], Jsonb if RAW_TABLES[table] == "jsonb" else Json
     insert = sql.SQL("INSERT INTO {} (stream_id, data) VALUES (%s, %s)").format(sql.Identifier(table))
-    wrap = Jsonb if RAW_TABLES[table] == "jsonb" else Json
 
     def appender(i: int) -> Appender:
-        conn, stream = conns[i], f"raw-{run}-{i}"
-
         def append() -> None:
-            conn.execute(insert, (stream, wrap(PAYLOAD)))
+            conns[i].execute(insert, (f"raw-{run}-{i}", wrap(PAYLOAD)))
 
         return append
 
@@ -160,18 +128,17 @@ def eventsourcing_writers(url: str, writers: int) -> tuple[list[Appender], Calla
         pool_size=writers,
     )
     recorder = PostgresApplicationRecorder(datastore, events_table_name="es_stored_events")
-    with psycopg.connect(url) as conn:  # once: writer processes creating it at the same time collide
+    with psycopg.connect(url) as conn:
         created = conn.execute("SELECT to_regclass('es_stored_events') IS NOT NULL").fetchone()
     if not (created and created[0]):
         recorder.create_table()
     state = json.dumps({"data": PAYLOAD, "metadata": dict(EVENT.metadata)}).encode()
-    topic = "cardledger.bench:CardPlayed"
 
     def appender(_: int) -> Appender:
         originator, version = uuid.uuid4(), [1]
 
         def append() -> None:
-            recorder.insert_events([StoredEvent(originator, version[0], topic, state)])
+            recorder.insert_events([StoredEvent(originator, version[0], "cardledger.bench:CardPlayed", state)])
             version[0] += 1
 
         return append
@@ -179,31 +146,23 @@ def eventsourcing_writers(url: str, writers: int) -> tuple[list[Appender], Calla
     return [appender(i) for i in range(writers)], datastore.close
 
 
-# --- Measuring -------------------------------------------------------------------------------------------------------
-
-
 def _run_slice(appenders: list[Appender], seconds: float, warmup: float) -> tuple[int, float]:
-    """All appenders in their own threads for `seconds` after `warmup`; returns (appends counted, elapsed)."""
-    writers = len(appenders)
-    counts = [0] * writers
-    errors: list[BaseException] = []
-    start_line = threading.Barrier(writers + 1)
-    measuring = threading.Event()
-    stop = threading.Event()
+    """All appenders in their own threads for `seconds` after `warmup`; (appends counted, elapsed)."""
+    counts, errors = [0] * len(appenders), []
+    start_line = threading.Barrier(len(appenders) + 1)
+    measuring, stop = threading.Event(), threading.Event()
 
     def loop(i: int) -> None:
-        append = appenders[i]
         try:
             start_line.wait()
             while not stop.is_set():
-                append()
-                if measuring.is_set():
-                    counts[i] += 1
+                appenders[i]()
+                counts[i] += measuring.is_set()
         except BaseException as exc:
             errors.append(exc)
             stop.set()
 
-    threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(writers)]
+    threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(len(appenders))]
     for thread in threads:
         thread.start()
     start_line.wait()
@@ -222,11 +181,7 @@ def _run_slice(appenders: list[Appender], seconds: float, warmup: float) -> tupl
 
 
 def measure(kinds: dict[str, Kind], url: str, writers: int, seconds: float, slices: int = 3) -> dict[str, float]:
-    """Events/s of each kind at `writers` threads, about `seconds` each, measured in interleaved slices.
-
-    The machine may be shared, so the kinds take turns (a, b, c, a, b, c, ...) and each total is the sum of its
-    slices: a burst of outside load then hurts every kind about equally instead of one point.
-    """
+    """Events/s of each kind at `writers` threads, about `seconds` each, measured in interleaved slices."""
     setups = {name: kind(url, writers) for name, kind in kinds.items()}
     totals = dict.fromkeys(kinds, (0, 0.0))
     try:
@@ -240,158 +195,49 @@ def measure(kinds: dict[str, Kind], url: str, writers: int, seconds: float, slic
     return {name: count / elapsed for name, (count, elapsed) in totals.items()}
 
 
-def _process_writer(kind: Kind, url: str, ready: Any, stop: Any, counts: Any) -> None:
-    """One writer process: its own kind's writer (connection, stream), warmed up, then appends until `stop`.
-    Puts its count of appends on `counts`, or the error that stopped it."""
-    close: Callable[[], None] | None = None
-    try:
-        appenders, close = kind(url, 1)
-        append, count = appenders[0], 0
-        for _ in range(20):  # the stream exists and the statements are prepared before the clock starts
-            append()
-        ready.wait()
-        while not stop.is_set():
-            append()
-            count += 1
-        counts.put(count)
-    except BaseException as exc:
-        ready.abort()
-        counts.put(f"{type(exc).__name__}: {exc}")
-    finally:
-        if close is not None:
-            close()
-
-
-def measure_processes(
-    kinds: dict[str, Kind], url: str, writers: int, seconds: float, slices: int = 3
-) -> dict[str, float]:
-    """As `measure`, with each writer a process of its own (no GIL shared between writers)."""
-    context = multiprocessing.get_context("fork")
-    for kind in kinds.values():  # once here, so that the writers do not all create the same tables at once
-        kind(url, 1)[1]()
-    totals = dict.fromkeys(kinds, (0, 0.0))
-    for _ in range(slices):
-        for name, kind in kinds.items():
-            ready, stop, counts = context.Barrier(writers + 1), context.Event(), context.Queue()
-            processes = [
-                context.Process(target=_process_writer, args=(kind, url, ready, stop, counts), daemon=True)
-                for _ in range(writers)
-            ]
-            for process in processes:
-                process.start()
-            try:
-                ready.wait(timeout=60)
-            except threading.BrokenBarrierError:
-                stop.set()
-                raise RuntimeError(f"a {name} writer process failed: {counts.get(timeout=10)}") from None
-            began = time.perf_counter()
-            time.sleep(seconds / slices)
-            stop.set()
-            elapsed = time.perf_counter() - began
-            results = [counts.get(timeout=60) for _ in processes]
-            for process in processes:
-                process.join(timeout=60)
-            failed = [r for r in results if isinstance(r, str)]
-            if failed:
-                raise RuntimeError(f"a {name} writer process failed: {failed[0]}")
-            totals[name] = (totals[name][0] + sum(results), totals[name][1] + elapsed)
-    return {name: count / elapsed for name, (count, elapsed) in totals.items()}
-
-
-def eventsourcing_available() -> str | None:
-    """None when eventsourcing's PostgreSQL recorder can be imported, else the reason it cannot."""
+def run(seconds: float = 3.0, writers: Sequence[int] = WRITERS, synchronous_commit: bool = True) -> list[Row]:
     try:
         import eventsourcing.postgres  # noqa: F401
+
+        es_missing = None
     except ImportError as exc:
-        return f"eventsourcing[postgres] not installed ({exc})"
-    return None
-
-
-def run(
-    seconds: float = 3.0, writers: Sequence[int] = WRITERS, synchronous_commit: bool = True, processes: bool = False
-) -> list[dict[str, Any]]:
-    server_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
-    es_missing = eventsourcing_available()
-    rows: list[dict[str, Any]] = []
+        es_missing = f"eventsourcing[postgres] not installed ({exc})"
     kinds: dict[str, Kind] = {"cardledger": cardledger_writers, "raw": raw_writers, "raw_json": raw_json_writers}
     if es_missing is None:
         kinds["eventsourcing"] = eventsourcing_writers
-    with fresh_database(server_url, prefix="cardledger_bench") as url:
+    rows: list[Row] = []
+    with fresh_database() as url:
         prepare(url, synchronous_commit)
         for n in writers:
-            rate = (measure_processes if processes else measure)(kinds, url, n, seconds)
+            rate = measure(kinds, url, n, seconds)
             cardledger, raw = rate["cardledger"], rate["raw"]
             rows += [
-                row(f"cardledger EventStore.append, {n} writers", cardledger, None, "events/s"),
-                row(f"raw single-row INSERT, {n} writers", raw, None, "events/s"),
-                row(f"cardledger / raw, {n} writers", cardledger / raw, RAW_RATIO_TARGET, "ratio"),
-                row(f"raw INSERT into a json column, {n} writers", rate["raw_json"], None, "events/s"),
-                row(f"cardledger / raw into json, {n} writers", cardledger / rate["raw_json"], None, "ratio"),
+                row(f"cardledger EventStore.append, {n} writers", cardledger, "events/s"),
+                row(f"raw single-row INSERT, {n} writers", raw, "events/s"),
+                row(f"cardledger / raw, {n} writers", cardledger / raw, "ratio", RAW_RATIO_TARGET),
+                row(f"raw INSERT into a json column, {n} writers", rate["raw_json"], "events/s"),
+                row(f"cardledger / raw into json, {n} writers", cardledger / rate["raw_json"], "ratio"),
             ]
             if es_missing is None:
-                es = rate["eventsourcing"]
+                es_target = ES_RATIO_TARGET if n >= 4 else None
                 rows += [
-                    row(f"eventsourcing PostgresApplicationRecorder, {n} writers", es, None, "events/s"),
+                    row(f"eventsourcing PostgresApplicationRecorder, {n} writers", rate["eventsourcing"], "events/s"),
                     row(
                         f"cardledger / eventsourcing, {n} writers",
-                        cardledger / es,
-                        ES_RATIO_TARGET if n >= 4 else None,
+                        cardledger / rate["eventsourcing"],
                         "ratio",
+                        es_target,
                     ),
                 ]
             else:
-                rows.append(row(f"cardledger / eventsourcing, {n} writers", None, None, "ratio", es_missing))
+                rows.append(row(f"cardledger / eventsourcing, {n} writers", None, "ratio", skipped=es_missing))
     return rows
 
 
-def row(
-    benchmark: str, value: float | None, target: float | None, unit: str, skipped: str | None = None
-) -> dict[str, Any]:
-    result: dict[str, Any] = {"benchmark": benchmark, "value": value, "target": target, "unit": unit}
-    if skipped is not None:
-        result["skipped"] = skipped
-    return result
-
-
-# --- Profile of one append -------------------------------------------------------------------------------------------
-
-
-def print_table(rows: list[dict[str, Any]]) -> None:
-    width = max(len(r["benchmark"]) for r in rows)
-    print(f"{'benchmark':<{width}}  {'value':>10}  {'target':>7}  unit")
-    for r in rows:
-        if r["value"] is None:
-            print(f"{r['benchmark']:<{width}}  {'skipped':>10}  {'-':>7}  {r['unit']}  ({r.get('skipped', '')})")
-            continue
-        value = f"{r['value']:,.2f}" if r["unit"] == "ratio" else f"{r['value']:,.0f}"
-        target = "-" if r["target"] is None else f">={r['target']}"
-        met = "" if r["target"] is None else ("  ok" if r["value"] >= r["target"] else "  BELOW TARGET")
-        print(f"{r['benchmark']:<{width}}  {value:>10}  {target:>7}  {r['unit']}{met}")
-
-
-def main() -> None:
+if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per point")
     parser.add_argument("--writers", type=int, nargs="*", default=list(WRITERS))
-    parser.add_argument(
-        "--processes",
-        action="store_true",
-        help="each writer a process of its own instead of a thread (diagnostic: no GIL shared between writers)",
-    )
-    parser.add_argument(
-        "--sync-off",
-        action="store_true",
-        help="synchronous_commit=off for every side (diagnostic: statement cost without the WAL flush wait)",
-    )
+    parser.add_argument("--sync-off", action="store_true", help="synchronous_commit=off for every side")
     args = parser.parse_args()
-    print(
-        f"payload {PAYLOAD_BYTES} bytes of JSON, {args.seconds:g} s per point, "
-        + ("processes" if args.processes else "threads")
-        + " with one connection each"
-        + (", synchronous_commit=off" if args.sync_off else "")
-    )
-    print_table(run(args.seconds, args.writers, synchronous_commit=not args.sync_off, processes=args.processes))
-
-
-if __name__ == "__main__":
-    main()
+    print_table(run(args.seconds, args.writers, synchronous_commit=not args.sync_off))

@@ -26,26 +26,17 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
-import random
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from domain.games import game_named
+from bench.counting import counted_statements, cpu_seconds, database_oid, hold_wal, insert_lsn, wait_for_flush
+from bench.harness import Row, fresh_database, played_log, row
 from infra import projections
-from infra.db import connect, open_pool
-from infra.event_store import EventStore
-from infra.migrations import migrate
+from infra.db import connect
 from infra.projections import ProjectionCaches
-from tests.conftest import fresh_database
-from tests.faults.workload import TableGame
 
-DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 MODEL_TABLES = (
     "table_views",
@@ -58,40 +49,21 @@ MODEL_TABLES = (
 )
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rows_written(admin: psycopg.Connection[Any]) -> int:
-    admin.execute("SELECT pg_stat_clear_snapshot()")
-    row = admin.execute(
-        "SELECT coalesce(sum(n_tup_ins + n_tup_upd), 0) FROM pg_stat_user_tables WHERE relname = ANY(%s)",
-        (list(MODEL_TABLES),),
-    ).fetchone()
-    return int(row[0]) if row is not None else 0
-
-
 def settled_rows_written(admin: psycopg.Connection[Any]) -> int:
-    """The counters once an exited backend's statistics have reached them."""
-    last = rows_written(admin)
+    """The read models' rows inserted or updated so far, once an exited backend's statistics have reached them."""
+    last = -1
     for _ in range(50):
-        time.sleep(0.1)
-        now = rows_written(admin)
+        admin.execute("SELECT pg_stat_clear_snapshot()")
+        found = admin.execute(
+            "SELECT coalesce(sum(n_tup_ins + n_tup_upd), 0) FROM pg_stat_user_tables WHERE relname = ANY(%s)",
+            (list(MODEL_TABLES),),
+        ).fetchone()
+        now = int(found[0]) if found is not None else 0
         if now == last:
             return now
         last = now
+        time.sleep(0.1)
     return last
-
-
-def wait_for_flush(admin: psycopg.Connection[Any], lsn: str) -> None:
-    """Until the server has flushed WAL up to `lsn` (pg_walinspect reads no further; other sessions' records
-    may lie unflushed before it)."""
-    for _ in range(100):
-        row = admin.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (lsn,)).fetchone()
-        if row is not None and row[0]:
-            return
-        time.sleep(0.05)
 
 
 _WAL_OF_DATABASE = """
@@ -108,8 +80,6 @@ SELECT coalesce(sum(record_length), 0), coalesce(sum(fpi_length), 0) FROM (
     WHERE resource_manager = 'Transaction' AND xid IN (SELECT xid FROM ours WHERE xid <> '0')
 ) AS counted
 """
-
-
 _WAL_BY_RELATION = """
 WITH records AS (
     SELECT record_length - fpi_length AS length,
@@ -121,38 +91,6 @@ FROM records WHERE filenode IS NOT NULL GROUP BY 1 ORDER BY 2 DESC
 """
 
 
-class Statements:
-    """Counts the statements psycopg connections send while installed."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    @contextmanager
-    def counting(self) -> Iterator[None]:
-        execute, executemany = psycopg.Cursor.execute, psycopg.Cursor.executemany
-
-        def counted_execute(cur: Any, *args: Any, **kwargs: Any) -> Any:
-            self.count += 1
-            return execute(cur, *args, **kwargs)
-
-        def counted_many(cur: Any, query: Any, params_seq: Any, **kwargs: Any) -> Any:
-            params = list(params_seq)
-            self.count += len(params)
-            return executemany(cur, query, params, **kwargs)
-
-        psycopg.Cursor.execute = counted_execute  # type: ignore[method-assign]
-        psycopg.Cursor.executemany = counted_many  # type: ignore[method-assign]
-        try:
-            yield
-        finally:
-            psycopg.Cursor.execute = execute  # type: ignore[method-assign]
-            psycopg.Cursor.executemany = executemany  # type: ignore[method-assign]
-
-
-def pid_tag() -> str:
-    return f"{os.getpid()}_{time.monotonic_ns()}"
-
-
 def reset_models(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"TRUNCATE {', '.join(MODEL_TABLES)}")
@@ -161,72 +99,46 @@ def reset_models(url: str) -> None:
 
 def catch_up_once(url: str, batch: int, profile: cProfile.Profile | None = None) -> dict[str, float]:
     reset_models(url)
-    statements = Statements()
     with psycopg.connect(url, autocommit=True) as admin:
-        dboid = admin.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()
-        assert dboid is not None
-        rows_before = settled_rows_written(admin)
-        # Keeps the catch-up's WAL from being recycled before it is read (dropped with the session).
-        admin.execute("SELECT pg_create_physical_replication_slot(%s, true, true)", (f"bench_catch_up_{pid_tag()}",))
-        lsn_before = admin.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
+        dboid, rows_before = str(database_oid(admin)), settled_rows_written(admin)
+        hold_wal(admin, "bench_catch_up")  # the catch-up's WAL kept until it is read
+        lsn_before = insert_lsn(admin)
         with connect(url) as conn:
             pid = conn.info.backend_pid
-            client, backend = time.process_time(), cpu_seconds(pid)
-            with statements.counting():
+            client, backend = time.process_time(), cpu_seconds(pid) or 0.0
+            with counted_statements() as statements:
                 if profile is not None:
                     profile.enable()
                 applied = projections.catch_up_all(conn, batch_size=batch, caches=ProjectionCaches())
                 if profile is not None:
                     profile.disable()
-            client, backend = time.process_time() - client, cpu_seconds(pid) - backend
-        lsn_after = admin.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
-        assert lsn_before is not None and lsn_after is not None
-        rows = settled_rows_written(admin) - rows_before
-        wait_for_flush(admin, lsn_after[0])
-        wal = admin.execute(_WAL_OF_DATABASE, (lsn_before[0], lsn_after[0], str(dboid[0]))).fetchone()
+            client, backend = time.process_time() - client, (cpu_seconds(pid) or 0.0) - backend
+        lsn_after = insert_lsn(admin)
+        written = settled_rows_written(admin) - rows_before
+        wait_for_flush(admin, lsn_after)
+        wal = admin.execute(_WAL_OF_DATABASE, (lsn_before, lsn_after, dboid)).fetchone()
         assert wal is not None
-        by_relation = admin.execute(_WAL_BY_RELATION, (str(dboid[0]), lsn_before[0], lsn_after[0])).fetchall()
+        by_relation = admin.execute(_WAL_BY_RELATION, (dboid, lsn_before, lsn_after)).fetchall()
     events = max(applied.values())
     return {
         **{f"wal_bytes {relation}": int(length) / events for relation, length in by_relation},
         "events": events,
         "client_us": client / events * 1e6,
         "backend_us": backend / events * 1e6,
-        "rows": rows / events,
+        "rows": written / events,
         "wal_bytes": (int(wal[0]) - int(wal[1])) / events,
         "fpi_bytes": int(wal[1]) / events,
-        "statements": statements.count / events,
+        "statements": statements["statements"] / events,
     }
-
-
-def played_log(url: str, game: str, tables: int) -> None:
-    migrate(url)
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
-    pool = open_pool(url, min_size=1, max_size=2)
-    try:
-        store, rng, rules = EventStore(pool), random.Random(3), game_named(game)
-        games = [
-            TableGame(f"t-{i}", game=game, seats=rng.randint(rules.min_seats, rules.max_seats), deals=2, rng=rng)
-            for i in range(tables)
-        ]
-        runs = [table.play_into(store) for table in games]
-        while runs:  # interleaved at random, as tables play at once
-            run = rng.choice(runs)
-            if next(run, None) is None:
-                runs.remove(run)
-    finally:
-        pool.close()
 
 
 def run(
     rounds: int = 3, batch: int = 4, tables: int = 8, profile_path: str | None = None, by_relation: bool = False
-) -> list[dict[str, Any]]:
-    server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
-    rows: list[dict[str, Any]] = []
+) -> list[Row]:
+    rows: list[Row] = []
     profile = cProfile.Profile(time.process_time) if profile_path else None  # CPU, not waits
     for game in GAMES:
-        with fresh_database(server_url, prefix="cardledger_bench") as url:
+        with fresh_database() as url:
             played_log(url, game, tables)
             results = [catch_up_once(url, batch, profile) for _ in range(rounds)]
         label = f"catch-up of {game}, {tables} tables, batches of {batch} ({results[0]['events']:.0f} events)"
@@ -241,14 +153,8 @@ def run(
             *((relation, "WAL bytes/event of the relation, full-page images aside") for relation in relations),
         ):
             values = sorted(r.get(key, 0.0) for r in results)
-            rows.append(
-                {
-                    "benchmark": f"{label}: {key}",
-                    "value": values[len(values) // 2],
-                    "target": None,
-                    "unit": f"{unit} (median of {rounds}: {', '.join(f'{v:,.1f}' for v in values)})",
-                }
-            )
+            shown = ", ".join(f"{v:,.1f}" for v in values)
+            rows.append(row(f"{label}: {key}", values[len(values) // 2], f"{unit} (median of {rounds}: {shown})"))
     if profile is not None and profile_path:
         profile.dump_stats(profile_path)
     return rows
@@ -262,8 +168,8 @@ def main() -> None:
     parser.add_argument("--profile", help="write the cProfile statistics of the catch-ups to this file")
     parser.add_argument("--by-relation", action="store_true", help="also the WAL bytes per event of each relation")
     args = parser.parse_args()
-    for row in run(args.rounds, args.batch, args.tables, args.profile, args.by_relation):
-        print(f"{row['benchmark']:<78}  {row['value']:>10,.2f}  {row['unit']}")
+    for found in run(args.rounds, args.batch, args.tables, args.profile, args.by_relation):
+        print(f"{found['benchmark']:<78}  {found['value']:>10,.2f}  {found['unit']}")
 
 
 if __name__ == "__main__":

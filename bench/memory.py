@@ -1,161 +1,237 @@
-"""Peak resident memory of the stack's processes under load.
+"""Does memory stay bounded? The stack's peak resident memory under load, and an API process's memory as it
+serves ever more tables past its caches' bounds.
 
-Run: python -m bench.memory          (about 40 s; BENCH_QUICK=1 for a few seconds)
+Run: python -m bench.memory     (about 5 minutes; BENCH_QUICK=1 for a short check)
 
-Starts `cardledger up` against a fresh database (as bench/api.py does: DATABASE_URL's server, REDIS_URL,
-rate limits off), finds its processes with psutil (the gunicorn master's children are the API workers,
-`services.cli worker` processes the projection workers, `services.cli relay` the relay), and samples
-their RSS every SAMPLE_INTERVAL_S while `cardledger simulate`'s random bots play CONCURRENCY tables at once
-for BENCH_MEMORY_SECONDS (default 20; Cholek Tiga for the first half, Cha Kau Tsz for the second). Reports,
+Under load: `cardledger up`, its processes by kind (API workers, projection workers, relay, gunicorn master,
+supervisor), their RSS sampled every SAMPLE_INTERVAL_S while `cardledger simulate`'s random bots play CONCURRENCY
+tables at once for BENCH_MEMORY_SECONDS (default 20; Cholek Tiga for the first half, Cha Kau Tsz for the second):
 per kind, the RSS before the load and the peak of the largest process of that kind during it.
+
+Past the bounds: a child process builds the API app as a worker does, with CARDLEDGER_CACHE_TABLES=CACHE_TABLES
+and CARDLEDGER_CACHE_PLAYERS=CACHE_PLAYERS, and serves tables through Flask's test client on THREADS threads: for
+each table two new players register, one opens it, both sit, the seat to act reads its view and acts. After every
+checkpoint (N tables served in all) it collects garbage and reports its RSS, the Python objects' memory blocks
+(`sys.getallocatedblocks`: a count, free of the allocator's fragmentation) and the entries of each cache. Past
+the bound the caches stay full and the memory levels off; below it both grow with N.
 """
 
 from __future__ import annotations
 
+import gc
+import json
+import os
+import resource
+import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
-import psutil
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench.api import CONCURRENCY, bench_stack, env_float  # noqa: E402
-from services.simulate import SimulationConfig, simulate  # noqa: E402
+from bench.counting import KINDS, stack_kinds
+from bench.harness import (
+    ROOT,
+    Row,
+    bench_stack,
+    env_float,
+    fresh_database,
+    play,
+    print_table,
+    quick,
+    redis_url,
+    row,
+    say,
+)
 
 SAMPLE_INTERVAL_S = 0.1
+CONCURRENCY = 8
 MIB = 1024 * 1024
-KINDS = ("API worker (gunicorn)", "projection worker", "relay", "gunicorn master", "supervisor (cardledger up)")
+CHECKPOINTS, CACHE_TABLES, CACHE_PLAYERS = (100, 1_000, 3_000, 10_000), 1_000, 2_000
+QUICK_CHECKPOINTS, QUICK_CACHE_TABLES, QUICK_CACHE_PLAYERS = (100, 300, 1_000), 200, 400
+THREADS = 16  # many requests at once, so that commits overlap (the work is mostly waiting for them)
 
 
-def classify(root: psutil.Process) -> dict[int, str]:
-    """The kind of every process of the stack, by pid."""
-    kinds = {root.pid: KINDS[4]}
+def rss_bytes(pid: int | str = "self") -> int | None:
     try:
-        children = root.children(recursive=True)
-    except psutil.Error:
-        return kinds
-    for process in children:
-        try:
-            cmdline = " ".join(process.cmdline())
-            parent = process.ppid()
-        except psutil.Error:
-            continue
-        if "gunicorn" in cmdline:
-            kinds[process.pid] = KINDS[3] if parent == root.pid else KINDS[0]
-        elif "services.cli" in cmdline and cmdline.rstrip().endswith("worker"):
-            kinds[process.pid] = KINDS[1]
-        elif "services.cli" in cmdline and cmdline.rstrip().endswith("relay"):
-            kinds[process.pid] = KINDS[2]
-    return kinds
-
-
-class Sampler:
-    def __init__(self, root_pid: int) -> None:
-        self.root = psutil.Process(root_pid)
-        self.peak: dict[int, int] = {}
-        self.kind: dict[int, str] = {}
-        self.samples = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
-
-    def sample(self) -> dict[int, int]:
-        kinds = classify(self.root)
-        now: dict[int, int] = {}
-        for pid, kind in kinds.items():
-            try:
-                rss = int(psutil.Process(pid).memory_info().rss)
-            except psutil.Error:
-                continue
-            now[pid] = rss
-            self.kind[pid] = kind
-            self.peak[pid] = max(self.peak.get(pid, 0), rss)
-        self.samples += 1
-        return now
-
-    def _run(self) -> None:
-        deadline = time.monotonic() + 3600  # bounded even if never stopped
-        while not self._stop.wait(SAMPLE_INTERVAL_S) and time.monotonic() < deadline:
-            self.sample()
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * resource.getpagesize()
+    except OSError:
+        return None
 
 
 def by_kind(rss: dict[int, int], kinds: dict[int, str]) -> dict[str, tuple[int, int]]:
     """kind -> (largest RSS of one process of that kind, number of processes)."""
     result: dict[str, tuple[int, int]] = {}
     for pid, value in rss.items():
-        kind = kinds[pid]
-        largest, count = result.get(kind, (0, 0))
-        result[kind] = (max(largest, value), count + 1)
+        largest, count = result.get(kinds[pid], (0, 0))
+        result[kinds[pid]] = (max(largest, value), count + 1)
     return result
 
 
-def run() -> list[dict[str, Any]]:
+def under_load() -> list[Row]:
     seconds = env_float("BENCH_MEMORY_SECONDS", 20.0, 5.0)
+    peak: dict[int, int] = {}
+    kinds: dict[int, str] = {}
+    samples, stop = [0], threading.Event()
+
+    def sample(root: int) -> dict[int, int]:
+        now = {}
+        for pid, kind in stack_kinds(root).items():
+            if (rss := rss_bytes(pid)) is not None:
+                now[pid], kinds[pid], peak[pid] = rss, kind, max(peak.get(pid, 0), rss)
+        samples[0] += 1
+        return now
+
+    def sampling(root: int) -> None:
+        while not stop.wait(SAMPLE_INTERVAL_S):
+            sample(root)
+
     with bench_stack() as (stack, _):
         time.sleep(2.0)  # let every child start
-        sampler = Sampler(stack.process.pid)
-        idle = sampler.sample()
-        before = by_kind(idle, dict(sampler.kind))
-        sampler.peak.clear()
+        before = by_kind(sample(stack.process.pid), dict(kinds))
+        peak.clear()
+        sampler = threading.Thread(target=sampling, args=(stack.process.pid,), daemon=True)
         sampler.start()
-        summaries = []
+        actions = 0
         try:
             for game in ("cholek-tiga", "cha-kau-tsz"):
-                print(f"  bench.memory: {game}, {CONCURRENCY} tables at once, {seconds / 2:.0f} s ...", file=sys.stderr)
-                config = SimulationConfig(
-                    base_url=stack.base_url,
-                    game=game,
-                    tables=CONCURRENCY,
-                    seats=2,
-                    concurrency=CONCURRENCY,
-                    deals=1_000_000,
-                    duration=seconds / 2,
-                    progress=False,
-                    seed=f"bench-memory-{game}",
-                )
-                summaries.append(simulate(config).summary)
+                say(f"bench.memory: {game}, {CONCURRENCY} tables at once, {seconds / 2:.0f} s ...")
+                actions += play(stack.base_url, game, CONCURRENCY, seconds / 2, f"bench-memory-{game}")["actions"]
         finally:
-            sampler.stop()
-    peak = by_kind(sampler.peak, sampler.kind)
-    actions = sum(s["actions"] for s in summaries)
-    rows: list[dict[str, Any]] = []
-    for kind in KINDS:
-        if kind not in peak:
-            continue
-        largest, count = peak[kind]
-        rows.append(
-            {
-                "benchmark": f"peak RSS, {kind} (largest of {count}) under load",
-                "value": largest / MIB,
-                "target": None,
-                "unit": "MiB",
-                "baseline": before[kind][0] / MIB if kind in before else None,
-                "ratio": largest / before[kind][0] if before.get(kind, (0, 0))[0] else None,
-            }
-        )
-    rows.append(
-        {
-            "benchmark": f"load during the memory run ({sampler.samples} RSS samples)",
-            "value": actions,
-            "target": None,
-            "unit": "actions",
-        }
-    )
+            stop.set()
+            sampler.join(timeout=10)
+    peaks = by_kind(peak, kinds)
+    rows = []
+    for kind in (k for k in KINDS if k in peaks):
+        largest, count = peaks[kind]
+        base = before[kind][0] / MIB if kind in before else None
+        rows.append(row(f"peak RSS, {kind} (largest of {count}) under load", largest / MIB, "MiB", baseline=base))
+    rows.append(row(f"load during the memory run ({samples[0]} RSS samples)", actions, "actions"))
     return rows
 
 
-if __name__ == "__main__":
-    from bench.__main__ import print_table
+def serve_tables(checkpoints: tuple[int, ...]) -> None:
+    """The child: serve tables up to each checkpoint, print one JSON line per checkpoint."""
+    from infra.config import Settings
+    from infra.lru import Lru
+    from services.api import create_app
+    from services.bootstrap import bootstrap
+    from tests.integration.test_cache_bounds import reachable
 
-    print_table(run())
+    container = bootstrap(Settings.from_env(), pool_max_size=THREADS + 2, start_embedded=False)
+    app = create_app(container=container, config={"TESTING": True, "RATE_LIMITS_ENABLED": False})
+
+    def one_table(client: Any, n: int) -> None:
+        tokens = [client.post("/v1/players", json={"name": f"rss-{n}-{seat}"}).get_json()["token"] for seat in (0, 1)]
+        headers = [{"Authorization": f"Bearer {token}"} for token in tokens]
+        opened = client.post("/v1/tables", json={"game": "cholek-tiga", "seats": 2}, headers=headers[0])
+        table_id = opened.get_json()["id"]
+        for seat in range(2):
+            client.post(f"/v1/tables/{table_id}/seats", json={"seat": seat}, headers=headers[seat])
+        to_act = int(client.get(f"/v1/tables/{table_id}", headers=headers[0]).get_json()["to_act"])
+        view = client.get(f"/v1/tables/{table_id}/view", headers=headers[to_act]).get_json()
+        action_headers = {**headers[to_act], "Idempotency-Key": str(uuid.uuid4()), "If-Match": f'"{view["version"]}"'}
+        answer = client.post(f"/v1/tables/{table_id}/actions", json=view["legal_actions"][0], headers=action_headers)
+        if answer.status_code != 201:
+            raise RuntimeError(f"table {n}: action answered {answer.status_code} {answer.get_data(as_text=True)}")
+
+    served, failures = 0, []
+    for checkpoint in checkpoints:
+        todo, lock = list(range(served, checkpoint)), threading.Lock()
+
+        def work(_: int, todo: list[int] = todo, lock: threading.Lock = lock) -> None:
+            client = app.test_client()
+            while True:
+                with lock:
+                    if not todo or failures:
+                        return
+                    n = todo.pop()
+                try:
+                    one_table(client, n)
+                except BaseException as error:
+                    failures.append(error)
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+        served = checkpoint
+        gc.collect()
+        caches = {path.rsplit(".", 1)[-1]: len(v) for path, v in reachable(container.ledger) if isinstance(v, Lru)}
+        print(json.dumps({"tables": served, "rss": rss_bytes(), "blocks": sys.getallocatedblocks(), "caches": caches}))
+        sys.stdout.flush()
+    container.close()
+
+
+def past_the_bounds() -> list[Row]:
+    checkpoints = QUICK_CHECKPOINTS if quick() else CHECKPOINTS
+    tables_bound = QUICK_CACHE_TABLES if quick() else CACHE_TABLES
+    players_bound = QUICK_CACHE_PLAYERS if quick() else CACHE_PLAYERS
+    from infra.config import Settings
+    from services.key_commands import register_configured_key
+
+    with fresh_database() as url:
+        register_configured_key(url, Settings.from_env())  # as `cardledger migrate` does
+        env = {
+            **os.environ,
+            "DATABASE_URL": url,
+            "REDIS_URL": redis_url(),
+            "CARDLEDGER_RATE_LIMITS": "off",
+            "CARDLEDGER_CACHE_TABLES": str(tables_bound),
+            "CARDLEDGER_CACHE_PLAYERS": str(players_bound),
+        }
+        say(f"bench.memory: serving {checkpoints[-1]} tables in one process, caches of {tables_bound} tables ...")
+        command = [sys.executable, "-m", "bench.memory", "--child", ",".join(map(str, checkpoints))]
+        child = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+        if child.returncode != 0:
+            raise RuntimeError(f"the serving process failed ({child.returncode}): {child.stderr[-2000:]}")
+    measured = [json.loads(line) for line in child.stdout.splitlines() if line.startswith("{")]
+    first = measured[0]
+    rows = []
+    for point in measured:
+        known, tables = point["caches"], f"{point['tables']:,} tables"
+        rows += [
+            row(
+                f"API process RSS after {tables} (caches: {tables_bound:,} tables, {players_bound:,} players; "
+                f"holding {known.get('_known', 0):,} states, {known.get('_players', 0):,} players)",
+                point["rss"] / MIB,
+                "MiB",
+                baseline=first["rss"] / MIB,
+            ),
+            row(
+                f"Python heap blocks allocated after {tables} (sys.getallocatedblocks)",
+                point["blocks"],
+                "blocks",
+                baseline=first["blocks"],
+            ),
+        ]
+    # The growth per table served from the bound's checkpoint to the last one, and below the bound.
+    for side, points in (
+        ("past", [p for p in measured if p["tables"] >= tables_bound]),
+        ("below", [p for p in measured if p["tables"] <= tables_bound]),
+    ):
+        if len(points) >= 2:
+            a, b = points[0], points[-1]
+            rows.append(
+                row(
+                    f"RSS growth per table served {side} the bound ({a['tables']:,} -> {b['tables']:,} tables)",
+                    (b["rss"] - a["rss"]) / (b["tables"] - a["tables"]) / 1024,
+                    "KiB/table",
+                )
+            )
+    return rows
+
+
+def run() -> list[Row]:
+    return under_load() + past_the_bounds()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        serve_tables(tuple(int(n) for n in sys.argv[2].split(",")))
+    else:
+        print_table(run())

@@ -30,11 +30,9 @@ from typing import Any
 
 import psycopg
 
-from bench.catch_up import played_log
+from bench.harness import fresh_database, played_log
 from services.simulate.stack import embedded_stack, free_port
-from tests.conftest import fresh_database
 
-DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_LOG = Path(os.environ.get("PG_LOG", "/var/log/postgresql/postgresql-15-main.log"))
 AUDITOR = "plans-bench-auditor-token-0123456789abcdef"
 BIG = {"events", "table_views", "hand_tricks", "ledger_lines", "settlements", "deal_settlements", "closing_refunds"}
@@ -75,8 +73,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=40)
     args = parser.parse_args()
-    server = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
-    with fresh_database(server, prefix="cardledger_plans") as url:
+    with fresh_database("cardledger_plans") as url:
         played_log(url, "cholek-tiga", args.tables)
         database = url.rsplit("/", 1)[1]
         with psycopg.connect(url, autocommit=True) as conn:

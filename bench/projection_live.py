@@ -45,20 +45,14 @@ from typing import Any
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.counting import backends, cpu_seconds, hold_wal, insert_lsn, wait_for_flush
+from bench.harness import ROOT, fresh_database, percentile, private_redis
+from domain.games import game_named
+from infra.db import open_pool
+from infra.event_store import EventStore, NewEvent
+from tests.faults.servers import spawn, terminate
+from tests.faults.workload import TableGame
 
-from bench.lag import _percentile, _redis, cpu_seconds  # noqa: E402
-from domain.games import game_named  # noqa: E402
-from infra.db import open_pool  # noqa: E402
-from infra.event_store import EventStore, NewEvent  # noqa: E402
-from infra.migrations import migrate  # noqa: E402
-from tests.conftest import fresh_database  # noqa: E402
-from tests.faults.servers import spawn, terminate  # noqa: E402
-from tests.faults.workload import TableGame  # noqa: E402
-
-DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 RATE = 250.0
 TABLES = 8
 WRITERS = 2
@@ -247,10 +241,7 @@ def planned_appends(game: str, tables: int, count: int, seed: int = 3) -> list[t
 
 
 def _backends(conn: psycopg.Connection[Any], name: str) -> list[int]:
-    rows = conn.execute(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s", (name,)
-    ).fetchall()
-    return [int(row[0]) for row in rows]
+    return list(backends(conn, name))
 
 
 # The worker's transactions: those that wrote a read-model relation (a table, its indexes, its TOAST).
@@ -299,12 +290,11 @@ GROUP BY reltoastrelid
 """
 
 
-def measure(server_url: str, rate: float, tables: int, game: str, seconds: float) -> dict[str, Any]:
+def measure(rate: float, tables: int, game: str, seconds: float) -> dict[str, Any]:
     total = int(rate * (WARM_UP_S + seconds)) + 1
     appends = planned_appends(game, tables, total)
     warm_up = int(rate * WARM_UP_S)
-    with _redis() as redis_url, fresh_database(server_url, prefix="cardledger_bench") as url:
-        migrate(url)
+    with private_redis() as redis_url, fresh_database() as url:
         with psycopg.connect(url, autocommit=True) as admin:
             admin.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
         scratch = tempfile.mkdtemp(prefix="projection_live_")
@@ -374,7 +364,7 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
                 started[0] = time.monotonic()
                 go.set()
                 time.sleep(max(0.0, started[0] + warm_up / rate - time.monotonic()))
-                backends = _backends(admin, "cardledger-projector")
+                worker_backends = _backends(admin, "cardledger-projector")
 
                 def sample(index: int) -> dict[str, Any]:
                     worker.send_signal(signal.SIGUSR1)
@@ -383,18 +373,15 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
                         if os.path.exists(path):
                             break
                         time.sleep(0.01)
-                    lsn = admin.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
-                    assert lsn is not None
                     return {
-                        "worker CPU": cpu_seconds(worker.pid),
-                        "backends CPU": sum(cpu_seconds(pid) for pid in backends),
-                        "lsn": lsn[0],
+                        "worker CPU": cpu_seconds(worker.pid) or 0.0,
+                        "backends CPU": sum(cpu_seconds(pid) or 0.0 for pid in worker_backends),
+                        "lsn": insert_lsn(admin),
                         **json.loads(Path(path).read_text()),
                     }
 
                 # Keeps the window's WAL from being recycled before it is read (dropped with the session).
-                slot = f"bench_live_{os.getpid()}"
-                admin.execute("SELECT pg_create_physical_replication_slot(%s, true, true)", (slot,))
+                hold_wal(admin, "bench_live")
                 before = sample(0)
                 first = max(committed)
                 measuring.set()
@@ -411,13 +398,9 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
                         break
                     time.sleep(0.02)
                 after = sample(1)
-                if set(_backends(admin, "cardledger-projector")) != set(backends):
+                if set(_backends(admin, "cardledger-projector")) != set(worker_backends):
                     print("note: the worker's backends changed during the run", file=sys.stderr)
-                for _ in range(100):
-                    done = admin.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (after["lsn"],)).fetchone()
-                    if done is not None and done[0]:
-                        break
-                    time.sleep(0.05)
+                wait_for_flush(admin, after["lsn"])
                 dboid = admin.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()
                 assert dboid is not None
                 models = list(MODEL_TABLES)
@@ -459,10 +442,10 @@ def measure(server_url: str, rate: float, tables: int, game: str, seconds: float
     }
 
 
-def rows(server_url: str, rate: float, tables: int, game: str, seconds: float, rounds: int) -> list[dict[str, Any]]:
+def rows(rate: float, tables: int, game: str, seconds: float, rounds: int) -> list[dict[str, Any]]:
     out = []
     for round_no in range(rounds):
-        got = measure(server_url, rate, tables, game, seconds)
+        got = measure(rate, tables, game, seconds)
         n = max(got["events"], 1)
         label = f"{game} {rate:g} appends/s over {tables} tables" + (f" (round {round_no + 1})" if rounds > 1 else "")
 
@@ -510,7 +493,7 @@ def rows(server_url: str, rate: float, tables: int, game: str, seconds: float, r
         row("table_views view / seat_parts size, mean", view, f"bytes / {parts:,.0f} bytes")
         row("table_views heap / TOAST size at the end", heap / 8192, f"pages / {toast / 8192:,.0f} pages")
         for q, name in ((0.5, "p50"), (0.99, "p99"), (1.0, "max")):
-            row(f"event-to-read-model lag {name}", _percentile(got["lags"], q) * 1000 if got["lags"] else -1, "ms")
+            row(f"event-to-read-model lag {name}", 1000 * (percentile(got["lags"], q) or -0.001), "ms")
         row("appends not seen applied", got["unseen"], "appends")
         row("worker errors (a failed run when not 0)", got["worker errors"], "errors")
         row("horizon held by another database's transaction", got["horizon held"], "of the time")
@@ -529,8 +512,7 @@ def main() -> None:
     if args.serve_worker:
         serve_worker()
         return
-    server_url = os.environ.get("DATABASE_URL", "").strip() or DEFAULT_URL
-    for row in rows(server_url, args.rate, args.tables, args.game, args.seconds, args.rounds):
+    for row in rows(args.rate, args.tables, args.game, args.seconds, args.rounds):
         print(f"{row['benchmark']:<86}  {row['value']:>10,.2f}  {row['unit']}")
 
 

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -32,10 +30,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 WARM_UP = 20  # events published before the measured ones: statements prepared, the script loaded
 
 
@@ -43,9 +37,9 @@ def child(database_url: str, redis_url: str, events: int, batch: int) -> dict[st
     """Publish `WARM_UP` + `events` events of the log, `batch` at a time, as the relay does; what it cost."""
     import psycopg
 
-    from bench.lag import cpu_seconds
+    from bench.counting import cpu_seconds
     from infra.db import connect
-    from infra.event_store import START, read_log_in
+    from infra.event_store import START
     from services.relay import relay as relay_module
 
     relay = relay_module.Relay(database_url, redis_url, threading.Event())
@@ -66,16 +60,13 @@ def child(database_url: str, redis_url: str, events: int, batch: int) -> dict[st
         return found
 
     with connect(database_url, relay_module.COMPONENT) as conn:
-        if hasattr(relay_module, "LogTail"):  # the relay's reads on one cursor held across looks
-            tail = relay_module.LogTail(conn)
-            read = lambda _conn, position: tail.after(position, batch)  # noqa: E731
-        else:
-            read = lambda conn, position: read_log_in(conn, position, batch)  # noqa: E731
+        tail = relay_module.LogTail(conn)  # the relay's reads on one cursor held across looks
+        read = lambda _conn, position: tail.after(position, batch)  # noqa: E731
         position, published = START, 0
         while published < WARM_UP:
             found = look(conn, position)
             position, published = found[-1].log_position, published + len(found)
-        backend = cpu_seconds(conn.info.backend_pid)
+        backend = cpu_seconds(conn.info.backend_pid) or 0.0
         psycopg.Cursor.execute = counted  # type: ignore[method-assign, assignment]
         while published < WARM_UP + events:
             found = look(conn, position)
@@ -83,13 +74,13 @@ def child(database_url: str, redis_url: str, events: int, batch: int) -> dict[st
                 raise SystemExit(f"the log ends after {published} events: fewer than asked (--tables)")
             position, published = found[-1].log_position, published + len(found)
         psycopg.Cursor.execute = execute  # type: ignore[method-assign]
-        backend = cpu_seconds(conn.info.backend_pid) - backend
+        backend = (cpu_seconds(conn.info.backend_pid) or 0.0) - backend
     client.close()
     return {"published": published - WARM_UP, "backend_s": backend, "statements": statements[0]}
 
 
 def _child_run(database_url: str, redis_url: str, events: int, batch: int, out: Path) -> int:
-    from bench.callgrind import module_instructions
+    from bench.counting import module_instructions
 
     args = ["--run", database_url, redis_url, "--events", str(events), "--batch", str(batch), "--out", str(out)]
     return module_instructions("bench.relay_cost", args)
@@ -146,15 +137,12 @@ def _redis_under_callgrind(out: Path) -> Iterator[str]:
 def measure(events: int, batch: int, tables: int, redis_instructions: bool) -> dict[str, Any]:
     import redis
 
-    from bench.callgrind import totals
-    from bench.catch_up import played_log
-    from bench.lag import _redis
-    from tests.conftest import fresh_database
+    from bench.counting import totals
+    from bench.harness import fresh_database, played_log, private_redis
 
-    server_url = os.environ.get("DATABASE_URL", "").strip() or "postgresql://postgres@127.0.0.1:5432/postgres"
     with (
-        _redis() as redis_url,
-        fresh_database(server_url, prefix="cardledger_bench") as url,
+        private_redis() as redis_url,
+        fresh_database() as url,
         tempfile.TemporaryDirectory(prefix="cardledger-relay-cost-") as scratch,
     ):
         played_log(url, "cholek-tiga", tables)

@@ -92,7 +92,6 @@ class SimulationConfig:
     client: str = "polling"  # how the bots read (module docstring)
     other_urls: tuple[str, ...] = ()  # more API instances of the same service; clients round-robin over all
     threads: int | None = None  # threads (and connections) the tables in play share; None: one thread per table
-    view_in_answer: bool = False  # `streaming`: the POSTs ask for the view too (the actor needs no push to go on)
     receipts_path: Path | None = None  # where every receipt received is written, as one JSON list
 
     @property
@@ -117,8 +116,6 @@ class SimulationConfig:
             raise ValueError(f"turn_seconds must be from 5 to 3600, not {self.turn_seconds}")
         if self.client not in CLIENTS:
             raise ValueError(f"unknown client {self.client!r}; choose one of {', '.join(CLIENTS)}")
-        if self.view_in_answer and self.client != "streaming":
-            raise ValueError(f"view_in_answer is for the streaming client (holding always asks), not {self.client}")
         for url in self.urls:
             HttpClient(url).close()  # an unusable URL is refused here, not by every thread
         if self.threads is not None:
@@ -221,7 +218,7 @@ class TablePlayer:
         headers = {"Idempotency-Key": f"{self.key_prefix}-{next(self.key_numbers)}"}
         if if_match is not None:
             headers["If-Match"] = f'"{if_match}"'
-        if self.holding or (self.streaming and self.config.view_in_answer):
+        if self.holding:
             headers["Prefer"] = REPRESENTATION
         path = f"/v1/tables/{self.table_id}/actions"
         response = self.send("POST", path, action, player.token, headers, player.client)

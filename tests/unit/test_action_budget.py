@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.action_budget import budget, layer_of, render
+from bench.action_budget import budget, render
 
 BARE = {"server": 600_000.0, "client": 400_000.0}
 ACTION = {"post": 2_000_000.0, "pushes": 1_000_000.0, "bots": 500_000.0, "relay": 500_000.0}
@@ -60,13 +60,3 @@ def test_a_bare_request_without_instructions_is_refused_naming_the_counts(bare: 
 def test_an_action_without_instructions_is_refused() -> None:
     with pytest.raises(ValueError, match=r"an action's instructions must be positive, not 0 \({}\)"):
         budget(BARE, {})
-
-
-def test_the_layers_take_the_first_matching_path_and_leave_the_standard_library_out() -> None:
-    assert layer_of("werkzeug/routing/map.py") == "Flask and Werkzeug"
-    assert layer_of("services/api/admission.py") == "auth and admission"
-    assert layer_of("services/api/actions.py") == "API routes and hooks"
-    assert layer_of("domain/hashchain.py") == "hash chain"
-    assert layer_of("domain/table.py") == "domain decide/evolve"
-    assert layer_of("psycopg/cursor.py") == "SQL client side (psycopg, the store)"
-    assert layer_of("threading.py") is None

@@ -11,7 +11,7 @@ from bench.__main__ import main, print_table, selected
 def test_help_prints_the_usage_and_the_modules(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert "usage: python -m bench" in out and "modules: domain_cholek_tiga" in out
+    assert "usage: python -m bench" in out and "modules: rules" in out
 
 
 def test_a_word_naming_no_module_is_an_error_that_names_it(capsys: pytest.CaptureFixture[str]) -> None:

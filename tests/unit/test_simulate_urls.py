@@ -39,9 +39,5 @@ def test_a_bad_second_url_is_refused_before_anything_runs(capsys: pytest.Capture
     assert err.startswith("cardledger: error: simulate: ") and "ftp://127.0.0.1:8002" in err
 
 
-def test_the_streaming_client_is_a_choice_and_only_it_may_ask_for_the_view_in_answers() -> None:
+def test_the_streaming_client_is_a_choice() -> None:
     assert config_from_args(parse("--client", "streaming"), A).client == "streaming"
-    base = {"base_url": A, "game": "cholek-tiga", "tables": 1, "seats": 2, "concurrency": 1}
-    SimulationConfig(**base, client="streaming", view_in_answer=True).check()  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="view_in_answer is for the streaming client"):
-        SimulationConfig(**base, client="holding", view_in_answer=True).check()  # type: ignore[arg-type]
