@@ -175,7 +175,7 @@ def waiting_noted(container: Any) -> Any:
     """An event set whenever a long-poll of `container`'s app starts waiting on a table's stream."""
     import threading
 
-    from services.api import table_waits
+    from services.api.pushes import table_waits
 
     waits = table_waits.of(container.redis)
     followed = threading.Event()

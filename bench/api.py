@@ -61,8 +61,8 @@ def create_baseline_app() -> Any:
     from psycopg.types.json import Jsonb
 
     from infra.db import open_pool
-    from services.api.admission import Admission
-    from services.api.proxies import behind_proxies
+    from services.api.middleware.admission import Admission
+    from services.api.middleware.proxies import behind_proxies
 
     app = Flask("bench_baseline")
     pool = open_pool(os.environ["DATABASE_URL"], component="api")  # its backends count as the API's

@@ -21,10 +21,10 @@ CARDLEDGER_API_WORKERS     2               API (gunicorn) worker processes
 CARDLEDGER_SIGNING_KEY     (none)          receipt signing key: base64url of a 32-byte Ed25519 seed
                                            (unset: the embedded default's key file; see infra/signing.py)
 CARDLEDGER_TRUSTED_PROXIES 0               reverse proxies in front of the API (0..5) whose
-                                           X-Forwarded-For/-Proto are believed (services/api/proxies.py)
+                                           X-Forwarded-For/-Proto are believed (services/api/middleware/proxies.py)
 CARDLEDGER_CORS_ORIGINS    (none)          browser origins allowed to call the API, comma-separated
                                            (https://app.example.com,http://localhost:3000), or * for any;
-                                           unset: no CORS headers at all (services/api/cors.py)
+                                           unset: no CORS headers at all (services/api/middleware/cors.py)
 CARDLEDGER_CACHE_TABLES    10000           tables whose folded state one API process keeps (and twice as
                                            many deals' seeds, as many deals' withheld-hash answers and
                                            shuffled decks)
@@ -269,7 +269,7 @@ class CacheSizes:
         return self.tables
 
 
-# How much one API worker serves at once (`services.api.admission`, the supervisor's gunicorn command).
+# How much one API worker serves at once (`services.api.middleware.admission`, the supervisor's gunicorn command).
 API_THREADS_VARIABLE = "CARDLEDGER_API_THREADS"
 API_STREAMS_VARIABLE = "CARDLEDGER_API_STREAMS"
 DEFAULT_LONG_POLL_SECONDS = 25
@@ -308,7 +308,7 @@ class ServingLimits:
 
 @dataclass(frozen=True)
 class RateLimits:
-    """The API's rate limits (`services.api.limits`), in flask-limiter's notation ("20/second")."""
+    """The API's rate limits (`services.api.middleware.limits`), in flask-limiter's notation ("20/second")."""
 
     enabled: bool = True
     registration: str = "30/minute"  # POST /v1/players, per client address

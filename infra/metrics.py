@@ -2,8 +2,9 @@
 own, collectors installed once, and the lag of a stored log position.
 
 `cardledger_errors_total{component, code}` counts errors in every process (default registry). Each process
-keeps its own metrics with it: the API's in `services.api.metrics` (and the events appended by the write path,
-`services.app.metrics`), the relay's in `services.relay.metrics`, the workers' in `services.projector.metrics`.
+keeps its own metrics with it: the API's in `services.api.middleware.metrics` (and the events appended by the
+write path, `services.app.metrics`), the relay's in `services.relay.metrics`, the workers' in
+`services.projector.metrics`.
 
 Lag in events counts the committed events after the stored position (in the log's commit-safe order). Lag in
 seconds is the newest committed event's `occurred_at` minus the `occurred_at` of the event at the position (of

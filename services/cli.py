@@ -467,7 +467,7 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _spec(args: argparse.Namespace, settings: Settings) -> int:
-    from services.api.spec import spec_text
+    from services.api.spec.document import spec_text
 
     print(spec_text(), end="")
     return 0

@@ -57,7 +57,7 @@ control_socket_disable = True
 
 
 def when_ready(server: Any) -> None:
-    from services.api.metrics import serve_api_metrics
+    from services.api.middleware.metrics import serve_api_metrics
 
     serve_api_metrics(str(_metrics_dir), _settings.host, _settings.metrics.api)
 

@@ -48,7 +48,7 @@ def gunicorn_command(
     """The gunicorn command line of the API: settings from `services.gunicorn_conf` (JSON logs, metrics).
 
     Each worker runs `threads` threads for requests and `streams` more for Server-Sent Events streams
-    (`services.api.admission` keeps them apart; both reach the app through `--env`). Defaults:
+    (`services.api.middleware.admission` keeps them apart; both reach the app through `--env`). Defaults:
     CARDLEDGER_API_WORKERS workers, CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS, the gthread worker class
     when that makes more than one thread, else sync (which follows no streams).
     """

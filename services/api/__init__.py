@@ -4,9 +4,9 @@
 container, the services are wired on the first request (per process, so a
 forking server opens its pools in each worker) from `settings`, which default
 to `Settings.from_env()`. With CARDLEDGER_TRUSTED_PROXIES > 0 the outermost
-WSGI layer believes the proxies' X-Forwarded-For/-Proto (`services.api.proxies`). With
-CARDLEDGER_CORS_ORIGINS the origins it names may call the API from a browser (`services.api.cors`).
-/docs is Swagger UI from a Python package, offline (`services.api.swagger_ui`); /ui/ is the web viewer
+WSGI layer believes the proxies' X-Forwarded-For/-Proto (`services.api.middleware.proxies`). With
+CARDLEDGER_CORS_ORIGINS the origins it names may call the API from a browser (`services.api.middleware.cors`).
+/docs is Swagger UI from a Python package, offline (`services.api.spec.swagger_ui`); /ui/ is the web viewer
 (`services.api.ui`).
 """
 
@@ -22,30 +22,20 @@ from werkzeug.exceptions import HTTPException
 
 from infra.config import ServingLimits, Settings
 from infra.signing import signing_seed
-from services.api import (
-    actions,
-    history,
-    keys,
-    ops,
-    players,
-    reports,
-    seat_stream,
-    stream,
-    swagger_ui,
-    tables,
-    ui,
-)
-from services.api.admission import Admission
-from services.api.cors import CorsPolicy, install_cors
+from services.api import ui
 from services.api.deps import EXTENSION, ContainerHolder
-from services.api.limits import install_limits, limit_config
-from services.api.metrics import install_metrics
-from services.api.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
-from services.api.proxies import WSGIApp, behind_proxies
-from services.api.request_ids import install_request_ids
-from services.api.schemas import ProblemSchema
-from services.api.spec_meta import RESPONSE_HEADERS, SharedHeadersPlugin, package_version
-from services.api.spec_types import TypedMarshmallowPlugin
+from services.api.middleware.admission import Admission
+from services.api.middleware.cors import CorsPolicy, install_cors
+from services.api.middleware.limits import install_limits, limit_config
+from services.api.middleware.metrics import install_metrics
+from services.api.middleware.problems import PROBLEM_JSON, handle_http_exception, install_error_handlers
+from services.api.middleware.proxies import WSGIApp, behind_proxies
+from services.api.middleware.request_ids import install_request_ids
+from services.api.resources import actions, history, keys, ops, players, reports, seat_stream, stream, tables
+from services.api.schemas.answers import ProblemSchema
+from services.api.spec import swagger_ui
+from services.api.spec.meta import RESPONSE_HEADERS, SharedHeadersPlugin, package_version
+from services.api.spec.types import TypedMarshmallowPlugin
 from services.bootstrap import Container, bootstrap
 
 API_TITLE = "cardledger"
@@ -175,7 +165,7 @@ def served_admission(limits: ServingLimits, cors: CorsPolicy | None = None) -> C
 
 def create_served_app() -> Flask:
     """The app as gunicorn serves it (`supervisor.gunicorn_command`): requests and streams admitted apart, as
-    many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.admission`)."""
+    many at once as CARDLEDGER_API_THREADS and CARDLEDGER_API_STREAMS say (`services.api.middleware.admission`)."""
     settings = Settings.from_env()
     signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
 

@@ -9,8 +9,8 @@ from typing import Any, NamedTuple, TypeVar
 import flask_smorest
 from marshmallow import RAISE
 
-from services.api.auth import SECURITY, authenticated
-from services.api.plain_schemas import PlainParser
+from services.api.middleware.auth import SECURITY, authenticated
+from services.api.schemas.plain import PlainParser
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,9 +25,9 @@ class RateLimit(NamedTuple):
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """flask-smorest's Blueprint with typed decorators (the package ships no type information), reading JSON
-    bodies strictly (`services.api.strict_json`), the opted-in schemas by their plans (`services.api.plain_schemas`),
-    and refusing unknown query parameters; `rate_limit` is the limit on every route of the blueprint
-    (`services.api.limits`), None for none."""
+    bodies strictly (`services.api.middleware.strict_json`), the opted-in schemas by their plans
+    (`services.api.schemas.plain`), and refusing unknown query parameters; `rate_limit` is the limit on every
+    route of the blueprint (`services.api.middleware.limits`), None for none."""
 
     ARGUMENTS_PARSER = PlainParser()
 

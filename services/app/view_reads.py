@@ -1,4 +1,4 @@
-"""What a long-poll (services.api.long_poll) reads of one view: the view now (the table's committed state, read
+"""What a long-poll (services.api.pushes.long_poll) reads of one view: the view now (the table's committed state, read
 from the store), and whether the state this process keeps of the table is below the version asked for."""
 
 from __future__ import annotations

@@ -78,7 +78,7 @@ def client(app: Flask) -> FlaskClient:
 
 def metrics_text(client: FlaskClient) -> str:
     """What the API's metrics port serves for this app (the API's public port has no /metrics)."""
-    from services.api.metrics import metrics_of
+    from services.api.middleware.metrics import metrics_of
 
     return metrics_of(client.application).render().get_data(as_text=True)
 

@@ -19,8 +19,8 @@ from flask.testing import FlaskClient
 
 from infra.config import Settings
 from services.api import create_app
-from services.api.admission import Admission
-from services.api.cors import EXPOSED_HEADERS, CorsPolicy
+from services.api.middleware.admission import Admission
+from services.api.middleware.cors import EXPOSED_HEADERS, CorsPolicy
 from services.bootstrap import Container
 from services.cli import main
 from tests.api.conftest import TEST_CONFIG, Api, bearer

@@ -8,7 +8,8 @@ from html.parser import HTMLParser
 from flask.testing import FlaskClient
 
 from infra.config import Settings
-from services.api import create_app, swagger_ui
+from services.api import create_app
+from services.api.spec import swagger_ui
 from tests.api.conftest import TEST_CONFIG
 
 

@@ -16,7 +16,8 @@ from flask import Flask
 
 from infra import redis_bus
 from infra.config import Settings
-from services.api import create_app, table_waits
+from services.api import create_app
+from services.api.pushes import table_waits
 from services.bootstrap import Container, bootstrap
 from tests.api.conftest import TEST_CONFIG, Api, bearer, bot_action
 from tests.round_trips import Trace, round_trips, traced_pool

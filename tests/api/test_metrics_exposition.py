@@ -1,7 +1,7 @@
 """/metrics shows, for a set of requests (statuses 200 to 412, an unmatched path, an unknown method), exactly what
 prometheus_client's own `labels(...).inc()` and `.observe()` show when fed the same method, route, status and
-duration: the contract a faster path of `services.api.metrics` must keep (one was measured: docs/performance.md,
-session 24, "the POST's metrics, logging and parse layers").
+duration: the contract a faster path of `services.api.middleware.metrics` must keep (one was measured:
+docs/performance.md, session 24, "the POST's metrics, logging and parse layers").
 
 The clock the metrics read is the test's: each request takes the duration the test gives it (bucket bounds
 included), so the reference registry sees the same values."""
@@ -17,7 +17,7 @@ import pytest
 from flask import Flask, Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from services.api.metrics import KNOWN_METHODS, metrics_of
+from services.api.middleware.metrics import KNOWN_METHODS, metrics_of
 from tests.api.conftest import Api, bearer, metrics_text
 
 # Each request's duration, in turn: on and either side of bucket bounds, past the last, and none.

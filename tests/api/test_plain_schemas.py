@@ -1,4 +1,4 @@
-"""The one equivalence test of `services/api/plain_schemas.py`: the schemas' plans load and dump exactly as webargs
+"""The one equivalence test of `services/api/schemas/plain.py`: the schemas' plans load and dump exactly as webargs
 and marshmallow do.
 
 Loading: the action POST's body and headers, and the view GET's query and headers, give the same dict (keys,
@@ -24,8 +24,8 @@ from marshmallow import Schema, fields
 from domain import table as tables
 from domain.cards import CHERKI_TYPES, SAMPEN_TYPES
 from services.api import create_app, plain_schemas
-from services.api.plain_schemas import NOT_PLAIN, PlainDump, PlainParser, plain_load, schema_dump, schema_load
-from services.api.schemas import (
+from services.api.middleware.strict_json import StrictParser
+from services.api.schemas.answers import (
     ActionHeadersSchema,
     ActionResultSchema,
     ConditionalReadHeadersSchema,
@@ -35,9 +35,9 @@ from services.api.schemas import (
     SeatViewSchema,
     TableSchema,
 )
-from services.api.schemas_game import ActionSchema
-from services.api.spec_examples import ACTIONS
-from services.api.strict_json import StrictParser
+from services.api.schemas.game import ActionSchema
+from services.api.schemas.plain import NOT_PLAIN, PlainDump, PlainParser, plain_load, schema_dump, schema_load
+from services.api.spec.examples import ACTIONS
 from services.bootstrap import Container, in_memory_application
 from tests.api.conftest import TEST_CONFIG
 from tests.app.test_application import Table

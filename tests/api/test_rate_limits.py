@@ -15,7 +15,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from services.api import create_app
-from services.api.limits import storage_uri
+from services.api.middleware.limits import storage_uri
 from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG
 

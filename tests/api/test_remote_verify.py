@@ -319,7 +319,7 @@ def test_version_1_events_verify_and_hidden_hands_of_a_running_deal_are_pending(
     view = api.client.get(f"/v1/tables/{table_id}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
     answer = api.act(token, table_id, bot_action(view, random.Random(6)))
     assert answer["events"] and all(e["hash"] is None and e["prev_hash"] is None for e in answer["events"])
-    from services.api.stream import _message
+    from services.api.resources.stream import _message
 
     body = {"deal_no": 2, "hash": "h", "prev_hash": "p", "type": "card_discarded"}
     assert '"hash":null' in _message(

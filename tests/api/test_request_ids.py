@@ -8,7 +8,7 @@ from urllib.parse import parse_qs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.api.admission import names_parameter
+from services.api.middleware.admission import names_parameter
 from services.logs import new_request_id
 
 

@@ -23,7 +23,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from services.api import create_app
-from services.api.spec import SPEC_PATH
+from services.api.spec.document import SPEC_PATH
 from services.bootstrap import Container
 from tests.api.conftest import TEST_CONFIG, Api
 from tests.conftest import empty_all_tables

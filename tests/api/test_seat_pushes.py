@@ -1,4 +1,4 @@
-"""A seat view stream's message built from the public part encoded once per version (`services.api.seat_pushes`)
+"""A seat view stream's message built from the public part encoded once per version (`services.api.pushes.seat_pushes`)
 is, byte for byte, the seat's whole view encoded, for every seat and version of played deals of both games, in
 either order of the seats; a view whose public part names a seat's key is encoded whole."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from domain.table import TableState
-from services.api.seat_pushes import SeatPushes, view_message
+from services.api.pushes.seat_pushes import SeatPushes, view_message
 from services.bootstrap import Container
 from tests.api.conftest import Api, bot_action
 

@@ -6,7 +6,7 @@ import json
 
 from flask.testing import FlaskClient
 
-from services.api.spec import REGENERATE, SPEC_PATH, spec_dict, spec_text
+from services.api.spec.document import REGENERATE, SPEC_PATH, spec_dict, spec_text
 
 
 def test_committed_spec_matches_the_code() -> None:
@@ -83,7 +83,7 @@ def test_every_operation_has_a_unique_operation_id_and_a_tag() -> None:
 
 
 def test_info_version_is_the_package_version_and_servers_are_listed() -> None:
-    from services.api.spec_meta import package_version
+    from services.api.spec.meta import package_version
 
     spec = spec_dict()
     assert spec["info"]["version"] == package_version() != "0.0.0"

@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from services.api.spec import spec_dict
+from services.api.spec.document import spec_dict
 
 DOCUMENT = spec_dict()
 MAIN_ANSWERS = {

@@ -1,5 +1,5 @@
 """`strict_loads` takes a body without walking it only when the walk could refuse nothing: every body gives the
-value or the error answer the walk gives (`services/api/strict_json.py`)."""
+value or the error answer the walk gives (`services/api/middleware/strict_json.py`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.api import strict_json
-from services.api.problems import ApiError
-from services.api.strict_json import MAX_DEPTH, strict_loads
+from services.api.middleware import strict_json
+from services.api.middleware.problems import ApiError
+from services.api.middleware.strict_json import MAX_DEPTH, strict_loads
 
 
 def walked(body: bytes) -> Any:

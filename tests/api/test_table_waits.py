@@ -1,4 +1,4 @@
-"""The process's one reader of the tables' streams (`services.api.table_waits`): one XREAD wakes every waiter
+"""The process's one reader of the tables' streams (`services.api.pushes.table_waits`): one XREAD wakes every waiter
 of a table, a table that joins a read already blocking is read at once, a waiter never misses an entry noted
 by another, a lost Redis fails every waiter (and is logged), a client closed on shutdown ends the reader
 quietly, and the tables followed are bounded."""
@@ -20,8 +20,8 @@ from redis.connection import AbstractConnection
 
 from infra import redis_bus
 from infra.config import Settings
-from services.api import table_waits
-from services.api.table_waits import TableWaitFailed, TableWaits
+from services.api.pushes import table_waits
+from services.api.pushes.table_waits import TableWaitFailed, TableWaits
 from services.bootstrap import bootstrap
 from tests.redis_commands import client_with, command_names
 

@@ -20,8 +20,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from infra.config import Settings
 from services.api import create_app
-from services.api.admission import Admission
-from services.api.proxies import behind_proxies
+from services.api.middleware.admission import Admission
+from services.api.middleware.proxies import behind_proxies
 from services.bootstrap import Container
 from services.cli import main
 from tests.api.conftest import TEST_CONFIG

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from services.api.spec_examples import KEYS
+from services.api.spec.examples import KEYS
 from tests.browser.test_verify_module import files_url
 
 __all__ = ["files_url"]

@@ -32,7 +32,7 @@ from infra.metrics import ERRORS
 from infra.projections.checkpoint import read_position
 from infra.signing import SIGNING_KEY_VARIABLE, parse_signing_key
 from services.api import create_app
-from services.api.limits import storage_uri
+from services.api.middleware.limits import storage_uri
 from services.bootstrap import bootstrap
 from services.projector.worker import QUEUE, run_worker
 from services.relay import RELAY_POSITION, Relay

@@ -1,4 +1,4 @@
-"""services.api.admission: requests and streams admitted apart, slots given back when the server closes."""
+"""services.api.middleware.admission: requests and streams admitted apart, slots given back when the server closes."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from services.api import admission as admission_module
-from services.api.admission import Admission, Slots, StreamPool, StreamTicket
+from services.api.middleware import admission as admission_module
+from services.api.middleware.admission import Admission, Slots, StreamPool, StreamTicket
 
 STREAM = "/v1/tables/5d0c4d4e-0000-4000-8000-000000000001/stream"
 

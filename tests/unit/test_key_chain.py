@@ -19,7 +19,7 @@ from infra.key_chain import (
 )
 from infra.receipts import OK, REWRITTEN_HISTORY, UNKNOWN_KEY, UNTRUSTED_KEY, check_receipts
 from infra.signing import ReceiptSigner
-from services.api.spec_examples import KEYS
+from services.api.spec.examples import KEYS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "hashing.md"
 FIRST = ReceiptSigner.from_seed(bytes(range(32)))

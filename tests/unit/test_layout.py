@@ -28,7 +28,7 @@ LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("infra.embedded", "psutil"): "optional: it comes with the embedded extra, to find an embedded server's processes",
     ("services.bootstrap", "infra.embedded"): "the embedded servers, only when no URL is configured",
     ("services.gunicorn_conf", "prometheus_client"): "after gunicorn has set PROMETHEUS_MULTIPROC_DIR",
-    ("services.gunicorn_conf", "services.api.metrics"): "after gunicorn has set PROMETHEUS_MULTIPROC_DIR",
+    ("services.gunicorn_conf", "services.api.middleware.metrics"): "after gunicorn has set PROMETHEUS_MULTIPROC_DIR",
 }
 # The command line loads what one subcommand runs, no more (`cardledger deck` needs neither Flask nor RQ).
 LAZY_MODULES = {"services.cli": "each subcommand imports what it runs"}

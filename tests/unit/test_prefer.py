@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from infra.config import ServingLimits
-from services.api.prefer import preferences, preferred_wait, wants_representation
+from services.api.middleware.prefer import preferences, preferred_wait, wants_representation
 
 
 @pytest.mark.parametrize(

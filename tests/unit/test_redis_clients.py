@@ -7,7 +7,7 @@ import pytest
 from infra.config import Settings
 from infra.endpoints import check_database_hosts, database_hosts
 from infra.redis_clients import SentinelUrl, is_sentinel_url, parse_sentinel_url
-from services.api.limits import storage_options, storage_uri
+from services.api.middleware.limits import storage_options, storage_uri
 
 
 def test_a_sentinel_url_names_its_sentinels_service_database_and_password() -> None:

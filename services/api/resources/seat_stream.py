@@ -4,11 +4,11 @@ Each message (`event: view`) is the caller's seat view exactly as `GET /v1/table
 that moment (the same read, so the same schema and redaction), and its SSE `id` is the view's `version`. The
 first message is the view on connect; after it, one whenever the table's version moves: the stream waits on
 the table's Redis stream (where the relay publishes every committed event, `infra.redis_bus`) through the
-process's one reader of the tables' streams (`services.api.table_waits`) and, woken by one or many entries,
+process's one reader of the tables' streams (`services.api.pushes.table_waits`) and, woken by one or many entries,
 reads the view once (several events published together give one message, at the newest version): from the
 state this process keeps when that is at the version published, else from the store, one stream of the
 table at a time, so that the table's other streams here find the state it folded. The public part of the
-view is encoded once per version for every seat (`services.api.seat_pushes`). No database connection is
+view is encoded once per version for every seat (`services.api.pushes.seat_pushes`). No database connection is
 held while waiting. `Last-Event-ID` (a version, as sent) or
 `after` resumes: the first message is sent only when the table is past that version.
 
@@ -16,7 +16,7 @@ A seat waiting for its turn learns of it here without a request per action (issu
 first message are the problems `/view` gives (404, 403 `no_seat`, ...); a caller who loses the view while
 following (leaves its seat) receives `event: error` with that code, and the stream ends; so does a stream
 that loses Redis (`stream_unavailable`) or its database (`view_unavailable`). Heartbeats, lifetime and
-admission are the public stream's (`services.api.stream`, `services.api.admission`).
+admission are the public stream's (`services.api.resources.stream`, `services.api.middleware.admission`).
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ from flask import Response, current_app
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from infra import redis_bus
-from services.api import seat_pushes, table_waits
-from services.api.auth import caller
 from services.api.deps import container
-from services.api.problems import ApiError
+from services.api.middleware.auth import caller
+from services.api.middleware.problems import ApiError
+from services.api.pushes import seat_pushes, table_waits
+from services.api.pushes.seat_pushes import Pushed, pushed
+from services.api.pushes.table_waits import Following
+from services.api.resources.stream import event_stream_response, event_stream_schema
 from services.api.routing import Blueprint, RateLimit, secured
-from services.api.schemas import INT32_MAX
-from services.api.seat_pushes import Pushed, pushed
-from services.api.stream import event_stream_response, event_stream_schema
-from services.api.table_waits import Following
+from services.api.schemas.answers import INT32_MAX
 from services.app.errors import ServiceError
 
 blp = Blueprint(
@@ -207,7 +207,7 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
     first = pushed(ledger.seat_view(who, table))  # the problems of /view (404, 403 no_seat) before the stream
     config = current_app.config
     heartbeat = float(config.get("SSE_HEARTBEAT_SECONDS", 15))
-    longest = redis_bus.longest_block(services.redis)  # as the public stream beats (services.api.stream)
+    longest = redis_bus.longest_block(services.redis)  # as the public stream beats (services.api.resources.stream)
     messages = seat_views(
         read,
         lambda: waits.follow(table, head),

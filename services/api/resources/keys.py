@@ -6,8 +6,8 @@ from typing import Any
 
 from services.api.deps import container
 from services.api.routing import Blueprint, RateLimit, errors
-from services.api.schemas import KeysSchema
-from services.api.spec_examples import KEYS
+from services.api.schemas.answers import KeysSchema
+from services.api.spec.examples import KEYS
 
 blp = Blueprint(
     "keys", __name__, url_prefix="/v1/keys", description="Receipt signing keys", rate_limit=RateLimit("reads")

@@ -11,10 +11,9 @@ from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields
 
 from domain.games import GAME_NAMES, GAMES
 from infra.config import DEFAULT_LONG_POLL_SECONDS, LONG_POLL_MAX_SECONDS
-from services.api.plain_schemas import PlainDump
-from services.api.prefer import PREFER_DESCRIPTION
-from services.api.schemas_events import EVENT, EVENT_TYPES, EventBaseSchema
-from services.api.schemas_game import (
+from services.api.middleware.prefer import PREFER_DESCRIPTION
+from services.api.schemas.events import EVENT, EVENT_TYPES, EventBaseSchema
+from services.api.schemas.game import (
     ASCII_PRINTABLE,
     CARD,
     CHERKI_CARD,
@@ -27,7 +26,8 @@ from services.api.schemas_game import (
     TableCreateSchema,
     client_seed_field,
 )
-from services.api.spec_types import FullMatch, any_of, ref
+from services.api.schemas.plain import PlainDump
+from services.api.spec.types import FullMatch, any_of, ref
 from services.app.audit.reports import (
     LEDGER_PAGE_DEFAULT,
     LEDGER_PAGE_MAX,
@@ -51,7 +51,7 @@ def _int(**kwargs: Any) -> fields.Integer:
 class OpenSchema(Schema):
     """A response schema that also passes on keys it does not declare (new fields of the domain's views)."""
 
-    KEEP_UNDECLARED = True  # what the dump plans must know of its post_dump (`services.api.plain_schemas`)
+    KEEP_UNDECLARED = True  # what the dump plans must know of its post_dump (`services.api.schemas.plain`)
 
     class Meta:
         unknown = INCLUDE
@@ -88,7 +88,7 @@ MAX_DISPUTE_RECEIPTS = 1000
 _RECEIPT_TEXT = [validate.Length(min=1, max=256), FullMatch(r"^[^\r\n]*$", error="must not contain line breaks")]
 
 
-NOTE_NUMBER_MAX = 10**18 - 1  # what services.api.strict_json lets through as an integer
+NOTE_NUMBER_MAX = 10**18 - 1  # what services.api.middleware.strict_json lets through as an integer
 RECEIPT_NOTE = {
     "anyOf": [
         {"type": ["string", "boolean", "null"]},
@@ -339,7 +339,7 @@ class LobbySchema(Schema):
 
 
 class MinVersionQuerySchema(Schema):
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+    PLAIN_LOAD = True  # loaded by its plan (services.api.schemas.plain), with no load hooks
 
     class Meta:
         unknown = RAISE
@@ -396,7 +396,7 @@ def prefer_field() -> fields.String:
 
 
 class ConditionalReadHeadersSchema(Schema):
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+    PLAIN_LOAD = True  # loaded by its plan (services.api.schemas.plain), with no load hooks
 
     class Meta:
         unknown = EXCLUDE
@@ -417,7 +417,7 @@ class PreferHeadersSchema(Schema):
 
 
 class ActionHeadersSchema(Schema):
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+    PLAIN_LOAD = True  # loaded by its plan (services.api.schemas.plain), with no load hooks
 
     class Meta:
         unknown = EXCLUDE
@@ -432,7 +432,7 @@ class ActionHeadersSchema(Schema):
         data_key="If-Match",
         metadata={
             "description": 'the table version the action expects, as "<version>" (the ETag of a read); `*`: any',
-            # what services.api.headers.parse_if_match accepts (400 invalid_if_match otherwise)
+            # what services.api.middleware.headers.parse_if_match accepts (400 invalid_if_match otherwise)
             "pattern": r'^(\*|"[0-9]{1,10}"|[0-9]{1,10})$',
         },
     )

@@ -25,7 +25,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 
 from infra.errors import TableLogInconsistent
 from infra.metrics import count_error
-from services.api.retry_after import retry_after_seconds
+from services.api.middleware.retry_after import retry_after_seconds
 from services.app.errors import ServiceError
 
 PROBLEM_JSON = "application/problem+json"

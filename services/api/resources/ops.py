@@ -11,9 +11,9 @@ from infra.migrations import pending_migrations
 from infra.probes import database_down_detail
 from infra.sql.session import ping
 from services.api.deps import container
-from services.api.problems import problem
+from services.api.middleware.problems import problem
 from services.api.routing import Blueprint, errors
-from services.api.schemas import HealthSchema, ReadySchema
+from services.api.schemas.answers import HealthSchema, ReadySchema
 
 blp = Blueprint("ops", __name__, url_prefix="", description="Operations")
 

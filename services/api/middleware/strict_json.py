@@ -16,7 +16,7 @@ import flask
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 
-from services.api.problems import ApiError
+from services.api.middleware.problems import ApiError
 
 MAX_INTEGER_DIGITS = 18  # every integer the API takes fits a signed 64-bit column
 MAX_DEPTH = 32

@@ -26,12 +26,12 @@ from flask import Response, current_app
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from infra import redis_bus
-from services.api.auth import caller
 from services.api.deps import container
-from services.api.problems import ApiError
+from services.api.middleware.auth import caller
+from services.api.middleware.problems import ApiError
+from services.api.pushes.stream_claims import claim_stream
 from services.api.routing import Blueprint, RateLimit, secured
-from services.api.schemas import EVENT_TYPES, INT32_MAX
-from services.api.stream_claims import claim_stream
+from services.api.schemas.answers import EVENT_TYPES, INT32_MAX
 from services.app.callers import Caller
 
 blp = Blueprint(

@@ -8,7 +8,7 @@ authenticates with bearer tokens, never cookies, so no credentials are ever allo
 
 Preflights (`OPTIONS` with `Access-Control-Request-Method`) are answered by Flask's automatic OPTIONS
 response, before any view: no token is needed (a browser sends none), the rate limiter does not count them
-(`services.api.limits`), and the admission middleware lets them through as requests without a token. They
+(`services.api.middleware.limits`), and the admission middleware lets them through as requests without a token. They
 allow the methods and request headers a client of the API sends, and are cached by the browser for
 `MAX_AGE_SECONDS`. The answers expose the headers a client reads (`EXPOSED_HEADERS`): ETag, Location, Link,
 Retry-After, the rate limiter's X-RateLimit-* and X-Request-ID.

@@ -23,8 +23,8 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, missing, validate
 
-from services.api.spec_types import FullMatch, TaggedUnionSchema
-from services.api.strict_json import StrictParser
+from services.api.middleware.strict_json import StrictParser
+from services.api.spec.types import FullMatch, TaggedUnionSchema
 
 # Loading ------------------------------------------------------------------
 

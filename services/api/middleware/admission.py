@@ -15,7 +15,7 @@ threads), and then nothing answered, not even /healthz. So the two are counted a
   so no single caller takes every stream slot (429 `too_many_streams`);
 - players come first: `reserved` of the stream slots (CARDLEDGER_API_STREAMS_RESERVED, half by default) are kept
   for the seated players of a table. The route classifies a stream once it knows the caller
-  (`services.api.stream_claims`): a bystander's stream (or long-poll) is refused 503 `stream_busy` once
+  (`services.api.pushes.stream_claims`): a bystander's stream (or long-poll) is refused 503 `stream_busy` once
   bystanders hold `streams - reserved` slots, and 429 `too_many_streams` once its client address follows
   `streams_per_address` as a bystander, whatever its tokens (CARDLEDGER_API_STREAMS_PER_ADDRESS; the address as
   CARDLEDGER_TRUSTED_PROXIES resolves it: registering tokens is free). People watching never crowd out a seated
@@ -34,7 +34,7 @@ threads), and then nothing answered, not even /healthz. So the two are counted a
   admitted as one: a stream slot and one of its caller's `streams_per_caller`, refused with the same codes;
 - /healthz and /readyz are never held back, so a busy worker still answers its probes.
 - a CORS preflight (OPTIONS) carries no token (browsers never send one), so it is admitted as a request
-  without a token: a request slot, no count of any caller, never held. With CORS on (`services.api.cors`)
+  without a token: a request slot, no count of any caller, never held. With CORS on (`services.api.middleware.cors`)
   every refusal above carries the CORS headers of its origin, so a browser page can read it and its
   Retry-After.
 
@@ -52,8 +52,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import unquote
 
-from services.api.cors import CorsPolicy
-from services.api.problems import problem
+from services.api.middleware.cors import CorsPolicy
+from services.api.middleware.problems import problem
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 

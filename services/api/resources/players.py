@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.api.auth import caller
 from services.api.deps import container
+from services.api.middleware.auth import caller
 from services.api.routing import Blueprint, RateLimit, errors, secured
-from services.api.schemas import PlayerCreateSchema, PlayerSchema, WhoAmISchema
-from services.api.spec_examples import PLAYER, PLAYER_CREATE, WHO_AM_I
+from services.api.schemas.answers import PlayerCreateSchema, PlayerSchema, WhoAmISchema
+from services.api.spec.examples import PLAYER, PLAYER_CREATE, WHO_AM_I
 
 blp = Blueprint(
     "players",

@@ -9,18 +9,19 @@ from flask import Response
 
 from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
 from domain.cholek_tiga.rules import CHOLEK_TIGA
-from services.api.auth import caller
 from services.api.deps import container
-from services.api.headers import ETAG_HEADER, with_etag
-from services.api.long_poll import awaited
-from services.api.prefer import (
+from services.api.middleware.auth import caller
+from services.api.middleware.headers import ETAG_HEADER, with_etag
+from services.api.middleware.prefer import (
     PREFERENCE_APPLIED,
     PREFERENCE_APPLIED_HEADER,
     RETURN_REPRESENTATION,
     wants_representation,
 )
+from services.api.pushes.long_poll import awaited
+from services.api.pushes.stream_claims import claim_stream
 from services.api.routing import Blueprint, RateLimit, secured
-from services.api.schemas import (
+from services.api.schemas.answers import (
     ConditionalReadHeadersSchema,
     LobbyQuerySchema,
     LobbySchema,
@@ -33,7 +34,7 @@ from services.api.schemas import (
     TableCreateSchema,
     TableSchema,
 )
-from services.api.spec_examples import (
+from services.api.spec.examples import (
     CHA_KAU_TSZ_SEAT_VIEW,
     CHOLEK_TIGA_SEAT_VIEW,
     OPENED_TABLE,
@@ -42,8 +43,7 @@ from services.api.spec_examples import (
     TABLE,
     TABLE_CREATE,
 )
-from services.api.spec_meta import table_links
-from services.api.stream_claims import claim_stream
+from services.api.spec.meta import table_links
 
 blp = Blueprint(
     "tables", __name__, url_prefix="/v1/tables", description="Tables, seats and views", rate_limit=RateLimit("reads")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from services.api.auth import caller
 from services.api.deps import container
+from services.api.middleware.auth import caller
 from services.api.routing import Blueprint, RateLimit, secured
-from services.api.schemas import (
+from services.api.schemas.answers import (
     INT32_MAX,
     DealRecordSchema,
     EventsPageSchema,
@@ -16,7 +16,7 @@ from services.api.schemas import (
     LedgerQuerySchema,
     LedgerSchema,
 )
-from services.api.spec_examples import DEAL_RECORD, EVENTS_PAGE, LEDGER
+from services.api.spec.examples import DEAL_RECORD, EVENTS_PAGE, LEDGER
 from services.app.errors import NotFound
 
 blp = Blueprint(

@@ -1,15 +1,15 @@
 """Seated players first: a stream or long-poll of someone who is not seated at the table (a bystander, the
 auditor) keeps its slot only while bystanders hold fewer than the slots not reserved for players
-(`services.api.admission.StreamPool`)."""
+(`services.api.middleware.admission.StreamPool`)."""
 
 from __future__ import annotations
 
 from flask import request
 
 from infra.errors import TableLogInconsistent
-from services.api.admission import RETRY_AFTER_SECONDS, STREAM_TICKET, StreamTicket
 from services.api.deps import container
-from services.api.problems import ApiError
+from services.api.middleware.admission import RETRY_AFTER_SECONDS, STREAM_TICKET, StreamTicket
+from services.api.middleware.problems import ApiError
 from services.app.callers import Caller
 from services.app.errors import NotFound
 

@@ -27,11 +27,11 @@ fallback (and /readyz says why).
 
 CORS preflights (OPTIONS) are never counted nor refused: a browser sends one before a cross-origin call,
 without the token, so counting it would charge the page's address, not its player, for the call
-(`services.api.cors`).
+(`services.api.middleware.cors`).
 
 The client address is `request.remote_addr`: the peer's, or with
 CARDLEDGER_TRUSTED_PROXIES the one the trusted proxies forwarded
-(`services.api.proxies`); with 0, X-Forwarded-For changes nothing.
+(`services.api.middleware.proxies`); with 0, X-Forwarded-For changes nothing.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from flask_limiter.util import get_remote_address
 
 from infra.config import RateLimits
 from infra.redis_clients import is_sentinel_url, parse_sentinel_url
-from services.api.auth import token_key
+from services.api.middleware.auth import token_key
 from services.api.routing import Blueprint
 
 # flask-limiter writes its own Retry-After on every response, as int(reset - now) from a reset time it has

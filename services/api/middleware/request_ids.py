@@ -4,7 +4,7 @@ The id is bound to the request's context (`services.logs.current_request_id`)
 so that every log line of the request carries it and the events the request
 appends record it in their metadata. A DEBUG line per request gives method,
 route, status, duration and the client's address (the proxies' forwarded one
-with CARDLEDGER_TRUSTED_PROXIES, `services.api.proxies`); never headers or bodies.
+with CARDLEDGER_TRUSTED_PROXIES, `services.api.middleware.proxies`); never headers or bodies.
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ from urllib.parse import urlencode
 
 from flask import Response, request
 
-from services.api.auth import caller
 from services.api.deps import container
+from services.api.middleware.auth import caller
 from services.api.routing import Blueprint, RateLimit, secured
-from services.api.schemas import (
+from services.api.schemas.answers import (
     DisputePageQuerySchema,
     DisputeQuerySchema,
     DisputeReceiptsRequestSchema,
@@ -21,7 +21,7 @@ from services.api.schemas import (
     SettlementQuerySchema,
     SettlementSchema,
 )
-from services.api.spec_examples import DISPUTE_RECEIPTS, SETTLEMENT
+from services.api.spec.examples import DISPUTE_RECEIPTS, SETTLEMENT
 from services.app.audit.html import CONTENT_SECURITY_POLICY
 from services.app.audit.reports import SETTLEMENT_COLUMNS
 from services.app.audit.service import dispute_html, settlement_csv

@@ -7,7 +7,7 @@ client address becomes the Nth value of X-Forwarded-For counted from the right (
 proxy wrote; anything a client sent itself lies further left and is ignored), and the scheme the Nth value of
 X-Forwarded-Proto. `REMOTE_ADDR` itself is rewritten, so everything that keys on the client address uses the
 real one: the registration rate limit and the address fallback of the per-token limits (`request.remote_addr`),
-the per-caller stream count of `services.api.admission` (ProxyFix wraps it), the `remote_addr` of the request
+the per-caller stream count of `services.api.middleware.admission` (ProxyFix wraps it), the `remote_addr` of the request
 and access log lines (gunicorn reads the rewritten environ). A request with fewer values than N keeps the
 address it came from.
 

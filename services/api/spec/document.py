@@ -2,7 +2,7 @@
 
 Regenerate the committed copy with::
 
-    python -m services.api.spec > api-spec/openapi.json
+    python -m services.api.spec.document > api-spec/openapi.json
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from infra.config import Settings
 from services.api import create_app
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "api-spec" / "openapi.json"
-REGENERATE = "python -m services.api.spec > api-spec/openapi.json"
+REGENERATE = "python -m services.api.spec.document > api-spec/openapi.json"
 
 
 def spec_dict() -> dict[str, Any]:

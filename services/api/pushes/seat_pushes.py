@@ -1,5 +1,5 @@
-"""The messages of the seat view streams (`services.api.seat_stream`), built cheaply: a seat view is the table's
-public view (with the players' names) and the seat's own part (`domain.table.seat_private`), so the public
+"""The messages of the seat view streams (`services.api.resources.seat_stream`), built cheaply: a seat view is the
+table's public view (with the players' names) and the seat's own part (`domain.table.seat_private`), so the public
 part is encoded once per table version in this process for every seat that follows the table here, and each
 seat's message adds its own part. The text is the same, byte for byte, as the whole view encoded at once
 (`view_message`): the seat's keys come after the public ones, as `domain.table.seat_view` puts them."""

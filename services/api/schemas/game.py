@@ -23,7 +23,7 @@ from domain.cha_kau_tsz.rules import CHA_KAU_TSZ
 from domain.cholek_tiga.options import DEFAULT_OPTIONS, HONOURS_RANKS, MAX_POINT_VALUE_CENTS
 from domain.cholek_tiga.rules import CHOLEK_TIGA
 from domain.table import DEFAULT_TURN_SECONDS, MAX_TURN_SECONDS, MIN_TURN_SECONDS
-from services.api.spec_types import FullMatch, TaggedUnionSchema, any_of, ref, tag
+from services.api.spec.types import FullMatch, TaggedUnionSchema, any_of, ref, tag
 
 PRINTABLE = FullMatch(r"^[^\x00-\x1f\x7f]*$", error="must not contain control characters")
 ASCII_PRINTABLE = FullMatch(r"^[\x20-\x7e]*$", error="must be printable ASCII")
@@ -270,7 +270,7 @@ class ActionSchema(TaggedUnionSchema):
     """One action, by `type`: discard, capture and pass are Cholek Tiga's plays, play is Cha Kau Tsz's; ready,
     close and leave are for between deals at either game."""
 
-    PLAIN_LOAD = True  # loaded by its plan (services.api.plain_schemas), with no load hooks
+    PLAIN_LOAD = True  # loaded by its plan (services.api.schemas.plain), with no load hooks
 
     TAG = "type"
     VARIANTS = {

@@ -8,7 +8,7 @@ from typing import Any
 import flask
 from flask import Response
 
-from services.api.problems import ApiError
+from services.api.middleware.problems import ApiError
 
 _IF_MATCH = re.compile(r'^\s*(?:"(\d{1,10})"|(\d{1,10}))\s*$')
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar, cast
 import flask
 
 from services.api.deps import container
-from services.api.problems import ApiError
+from services.api.middleware.problems import ApiError
 from services.app.callers import Caller
 
 F = TypeVar("F", bound=Callable[..., Any])

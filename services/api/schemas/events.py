@@ -27,8 +27,8 @@ from domain.table import (
     TABLE_CLOSED,
     TABLE_OPENED,
 )
-from services.api.schemas_game import CARD, CHERKI_CARD, OPTIONS, RESULT, SAMPEN_CARD
-from services.api.spec_types import TaggedUnionSchema, ref, tag
+from services.api.schemas.game import CARD, CHERKI_CARD, OPTIONS, RESULT, SAMPEN_CARD
+from services.api.spec.types import TaggedUnionSchema, ref, tag
 
 _INT = {"type": "integer"}
 _INTS = {"type": "array", "items": _INT}

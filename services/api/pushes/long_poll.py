@@ -2,8 +2,8 @@
 reached that version or the wait has passed, then answers the view as it is then.
 
 The wait holds no database connection: it waits on the table's Redis stream, where the relay publishes every
-committed event, through the process's one reader of the tables' streams (`services.api.table_waits`). The
-served app admits a long-poll as a stream (`services.api.admission`): on a stream thread, within the caller's
+committed event, through the process's one reader of the tables' streams (`services.api.pushes.table_waits`). The
+served app admits a long-poll as a stream (`services.api.middleware.admission`): on a stream thread, within the caller's
 stream slots.
 
 A long-poll reads the store once, not before and after its wait: when the state this process keeps of the
@@ -25,10 +25,10 @@ from typing import Any
 import redis
 from flask import current_app
 
-from services.api import table_waits
 from services.api.deps import container
-from services.api.prefer import preferred_wait
-from services.api.problems import ApiError
+from services.api.middleware.prefer import preferred_wait
+from services.api.middleware.problems import ApiError
+from services.api.pushes import table_waits
 from services.app.view_reads import ViewReads
 
 RETRY_AFTER_SECONDS = 5

@@ -5,19 +5,19 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from services.api.auth import caller
 from services.api.deps import container
-from services.api.headers import parse_if_match
-from services.api.prefer import (
+from services.api.middleware.auth import caller
+from services.api.middleware.headers import parse_if_match
+from services.api.middleware.prefer import (
     PREFERENCE_APPLIED,
     PREFERENCE_APPLIED_HEADER,
     RETURN_REPRESENTATION,
     wants_representation,
 )
 from services.api.routing import Blueprint, RateLimit, secured
-from services.api.schemas import ActionHeadersSchema, ActionResultSchema, ActionSchema
-from services.api.spec_examples import ACTION_RESULT, ACTIONS
-from services.api.spec_meta import table_links
+from services.api.schemas.answers import ActionHeadersSchema, ActionResultSchema, ActionSchema
+from services.api.spec.examples import ACTION_RESULT, ACTIONS
+from services.api.spec.meta import table_links
 
 TABLE = "$request.path.table_id"
 DEAL = "$response.body#/events/0/deal_no"

@@ -1,5 +1,5 @@
 """One Redis reader per API process for everything that waits on tables' streams: the seat view streams
-(`services.api.seat_stream`) and the long-polls (`services.api.long_poll`).
+(`services.api.resources.seat_stream`) and the long-polls (`services.api.pushes.long_poll`).
 
 A waiter follows a table from an entry of its Redis stream (the newest one when it read the table, see
 `head`) and is woken in this process when the reader has read a newer entry: it learns the version that

@@ -1,0 +1,1 @@
+"""Pushed views: the seat view streams' and long-polls' waits on the tables' Redis streams."""

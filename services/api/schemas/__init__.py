@@ -1,0 +1,1 @@
+"""The request and answer schemas (marshmallow), shared by the resources and the OpenAPI document."""
