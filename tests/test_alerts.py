@@ -29,7 +29,7 @@ OPERATIONS = ROOT / "docs" / "operations.md"
 METRIC_SOURCES = (
     ROOT / "infra" / "metrics.py",
     ROOT / "services" / "app" / "metrics.py",
-    ROOT / "services" / "api" / "metrics.py",
+    ROOT / "services" / "api" / "middleware" / "metrics.py",
     ROOT / "services" / "relay" / "metrics.py",
     ROOT / "services" / "projector" / "metrics.py",
 )

@@ -11,7 +11,7 @@ load hooks; one with a field kind or validator the compiler does not know gets n
 Dumping: a response schema opts in by deriving from `PlainDump` (no dump hooks but OpenSchema's
 `KEEP_UNDECLARED`); a dict is dumped by the plan, anything else by marshmallow.
 
-tests/api/test_plain_schemas.py compares both ways, result or error answer byte for byte, over the opted-in
+tests/api/test_schema_plans.py compares both ways, result or error answer byte for byte, over the opted-in
 schemas: whole deals of both games, and corpora of valid and invalid bodies, headers and queries.
 """
 

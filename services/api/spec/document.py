@@ -15,7 +15,7 @@ from typing import Any
 from infra.config import Settings
 from services.api import create_app
 
-SPEC_PATH = Path(__file__).resolve().parents[2] / "api-spec" / "openapi.json"
+SPEC_PATH = Path(__file__).resolve().parents[3] / "api-spec" / "openapi.json"
 REGENERATE = "python -m services.api.spec.document > api-spec/openapi.json"
 
 

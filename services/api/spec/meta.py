@@ -13,7 +13,7 @@ from typing import Any
 from apispec import BasePlugin
 
 PACKAGE = "cardledger"
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
 
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 

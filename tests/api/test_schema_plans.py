@@ -23,8 +23,9 @@ from marshmallow import Schema, fields
 
 from domain import table as tables
 from domain.cards import CHERKI_TYPES, SAMPEN_TYPES
-from services.api import create_app, plain_schemas
+from services.api import create_app
 from services.api.middleware.strict_json import StrictParser
+from services.api.schemas import plain as plain_schemas
 from services.api.schemas.answers import (
     ActionHeadersSchema,
     ActionResultSchema,
