@@ -204,7 +204,9 @@ def bots_counts(games: list[str], deals: int, bare_seconds: float) -> dict[str, 
                 arguments = ["--url", stack.base_url, "--game", game, "--tables", str(BOTS_TABLES), "--seats", "2"]
                 arguments += ["--concurrency", str(BOTS_TABLES), "--client", "streaming", "--deals", str(deals * n)]
                 arguments += ["--seed", "bench-bots-cost", "--turn-seconds", str(BOTS_TURN_SECONDS)]
-                instructions, _ = callgrind([sys.executable, "-m", "services.simulate", *arguments, "--json", str(out)])
+                instructions, _ = callgrind(
+                    [sys.executable, "-m", "services.cli.simulate", *arguments, "--json", str(out)]
+                )
                 summary = json.loads(out.read_text())["summary"]
                 if summary["deals_failed"] or summary["deals_completed"] != BOTS_TABLES * deals * n:
                     raise RuntimeError(f"{game}: the bots' deals did not all complete: {summary}")

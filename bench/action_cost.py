@@ -92,7 +92,7 @@ def script(state: Any, count: int, rng: random.Random) -> list[Step]:
     seat to act, `ready` for every seat between deals."""
     from domain import table as tables
     from domain.games import game_named
-    from services.simulate.bots import RandomBot
+    from services.cli.simulate.bots import RandomBot
 
     bot = RandomBot(rng)
     steps: list[Step] = []

@@ -4,7 +4,7 @@ Run: python -m bench.api     (about 2 minutes; BENCH_API_SECONDS per point, defa
 
 Both servers run under the same gunicorn command line (`services.supervisor.gunicorn_command`) on loopback, on a
 fresh database. cardledger: `cardledger up` (API, relay, 2 projection workers) and `cardledger simulate`'s random
-bots on CONCURRENCY tables at once, with each of simulate's clients (services/simulate/runner.py): `holding` (an
+bots on CONCURRENCY tables at once, with each of simulate's clients (services/cli/simulate/runner.py): `holding` (an
 action is one conditional POST whose answer carries the seat's view; a waiting seat long-polls), `polling` (a read
 of the seat view, then a conditional POST) and `streaming` (TARGETED_CLIENT: each seat follows its view's stream and
 POSTs when the pushed view says it is its turn). "actions/s" counts the POSTs, the latencies are the POSTs'; "all
@@ -36,9 +36,9 @@ from bench.counting import CLOCK_TICKS, KINDS, CpuMeter, cpu_seconds, stack_kind
 from bench.harness import ROOT, Row, bench_stack, bots, env_float, percentile, print_table, ratio, redis_url, row, say
 from infra.config import Settings
 from infra.db import application_name
-from services.simulate import simulate
-from services.simulate.client import HttpClient
-from services.simulate.stack import free_port, stop
+from services.cli.simulate import simulate
+from services.cli.simulate.client import HttpClient
+from services.cli.simulate.stack import free_port, stop
 from services.supervisor import gunicorn_command
 
 CONCURRENCY = 8

@@ -23,8 +23,8 @@ from typing import Any
 
 from bench.harness import ROOT, fresh_database, in_threads, percentile
 from infra.config import Settings
-from services.simulate.client import HttpClient
-from services.simulate.stack import free_port, wait_ready
+from services.cli.simulate.client import HttpClient
+from services.cli.simulate.stack import free_port, wait_ready
 from services.supervisor import gunicorn_command
 
 CONFIGURATIONS: tuple[tuple[str, int, int], ...] = (

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from services.simulate.report import percentile  # noqa: E402
+from services.cli.simulate.report import percentile  # noqa: E402
 
 __all__ = ["percentile"]
 
@@ -95,7 +95,7 @@ def private_redis() -> Iterator[str]:
 @contextmanager
 def bench_stack(extra_env: Mapping[str, str] | None = None) -> Iterator[tuple[Any, str]]:
     """`cardledger up` against a fresh database; yields the stack (`RunningStack`) and the database URL."""
-    from services.simulate.stack import embedded_stack
+    from services.cli.simulate.stack import embedded_stack
 
     with fresh_database(migrated=False) as url:
         env = {"DATABASE_URL": url, "REDIS_URL": redis_url(), "CARDLEDGER_RATE_LIMITS": "off", **(extra_env or {})}
@@ -150,7 +150,7 @@ def played_log(url: str, game: str, tables: int, deals: int = 2, seed: int = 3) 
 def bots(base_url: str, game: str, tables: int, seed: str, **config: Any) -> Any:
     """`cardledger simulate`'s configuration: random bots on `tables` two-seat tables at once, deals without end
     (a `duration` or a stop ends them)."""
-    from services.simulate import SimulationConfig
+    from services.cli.simulate import SimulationConfig
 
     settings: dict[str, Any] = dict(seats=2, concurrency=tables, bot="random", deals=1_000_000, progress=False)
     return SimulationConfig(base_url=base_url, game=game, tables=tables, seed=seed, **{**settings, **config})
@@ -158,7 +158,7 @@ def bots(base_url: str, game: str, tables: int, seed: str, **config: Any) -> Any
 
 def play(base_url: str, game: str, tables: int, seconds: float, seed: str, **config: Any) -> dict[str, Any]:
     """The bots for `seconds` (the deals in progress then finish): simulate's summary."""
-    from services.simulate import simulate
+    from services.cli.simulate import simulate
 
     summary: dict[str, Any] = simulate(bots(base_url, game, tables, seed, duration=seconds, **config)).summary
     return summary

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import Row, env_float, print_table, row, say
-from services.simulate.runner import simulate
+from services.cli.simulate.runner import simulate
 from tests.ha.cluster import BOT_TABLES as TABLES
 from tests.ha.cluster import INSTALL_HINT, Folder, bots, missing_engines, running_shape
 

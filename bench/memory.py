@@ -172,7 +172,7 @@ def past_the_bounds() -> list[Row]:
     tables_bound = QUICK_CACHE_TABLES if quick() else CACHE_TABLES
     players_bound = QUICK_CACHE_PLAYERS if quick() else CACHE_PLAYERS
     from infra.config import Settings
-    from services.key_commands import register_configured_key
+    from services.cli.keys import register_configured_key
 
     with fresh_database() as url:
         register_configured_key(url, Settings.from_env())  # as `cardledger migrate` does

@@ -31,7 +31,7 @@ from typing import Any
 import psycopg
 
 from bench.harness import fresh_database, played_log
-from services.simulate.stack import embedded_stack, free_port
+from services.cli.simulate.stack import embedded_stack, free_port
 
 PG_LOG = Path(os.environ.get("PG_LOG", "/var/log/postgresql/postgresql-15-main.log"))
 AUDITOR = "plans-bench-auditor-token-0123456789abcdef"

@@ -111,7 +111,7 @@ def _redis_under_callgrind(out: Path) -> Iterator[str]:
     (and its counts written to `out`) when the block ends."""
     import redis
 
-    from services.simulate.stack import free_port
+    from services.cli.simulate.stack import free_port
     from tests.faults.servers import redis_server_binary
 
     port = free_port()

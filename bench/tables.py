@@ -46,9 +46,9 @@ from bench.harness import (
     say,
     seated_in_process,
 )
-from services.simulate import simulate
-from services.simulate.bots import make_bot
-from services.simulate.report import Stats
+from services.cli.simulate import simulate
+from services.cli.simulate.bots import make_bot
+from services.cli.simulate.report import Stats
 
 TABLES_FEW, TABLES_MANY = 8, 256
 THREADS = 8

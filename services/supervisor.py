@@ -30,7 +30,7 @@ from infra.db_roles import MIGRATE_URL_VARIABLE, SERVICE_PASSWORD_VARIABLE, own_
 from infra.embedded import require_embedded_servers, start_servers
 from infra.migrations import migrate
 from infra.signing import SIGNING_KEY_VARIABLE, UnregisteredSigningKey, encode_signing_key, signing_seed
-from services.key_commands import register_configured_key
+from services.cli.keys import register_configured_key
 
 log = logging.getLogger("cardledger.supervisor")
 

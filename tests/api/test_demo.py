@@ -24,9 +24,9 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from domain.events import Event
 from domain.table import revealed_cards
 from infra.projections.runner import catch_up_all
-from services import remote_verify
 from services.cli import main
-from services.simulate.stack import free_port
+from services.cli import verify_remote as remote_verify
+from services.cli.simulate.stack import free_port
 from tests.api.conftest import AUDITOR_TOKEN, bearer
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")

@@ -23,9 +23,9 @@ from werkzeug.wrappers import Request, Response
 
 from domain.events import PRIVATE
 from domain.hashchain import event_hash, hashed_fields
-from services import remote_verify
 from services.bootstrap import Container
 from services.cli import main
+from services.cli import verify_remote as remote_verify
 from tests.api.conftest import AUDITOR_TOKEN, Api, bot_action, play_deal, project
 
 Verify = Callable[..., tuple[int, str, str]]

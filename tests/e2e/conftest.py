@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.simulate.stack import embedded_stack
+from services.cli.simulate.stack import embedded_stack
 
 AUDITOR = "e2e-auditor-" + secrets.token_hex(16)
 

@@ -1,4 +1,4 @@
-"""HTTP from the end-to-end tests to a running stack (started by `services.simulate.stack.embedded_stack`)."""
+"""HTTP from the end-to-end tests to a running stack (started by `services.cli.simulate.stack.embedded_stack`)."""
 
 from __future__ import annotations
 

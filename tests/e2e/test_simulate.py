@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from services.cli import main as cli_main
-from services.simulate import main as simulate_main
+from services.cli.simulate import main as simulate_main
 from tests.e2e.bots import call
 from tests.e2e.conftest import AUDITOR
 
@@ -92,7 +92,7 @@ def test_simulate_through_the_cardledger_command(stack: str, capsys: pytest.Capt
 
 def test_a_failed_deal_makes_the_command_fail(capsys: pytest.CaptureFixture[str]) -> None:
     """Nothing listens on the port: the table cannot even be opened, and the exit status says so."""
-    from services.simulate.stack import free_port
+    from services.cli.simulate.stack import free_port
 
     argv = ["--url", f"http://127.0.0.1:{free_port()}", "--game", "cholek-tiga", "--tables", "1", "--seats", "2"]
     assert simulate_main([*argv, "--concurrency", "1", "--no-progress"]) == 1

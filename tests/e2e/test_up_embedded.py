@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from infra.signing import KEY_FILE_NAME, ReceiptSigner, parse_signing_key
-from services.simulate.stack import embedded_stack
+from services.cli.simulate.stack import embedded_stack
 from tests.e2e.stack import http
 from tests.faults.servers import free_port
 

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import redis
 
-from services.simulate.stack import free_port, stop
+from services.cli.simulate.stack import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 

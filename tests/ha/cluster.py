@@ -30,8 +30,8 @@ from typing import Any
 import psycopg
 import redis
 
-from services.simulate.runner import SimulationConfig
-from services.simulate.stack import free_port
+from services.cli.simulate.runner import SimulationConfig
+from services.cli.simulate.stack import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_BIN = Path("/usr/lib/postgresql/15/bin")

@@ -30,9 +30,9 @@ from infra.projections import NAMES
 from infra.projections.checkpoint import checkpoint_name
 from infra.receipts import OK, Receipt, parse_receipts
 from services.app.audit.receipts import check_table_receipts
+from services.cli.simulate.report import Stats
+from services.cli.simulate.runner import SimulationResult, simulate
 from services.projector.rebuild import rebuild
-from services.simulate.report import Stats
-from services.simulate.runner import SimulationResult, simulate
 from tests.ha.cluster import BOT_TABLES, INSTALL_HINT, Folder, bots, missing_engines, running_shape, wait_for
 
 pytestmark = pytest.mark.slow

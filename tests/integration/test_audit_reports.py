@@ -23,9 +23,9 @@ from services.app.audit.reports import settlement_report as compute_settlement
 from services.app.audit.service import settlement_csv, settlement_report_offline
 from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.errors import Forbidden, NotFound, Unprocessable
+from services.cli.verify_remote import expected_ledger_lines
 from services.clock import Clock
 from services.projector.rebuild import rebuild
-from services.remote_verify import expected_ledger_lines
 from tests.horizon import wait_until_readable
 from tests.integration.settlement_oracle import settlement_from_the_log
 from tests.integration.test_audit_support import (

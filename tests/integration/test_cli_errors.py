@@ -19,7 +19,7 @@ from psycopg_pool import ConnectionPool
 
 from infra.event_store import EventStore
 from services.cli import main
-from services.simulate.stack import free_port
+from services.cli.simulate.stack import free_port
 from tests.conftest import fresh_database
 from tests.horizon import wait_until_readable
 from tests.integration.test_audit_support import play_table, services

@@ -50,9 +50,9 @@ from services.app.audit.service import settlement_report_offline, verify_tables
 from services.app.audit.verify import ChainWalker
 from services.bootstrap import bootstrap
 from services.cli import main
+from services.cli.simulate.stack import embedded_stack
 from services.projector.rebuild import rebuild
 from services.relay import Relay
-from services.simulate.stack import embedded_stack
 from tests.conftest import fresh_database, register_key
 from tests.e2e.stack import http
 from tests.faults.servers import free_port

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.simulate.stack import free_port
+from services.cli.simulate.stack import free_port
 from tests.ha.cluster import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]

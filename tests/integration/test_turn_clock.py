@@ -39,8 +39,8 @@ from services.app.audit.service import Audit, verify_tables
 from services.app.callers import Caller
 from services.app.errors import Conflict, Forbidden, PreconditionFailed
 from services.app.ledger import CardLedger
+from services.cli.verify_remote import expected_ledger_lines
 from services.clock import Clock
-from services.remote_verify import expected_ledger_lines
 from tests.integration.test_audit_support import project
 from tests.play import register
 

@@ -16,7 +16,7 @@ from tests.unit.source_trees import parse
 ROOT = Path(__file__).resolve().parents[2]
 
 # Clients of the public REST API, which know the games by the names the API publishes, as any client does.
-API_CLIENTS = ("services/demo.py", "services/simulate/")
+API_CLIENTS = ("services/cli/demo.py", "services/cli/simulate/")
 # Sample requests and answers shown in the OpenAPI document: data, as a client would send or receive it.
 EXAMPLE_DATA = ("services/api/spec/examples.py",)
 

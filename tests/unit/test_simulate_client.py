@@ -1,4 +1,4 @@
-"""The bots' HTTP client and seat stream reader (services/simulate/client.py, seat_stream.py) against a loopback
+"""The bots' HTTP client and seat stream reader (services/cli/simulate/client.py, seat_stream.py) against a loopback
 server that answers with scripted bytes: the requests are http.client's byte for byte, answers are read whole
 however the server cuts them, a connection the server drops is replaced, and the stream's messages come out
 one by one across chunks, CRLF lines, heartbeats and reconnections."""
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from services.simulate.client import BrokenAnswer, HttpClient
-from services.simulate.seat_stream import SeatStream, StreamError
-from services.simulate.stdlib_client import StdlibHttpClient
+from services.cli.simulate.client import BrokenAnswer, HttpClient
+from services.cli.simulate.seat_stream import SeatStream, StreamError
+from services.cli.simulate.stdlib_client import StdlibHttpClient
 
 
 @dataclass(frozen=True)

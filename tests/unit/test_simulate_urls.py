@@ -6,9 +6,9 @@ import argparse
 
 import pytest
 
-from services.simulate import add_arguments, run_from_args
-from services.simulate.command import config_from_args
-from services.simulate.runner import SimulationConfig
+from services.cli.simulate import add_arguments, run_from_args
+from services.cli.simulate.command import config_from_args
+from services.cli.simulate.runner import SimulationConfig
 
 A, B, C = "http://127.0.0.1:8001", "http://127.0.0.1:8002", "http://127.0.0.1:8003"
 

@@ -149,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
         help="with --service-role: the variable holding its password, set when given (default: %(default)s)",
     )
     migrate.set_defaults(handler=_migrate)
-    from services.key_commands import add_arguments as keys_arguments
+    from services.cli.keys import add_arguments as keys_arguments
 
     keys = sub.add_parser("keys", help="the receipt signing keys: add, rotate, export")
     keys_arguments(keys)
@@ -224,13 +224,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     settlement.set_defaults(handler=_settlement)
 
-    from services.simulate import add_arguments as simulate_arguments
+    from services.cli.simulate import add_arguments as simulate_arguments
 
     simulate = sub.add_parser("simulate", help="bot players play complete deals over the REST API")
     simulate_arguments(simulate)
     simulate.set_defaults(handler=_simulate)
 
-    from services.demo import add_arguments as demo_arguments
+    from services.cli.demo import add_arguments as demo_arguments
 
     demo = sub.add_parser("demo", help="one deal played by bots over the REST API, told step by step")
     demo_arguments(demo)
@@ -352,7 +352,7 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
     from infra.embedded import start_servers
     from infra.migrations import migrate
     from infra.signing import UnregisteredSigningKey
-    from services.key_commands import register_configured_key
+    from services.cli.keys import register_configured_key
 
     servers = start_servers(settings)
     try:
@@ -415,7 +415,7 @@ def _require_registered_key(database_url: str, seed: bytes) -> None:
 
 
 def _keys(args: argparse.Namespace, settings: Settings) -> int:
-    from services.key_commands import KeyCommandError, run
+    from services.cli.keys import KeyCommandError, run
 
     try:
         return run(args, settings)
@@ -583,8 +583,8 @@ def _trust_keys(arguments: list[str] | None) -> list[Any] | None:
 
 
 def _verify_remote(args: argparse.Namespace) -> int:
-    """`verify --url URL --table ID`: through the public API alone (`services.remote_verify`)."""
-    from services.remote_verify import run
+    """`verify --url URL --table ID`: through the public API alone (`services.cli.verify_remote`)."""
+    from services.cli.verify_remote import run
 
     token = args.token or os.environ.get("CARDLEDGER_TOKEN", "")
     if args.table is None or not token:
@@ -619,13 +619,13 @@ def _settlement(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _simulate(args: argparse.Namespace, settings: Settings) -> int:
-    from services.simulate import run_from_args
+    from services.cli.simulate import run_from_args
 
     return run_from_args(args)
 
 
 def _demo(args: argparse.Namespace, settings: Settings) -> int:
-    from services.demo import run_from_args
+    from services.cli.demo import run_from_args
 
     return run_from_args(args, settings)
 

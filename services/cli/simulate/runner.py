@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from services.simulate.bots import Bot, make_bot
-from services.simulate.client import ApiError, HttpClient, Response
-from services.simulate.report import ProgressBar, Stats, TableResult
-from services.simulate.seat_stream import SeatStream
+from services.cli.simulate.bots import Bot, make_bot
+from services.cli.simulate.client import ApiError, HttpClient, Response
+from services.cli.simulate.report import ProgressBar, Stats, TableResult
+from services.cli.simulate.seat_stream import SeatStream
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 SEATS = {"cholek-tiga": (2, 3), "cha-kau-tsz": (2, 3, 4)}

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.simulate.client import HttpClient
+from services.cli.simulate.client import HttpClient
 
-ROOT = Path(__file__).resolve().parents[2]  # where `python -m services.cli` finds the packages
+ROOT = Path(__file__).resolve().parents[3]  # where `python -m services.cli` finds the packages
 READY_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 60.0
 

@@ -1,7 +1,7 @@
 """The JSON-over-HTTP client on `http.client` that the bots used until 2026-12-02.
 
 `python -m bench api` drives its bare endpoint (the baseline of issue 24's ratio) with it, so that the baseline's
-client costs what it did when the ratio's target was set; the bots use `services.simulate.client.HttpClient`.
+client costs what it did when the ratio's target was set; the bots use `services.cli.simulate.client.HttpClient`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from services.simulate.client import CONNECT_ATTEMPTS, Response, decode_answer, request_body_and_headers
+from services.cli.simulate.client import CONNECT_ATTEMPTS, Response, decode_answer, request_body_and_headers
 
 
 class StdlibHttpClient:

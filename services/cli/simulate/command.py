@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from services.simulate.bots import BOTS
-from services.simulate.report import closing_table
-from services.simulate.runner import (
+from services.cli.simulate.bots import BOTS
+from services.cli.simulate.report import closing_table
+from services.cli.simulate.runner import (
     CLIENTS,
     DEFAULT_TURN_SECONDS,
     GAMES,
@@ -18,7 +18,7 @@ from services.simulate.runner import (
     SimulationResult,
     simulate,
 )
-from services.simulate.stack import embedded_stack
+from services.cli.simulate.stack import embedded_stack
 
 
 def _positive(text: str) -> int:

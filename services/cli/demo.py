@@ -1,7 +1,7 @@
 """`cardledger demo`: one complete deal played by bots over the REST API, told as a short story.
 
 It registers two players (three for Cha Kau Tsz), opens a table, seats them and lets the `greedy` bots of
-`services.simulate` play deal 1 through the public API, the way any client would. Then it shows what makes
+`services.cli.simulate` play deal 1 through the public API, the way any client would. Then it shows what makes
 the service trustworthy, each fact read back from the API:
 
 - the commitment (SHA-256 of the secret server seed) published before the deal, and the seed revealed
@@ -9,11 +9,11 @@ the service trustworthy, each fact read back from the API:
 - the result and the net of each player; the table's double-entry ledger (it sums to zero) and each
   player's own settlement report (both are projections, a little behind the log: read again until they
   show the deal, for at most `PROJECTION_WAIT_SECONDS`);
-- the table verified through the API alone as a seated player (`services.remote_verify.verify_remote`,
+- the table verified through the API alone as a seated player (`services.cli.verify_remote.verify_remote`,
   with every receipt the demo was given); one signed receipt checked by hand against `GET /v1/keys`;
 - the commands to recompute the deck offline (`cardledger deck ...`) and to open the dispute report.
 
-Without `--url` it starts `cardledger up` the way `cardledger simulate` does (`services.simulate.stack`).
+Without `--url` it starts `cardledger up` the way `cardledger simulate` does (`services.cli.simulate.stack`).
 Exit status: 0 every check holds; 1 a check failed (verification, commitment, ledger, receipt); 2 the demo
 could not run (no server, an error answer, a rate limit that asks for a long wait, a projection that did not
 catch up). A failure is one line on stderr, never a traceback.
@@ -39,12 +39,12 @@ from urllib.parse import quote, urlencode
 
 from infra.config import Settings
 from infra.receipts import parse_public_keys, parse_receipts, signature_is_valid
-from services import remote_verify
 from services.app.audit.glossary import TERMS
-from services.remote_verify import ApiClient, RemoteError, expected_ledger_lines, parse_event
-from services.simulate.bots import make_bot
-from services.simulate.client import HttpClient, Response
-from services.simulate.stack import embedded_stack
+from services.cli import verify_remote as remote_verify
+from services.cli.simulate.bots import make_bot
+from services.cli.simulate.client import HttpClient, Response
+from services.cli.simulate.stack import embedded_stack
+from services.cli.verify_remote import ApiClient, RemoteError, expected_ledger_lines, parse_event
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")
 SEATS = {"cholek-tiga": 2, "cha-kau-tsz": 3}
@@ -647,7 +647,7 @@ def render(facts: Mapping[str, Any]) -> str:
         add(f"  {report['name']:<6} {rows or 'no rows'}; net {_signed(report['net_cents'])} cents")
     verification = facts["verification"]
     add("")
-    add(f"Verified through the API alone by services.remote_verify, as {verification['as']}:")
+    add(f"Verified through the API alone by services.cli.verify_remote, as {verification['as']}:")
     checks = ", ".join(
         f"{name} {'ok' if passed is True else passed}" for name, passed in verification["checks"].items()
     )

@@ -1,0 +1,5 @@
+import sys
+
+from services.cli.simulate.command import main
+
+sys.exit(main())

@@ -1,5 +1,0 @@
-import sys
-
-from services.simulate.command import main
-
-sys.exit(main())
