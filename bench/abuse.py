@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any
 
 from bench.harness import Row, bench_stack, env_float, in_threads, play, print_table, row, say
-from services.cli.simulate.client import HttpClient
+from services.cli.http_client import HttpClient
 
 TABLES = 8
 ABUSER_CONNECTIONS = 16

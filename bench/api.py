@@ -36,8 +36,8 @@ from bench.counting import CLOCK_TICKS, KINDS, CpuMeter, cpu_seconds, stack_kind
 from bench.harness import ROOT, Row, bench_stack, bots, env_float, percentile, print_table, ratio, redis_url, row, say
 from infra.config import Settings
 from infra.db import application_name
+from services.cli.http_client import HttpClient
 from services.cli.simulate import simulate
-from services.cli.simulate.client import HttpClient
 from services.cli.simulate.stack import free_port, stop
 from services.supervisor import gunicorn_command
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from bench.harness import ROOT, fresh_database, in_threads, percentile
 from infra.config import Settings
-from services.cli.simulate.client import HttpClient
+from services.cli.http_client import HttpClient
 from services.cli.simulate.stack import free_port, wait_ready
 from services.supervisor import gunicorn_command
 

@@ -41,8 +41,8 @@ from bench.harness import (
     say,
     seated_in_process,
 )
+from services.cli.http_client import HttpClient
 from services.cli.simulate.bots import Bot, make_bot
-from services.cli.simulate.client import HttpClient
 
 GAME = "cholek-tiga"
 DEALS = 200

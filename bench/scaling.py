@@ -41,7 +41,7 @@ from infra.config import RELAY_METRICS_PORT_VARIABLE, WORKER_METRICS_PORT_VARIAB
 from infra.db import application_name, open_pool
 from infra.projections.checkpoint import RELAY_POSITION, checkpoint_name
 from services.app.audit.verify_tables import VerifySummary, verify_tables
-from services.cli.simulate.client import HttpClient
+from services.cli.http_client import HttpClient
 from services.cli.simulate.stack import free_port, stop, wait_ready
 from services.projector.rebuild import RebuildReport, rebuild
 from services.supervisor import gunicorn_command

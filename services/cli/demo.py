@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import http.client
 import json
 import os
 import random
@@ -41,8 +40,8 @@ from infra.config import Settings
 from infra.receipts import parse_public_keys, parse_receipts, signature_is_valid
 from services.app.audit.glossary import TERMS
 from services.cli import verify_remote as remote_verify
+from services.cli.http_client import AnswerTooLarge, HttpClient, Response
 from services.cli.simulate.bots import make_bot
-from services.cli.simulate.client import HttpClient, Response
 from services.cli.simulate.stack import embedded_stack
 from services.cli.verify_remote import ApiClient, RemoteError, expected_ledger_lines, parse_event
 
@@ -143,7 +142,7 @@ class Demo:
         for _ in range(MAX_RATE_LIMITED + 1):
             try:
                 response = self.client.request(method, path, body, token, headers)
-            except (OSError, http.client.HTTPException) as error:
+            except (OSError, AnswerTooLarge) as error:
                 raise DemoError(f"cannot reach {self.base_url}: {error} ({method} {path.split('?')[0]})") from None
             if response.status != 429:
                 return response

@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import urllib.error
-import urllib.request
 from typing import Any
 
 import psycopg
@@ -31,6 +29,7 @@ from infra.signing import (
     rotate_key,
     signing_seed,
 )
+from services.cli.http_client import HttpClient
 
 OLD_KEY_VARIABLE = "CARDLEDGER_OLD_SIGNING_KEY"
 
@@ -138,10 +137,16 @@ def _database_keys(settings: Settings) -> list[dict[str, Any]]:
 def _served_keys(url: str) -> list[dict[str, Any]]:
     address = url.rstrip("/") + "/v1/keys"
     try:
-        with urllib.request.urlopen(address, timeout=10) as answer:
-            document = json.load(answer)
-    except (urllib.error.URLError, OSError, ValueError) as error:
+        client = HttpClient(url.rstrip("/"), timeout=10)
+        try:
+            answer = client.request("GET", "/v1/keys")
+        finally:
+            client.close()
+    except (OSError, ValueError) as error:
         raise KeyCommandError(f"keys export: cannot read {address}: {error}") from None
+    if not answer.ok:
+        raise KeyCommandError(f"keys export: cannot read {address}: {answer.status} {answer.code}")
+    document = answer.payload
     keys = document.get("keys") if isinstance(document, dict) else None
     if not isinstance(keys, list):
         raise KeyCommandError(f'keys export: {address} did not answer {{"keys": [...]}}')

@@ -38,13 +38,11 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from http.client import HTTPException
+from http import HTTPStatus
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeGuard
 
@@ -67,6 +65,7 @@ from infra.receipts import check_receipts as check_signed
 from infra.table_loader import fold_recorded, from_last_finished_deal
 from services.app.audit.receipts import read_receipts_file
 from services.app.audit.verify import CHAIN, COMMITMENT, DECK, REPLAY, ChainWalker, DealVerification, check_ended_deal
+from services.cli.http_client import MAX_BODY_BYTES, AnswerTooLarge, HttpClient, Response
 
 if TYPE_CHECKING:
     from infra.receipts import Receipt
@@ -75,7 +74,6 @@ PAGE_SIZE = 500  # events per GET /events (the API allows 1..1000)
 LEDGER_PAGE_SIZE = 1000  # lines per GET /ledger (the API allows 1..1000)
 LEDGER_WAIT_SECONDS = 10.0  # how long the ledger may take to reach the events read
 TIMEOUT_SECONDS = 30.0
-MAX_BODY_BYTES = 64 * 1024 * 1024
 
 FORMAT, RECORD, LEDGER, RECEIPTS = "format", "deal_record", "ledger", "receipts"
 NOT_YOURS: Any = object()  # a deal record the API rightly refuses this viewer (403)
@@ -100,15 +98,9 @@ class RemoteError(Exception):
         return {"message": self.message, "status": self.status, "code": self.code}
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is answered as an error: following it would send the bearer token to another address."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 class ApiClient:
-    """GET JSON from the cardledger API with a bearer token (the standard library's urllib only)."""
+    """GET JSON from the cardledger API with a bearer token, on the command line's HTTP client (which follows no
+    redirect: following one would send the bearer token to another address)."""
 
     def __init__(self, base_url: str, token: str, timeout: float = TIMEOUT_SECONDS) -> None:
         parts = urllib.parse.urlsplit(base_url.strip())
@@ -117,57 +109,52 @@ class ApiClient:
         self.base_url = base_url.strip().rstrip("/")
         self.token = token
         self.timeout = timeout
-        self._opener = urllib.request.build_opener(_NoRedirects())
+        try:
+            self._client = HttpClient(self.base_url, timeout)
+        except ValueError:
+            raise RemoteError(f"--url must be an http:// or https:// address, not {base_url!r}") from None
 
     def get(self, path: str, query: Mapping[str, int | str] | None = None, allow: Iterable[int] = ()) -> Any:
         """The JSON answer to GET `path`; an error status in `allow` returns `None` instead of raising."""
-        url = self.base_url + path + (f"?{urllib.parse.urlencode(query)}" if query else "")
         shown = path + (f"?{urllib.parse.urlencode(query)}" if query else "")
-        request = urllib.request.Request(
-            url, headers={"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
-        )
         try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                body = response.read(MAX_BODY_BYTES + 1)
-                content_type = response.headers.get("Content-Type", "")
-        except urllib.error.HTTPError as error:
-            if error.code in allow:
-                return None
-            raise _error_answer(shown, error) from None
-        except urllib.error.URLError as error:
-            raise RemoteError(f"cannot reach {self.base_url}: {error.reason}") from None
-        except TimeoutError:
+            response = self._client.request("GET", shown, token=self.token)
+        except AnswerTooLarge:
+            raise RemoteError(f"GET {shown}: the answer is larger than {MAX_BODY_BYTES} bytes") from None
+        except (TimeoutError, BlockingIOError):
             raise RemoteError(f"GET {shown}: no answer from {self.base_url} within {self.timeout:g} s") from None
-        except (OSError, HTTPException, ValueError) as error:
+        except OSError as error:
+            raise RemoteError(f"cannot reach {self.base_url}: {error}") from None
+        except ValueError as error:
             raise RemoteError(f"GET {shown} failed: {error}") from None
-        if len(body) > MAX_BODY_BYTES:
-            raise RemoteError(f"GET {shown}: the answer is larger than {MAX_BODY_BYTES} bytes")
-        try:
-            return json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            raise RemoteError(
-                f"GET {shown}: the answer is not JSON (Content-Type {content_type or 'none'!r}, "
-                f"begins {body[:60]!r}); is --url the cardledger API?"
-            ) from None
+        if response.status in allow:
+            return None
+        if not response.ok:
+            raise _error_answer(shown, response)
+        if isinstance(response.payload, (dict, list)):
+            return response.payload
+        content_type = response.headers.get("content-type", "")
+        begins = response.payload[:60] if isinstance(response.payload, str) else response.payload
+        raise RemoteError(
+            f"GET {shown}: the answer is not JSON (Content-Type {content_type or 'none'!r}, "
+            f"begins {begins!r}); is --url the cardledger API?"
+        )
 
 
-def _error_answer(path: str, error: urllib.error.HTTPError) -> RemoteError:
+def _error_answer(path: str, response: Response) -> RemoteError:
     """An error status as one line: the API's problem details (code and detail) when it sent them."""
-    try:
-        raw = error.read(64 * 1024)
-    except Exception:
-        raw = b""
-    if 300 <= error.code < 400:
-        where = error.headers.get("Location", "?") if error.headers else "?"
-        return RemoteError(f"GET {path}: redirected ({error.code}) to {where}; pass that address as --url", error.code)
-    try:
-        problem = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        problem = None
+    status = response.status
+    if 300 <= status < 400:
+        where = response.headers.get("location", "?")
+        return RemoteError(f"GET {path}: redirected ({status}) to {where}; pass that address as --url", status)
+    problem = response.payload
     if isinstance(problem, dict) and "detail" in problem:
         code = str(problem.get("code") or "")
-        return RemoteError(f"GET {path}: {error.code} {code}: {problem['detail']}", error.code, code or None)
-    return RemoteError(f"GET {path}: {error.code} {error.reason}", error.code)
+        return RemoteError(f"GET {path}: {status} {code}: {problem['detail']}", status, code or None)
+    return RemoteError(f"GET {path}: {status} {HTTPStatus(status).phrase if status in _KNOWN else ''}".rstrip(), status)
+
+
+_KNOWN = frozenset(int(status) for status in HTTPStatus)
 
 
 # The verdict ------------------------------------------------------------------------------

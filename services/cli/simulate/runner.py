@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services.cli.http_client import ApiError, HttpClient, Response
 from services.cli.simulate.bots import Bot, make_bot
-from services.cli.simulate.client import ApiError, HttpClient, Response
 from services.cli.simulate.report import ProgressBar, Stats, TableResult
 from services.cli.simulate.seat_stream import SeatStream
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from services.cli.simulate.client import Connection, Endpoint, request_bytes
+from services.cli.http_client import Connection, Endpoint, request_bytes
 
 RECONNECTS = 5  # in a row without a message; the server's lifetime ends a stream every SSE_MAX_SECONDS
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.cli.simulate.client import HttpClient
+from services.cli.http_client import HttpClient
 
 ROOT = Path(__file__).resolve().parents[3]  # where `python -m services.cli` finds the packages
 READY_TIMEOUT_S = 180.0

@@ -1,7 +1,8 @@
-"""The bots' HTTP client and seat stream reader (services/cli/simulate/client.py, seat_stream.py) against a loopback
-server that answers with scripted bytes: the requests are http.client's byte for byte, answers are read whole
-however the server cuts them, a connection the server drops is replaced, and the stream's messages come out
-one by one across chunks, CRLF lines, heartbeats and reconnections."""
+"""The command line's HTTP client and the bots' seat stream reader (services/cli/http_client.py, seat_stream.py)
+against a loopback server that answers with scripted bytes: the requests are http.client's byte for byte,
+answers are read whole however the server cuts them (and refused past the bound), a connection the server drops
+is replaced, and the stream's messages come out one by one across chunks, CRLF lines, heartbeats and
+reconnections."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from services.cli.simulate.client import BrokenAnswer, HttpClient
+from services.cli import http_client
+from services.cli.http_client import AnswerTooLarge, BrokenAnswer, HttpClient
 from services.cli.simulate.seat_stream import SeatStream, StreamError
-from services.cli.simulate.stdlib_client import StdlibHttpClient
+from tests.stdlib_http_client import StdlibHttpClient
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,19 @@ def test_an_answer_that_does_not_come_fails_the_request_at_the_timeout() -> None
         assert 0.9 <= time.monotonic() - started < 10  # three attempts, each given up after 0.3 s
         client.close()
     assert server.connections == 3
+
+
+def test_an_answer_larger_than_the_bound_is_refused_once_whatever_its_framing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_client, "MAX_BODY_BYTES", 100)
+    big = b"x" * 101
+    to_the_end = Answer((b"HTTP/1.1 200 OK\r\n\r\n", big), close=True)
+    with scripted(plain("200 OK", big), chunked("200 OK", (big[:60], big[60:])), to_the_end) as server:
+        client = HttpClient(server.url, timeout=5)
+        for _ in range(3):
+            with pytest.raises(AnswerTooLarge, match="larger than 100 bytes"):
+                client.request("GET", "/a")
+        client.close()
+    assert len(server.requests) == 3  # refused, not sent again
 
 
 def test_a_line_break_in_a_header_or_the_path_is_refused_before_sending() -> None:

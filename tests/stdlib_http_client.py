@@ -1,8 +1,5 @@
-"""The JSON-over-HTTP client on `http.client` that the bots used until 2026-12-02.
-
-`python -m bench api` drives its bare endpoint (the baseline of issue 24's ratio) with it, so that the baseline's
-client costs what it did when the ratio's target was set; the bots use `services.cli.simulate.client.HttpClient`.
-"""
+"""A JSON-over-HTTP client on `http.client`: the reference that tests/unit/test_http_client.py compares the
+command line's client (`services.cli.http_client.HttpClient`) with, byte for byte."""
 
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from services.cli.simulate.client import CONNECT_ATTEMPTS, Response, decode_answer, request_body_and_headers
+from services.cli.http_client import CONNECT_ATTEMPTS, Response, decode_answer, request_body_and_headers
 
 
 class StdlibHttpClient:

@@ -1,4 +1,5 @@
-"""A small JSON-over-HTTP/1.1 client on a socket: one keep-alive connection, used by one thread.
+"""The command line's one HTTP client (`demo`, `verify --url`, `simulate`'s bots): JSON over HTTP/1.1 on a socket,
+one keep-alive connection, used by one thread; answers bounded by MAX_BODY_BYTES, redirects not followed.
 
 The bots' every action is a request, and their process shares the cores with the server it loads: each request
 is one `sendall` of bytes built with one format and its answer is read with one header split, instead of
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 CONNECT_ATTEMPTS = 3
 MAX_HEAD_BYTES = 65536  # an answer's status line and headers
 READ_BYTES = 65536
+MAX_BODY_BYTES = 64 * 1024 * 1024  # an answer's body: a larger one is refused (AnswerTooLarge)
 NO_BODY_STATUSES = frozenset({204, 304})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # sent with Content-Length even when empty
 
@@ -55,6 +57,10 @@ class ApiError(Exception):
         detail = response.payload.get("detail") if isinstance(response.payload, dict) else response.payload
         prefix = f"{context}: " if context else ""
         super().__init__(f"{prefix}{response.status} {response.code}: {str(detail)[:300]}")
+
+
+class AnswerTooLarge(ValueError):
+    """An answer's body is larger than MAX_BODY_BYTES (not sent again: the server would answer the same)."""
 
 
 class BrokenAnswer(ConnectionError):
@@ -191,6 +197,8 @@ class Connection:
             while self.line():  # trailer fields, up to the empty line
                 pass
             return None
+        if size > MAX_BODY_BYTES:
+            raise AnswerTooLarge(f"the answer is larger than {MAX_BODY_BYTES} bytes")
         data = self.take(size + 2)
         return data[:size]
 
@@ -199,14 +207,19 @@ class Connection:
         if method == "HEAD" or status in NO_BODY_STATUSES or status < 200:
             return b"", True
         if "chunked" in headers.get("transfer-encoding", "").lower():
-            parts = []
+            parts, size = [], 0
             while (part := self.chunk()) is not None:
+                size += len(part)
+                if size > MAX_BODY_BYTES:
+                    raise AnswerTooLarge(f"the answer is larger than {MAX_BODY_BYTES} bytes")
                 parts.append(part)
             return b"".join(parts), True
         length = headers.get("content-length")
         if length is not None:
             if not length.isdigit():
                 raise BrokenAnswer(f"Content-Length {length!r}")
+            if int(length) > MAX_BODY_BYTES:
+                raise AnswerTooLarge(f"the answer is larger than {MAX_BODY_BYTES} bytes")
             return self.take(int(length)), True
         while True:  # neither: the body is everything up to the end of the connection
             data = self.sock.recv(READ_BYTES)
@@ -214,6 +227,8 @@ class Connection:
                 taken, self.received = self.received, b""
                 return taken, False
             self.received += data
+            if len(self.received) > MAX_BODY_BYTES:
+                raise AnswerTooLarge(f"the answer is larger than {MAX_BODY_BYTES} bytes")
 
 
 class HttpClient:
@@ -257,6 +272,9 @@ class HttpClient:
                 if attempt == CONNECT_ATTEMPTS:
                     raise
                 continue
+            except AnswerTooLarge:
+                self.close()  # the rest of the answer is still on the connection
+                raise
             seconds = time.perf_counter() - started
             if not (keeps and whole):
                 self.close()
