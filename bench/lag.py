@@ -4,12 +4,12 @@ Run: python -m bench.lag         (settings: BENCH_LAG_SECONDS (10), BENCH_LAG_WR
                                   (200000); a fresh database, a private redis-server, REDIS_URL without one)
 
 Lag: writer threads play random Cha Kau Tsz games, one command per transaction, while a relay and two projection
-workers run as subprocesses; a sampler process polls table_views every 5 ms and records, for each append, the time
-from its commit to the first sample showing that table at that version; another reads the relay's global Redis
-stream as it grows (XREAD BLOCK) and records when each append's last event arrived there (commit-to-published).
-The relay's and the workers' CPU seconds from the writers' start until every append is seen, per event appended,
-are rows too. Rebuild: N events of interleaved games are written, projected live, then every projection is rebuilt
-in a subprocess (`services.projector.rebuild`), whose peak RSS is reported.
+workers run as subprocesses; a sampler process polls table_views every SAMPLE_SECONDS and records, for each append,
+the time from its commit to the first sample showing that table at that version; another reads the relay's global
+Redis stream as it grows (XREAD BLOCK) and records when each append's last event arrived there
+(commit-to-published). The relay's and the workers' CPU seconds from the writers' start until every append is seen,
+per event appended, are rows too. Rebuild: N events of interleaved games are written, projected live, then every
+projection is rebuilt in a subprocess (`services.projector.rebuild`), whose peak RSS is reported.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from tests.faults.servers import spawn, terminate
 from tests.faults.workload import TableGame
 
 REBUILD_TARGET = 20_000  # events/s, from the issue
+SAMPLE_SECONDS = 0.005  # how often the sampler reads table_views
 Records = dict[str, list[tuple[int, float]]]  # table -> (version first seen, when)
 
 
@@ -141,7 +142,7 @@ def sampled_until_final(pipe: Connection, look: Any, grace: float = 30.0) -> Non
 
 
 def sample_versions(database_url: str, pipe: Connection) -> None:
-    """Every table's version from table_views every 5 ms."""
+    """Every table's version from table_views, every SAMPLE_SECONDS."""
     with psycopg.connect(database_url, autocommit=True) as conn:
 
         def look(records: Records) -> None:
@@ -149,7 +150,7 @@ def sample_versions(database_url: str, pipe: Connection) -> None:
             now = time.monotonic()
             for table_id, version in found:
                 record_version(records, table_id, version, now)
-            time.sleep(0.005)
+            time.sleep(SAMPLE_SECONDS)
 
         sampled_until_final(pipe, look)
 

@@ -291,17 +291,26 @@ class ServingLimits:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> ServingLimits:
-        streams = int_setting(environ, API_STREAMS_VARIABLE, 32, 0, 512)
+        default = cls()
+        streams = int_setting(environ, API_STREAMS_VARIABLE, default.streams, 0, 512)
         return cls(
-            threads=int_setting(environ, API_THREADS_VARIABLE, 4, 1, 64),
+            threads=int_setting(environ, API_THREADS_VARIABLE, default.threads, 1, 64),
             streams=streams,
-            queue_seconds=float(int_setting(environ, "CARDLEDGER_API_QUEUE_SECONDS", 5, 1, 300)),
-            streams_per_caller=int_setting(environ, "CARDLEDGER_API_STREAMS_PER_CALLER", 4, 1, 512),
-            streams_per_address=int_setting(environ, "CARDLEDGER_API_STREAMS_PER_ADDRESS", 8, 1, 512),
+            queue_seconds=float(
+                int_setting(environ, "CARDLEDGER_API_QUEUE_SECONDS", int(default.queue_seconds), 1, 300)
+            ),
+            streams_per_caller=int_setting(
+                environ, "CARDLEDGER_API_STREAMS_PER_CALLER", default.streams_per_caller, 1, 512
+            ),
+            streams_per_address=int_setting(
+                environ, "CARDLEDGER_API_STREAMS_PER_ADDRESS", default.streams_per_address, 1, 512
+            ),
             streams_reserved=int_setting(environ, "CARDLEDGER_API_STREAMS_RESERVED", streams // 2, 0, streams),
-            requests_per_caller=int_setting(environ, "CARDLEDGER_API_REQUESTS_PER_CALLER", 2, 1, 64),
+            requests_per_caller=int_setting(
+                environ, "CARDLEDGER_API_REQUESTS_PER_CALLER", default.requests_per_caller, 1, 64
+            ),
             long_poll_seconds=int_setting(
-                environ, "CARDLEDGER_LONG_POLL_SECONDS", DEFAULT_LONG_POLL_SECONDS, 1, LONG_POLL_MAX_SECONDS
+                environ, "CARDLEDGER_LONG_POLL_SECONDS", default.long_poll_seconds, 1, LONG_POLL_MAX_SECONDS
             ),
         )
 

@@ -123,7 +123,7 @@ def run_clock(
     database_url: str,
     stop: threading.Event,
     interval: float = INTERVAL_S,
-    after: timedelta | None = None,
+    after: timedelta = DEFAULT_ABANDON_AFTER,
     make_ledger: Callable[[], tuple[CardLedger, Callable[[], None]]] | None = None,
 ) -> None:
     """Sweep every `interval` seconds while this process holds the clock's advisory lock; stand by otherwise.
@@ -135,7 +135,7 @@ def run_clock(
             try:
                 if clock is None:
                     ledger, close = (make_ledger or (lambda: _ledger(database_url)))()
-                    clock = Clock(ledger, after if after is not None else DEFAULT_ABANDON_AFTER, before_append)
+                    clock = Clock(ledger, after, before_append)
                 with psycopg.connect(
                     database_url, autocommit=True, fallback_application_name=application_name(COMPONENT)
                 ) as lock_conn:

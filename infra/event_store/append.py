@@ -8,9 +8,6 @@ from domain.hashchain import GENESIS_HASH
 from infra.db import Conn
 from infra.errors import VersionConflict
 
-# An event's columns in the statement: version, type, schema_version, deal_no, data, metadata, prev_hash, hash,
-# hash_version.
-
 
 @functools.cache
 def append_sql(event_count: int, remember: bool) -> str:
@@ -30,6 +27,7 @@ def append_sql(event_count: int, remember: bool) -> str:
         if remember
         else ""
     )
+    # version, type, schema_version, deal_no, data, metadata, prev_hash, hash, hash_version
     row = "(%s::integer, %s::text, %s::smallint, %s::integer, %s::json, %s::json, %s::text, %s::text, %s::smallint)"
     order = "\n        ORDER BY e.version" if event_count > 1 else ""
     return f"""WITH head AS (

@@ -39,9 +39,6 @@ from services.api.spec.types import TypedMarshmallowPlugin
 from services.bootstrap import Container, bootstrap
 
 API_TITLE = "cardledger"
-LIMITED_TAGS = frozenset(
-    {"players", "tables", "actions", "history", "reports", "keys", "stream", "seat_stream"}
-)  # not ops
 BLUEPRINTS = (
     players.blp,
     tables.blp,
@@ -53,6 +50,8 @@ BLUEPRINTS = (
     seat_stream.blp,
     ops.blp,
 )
+# flask-smorest tags each operation with its blueprint's name: the rate-limited operations' tags.
+LIMITED_TAGS = frozenset(blueprint.name for blueprint in BLUEPRINTS if blueprint.rate_limit is not None)
 
 log = logging.getLogger("cardledger.api")
 
@@ -169,9 +168,8 @@ def create_served_app() -> Flask:
     settings = Settings.from_env()
     signing_seed(settings)  # no signing key (or a malformed one): the worker refuses to start, naming the variable
 
-    admission = served_admission(
-        settings.serving, CorsPolicy(settings.cors_origins)
-    )  # its refusals carry the CORS headers too
+    # Its refusals carry the CORS headers too.
+    admission = served_admission(settings.serving, CorsPolicy(settings.cors_origins))
     # Admission inside the proxy fix: it counts streams per caller by the client's address, not the proxy's.
     return create_app(settings, middleware=[admission])
 

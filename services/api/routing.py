@@ -1,4 +1,5 @@
-"""Decorators shared by the blueprints: authentication plus the documented error responses."""
+"""The blueprints' base class (with the rate limit each declares) and the decorators they share: authentication
+plus the documented error responses."""
 
 from __future__ import annotations
 

@@ -151,10 +151,11 @@ def _error_answer(path: str, response: Response) -> RemoteError:
     if isinstance(problem, dict) and "detail" in problem:
         code = str(problem.get("code") or "")
         return RemoteError(f"GET {path}: {status} {code}: {problem['detail']}", status, code or None)
-    return RemoteError(f"GET {path}: {status} {HTTPStatus(status).phrase if status in _KNOWN else ''}".rstrip(), status)
-
-
-_KNOWN = frozenset(int(status) for status in HTTPStatus)
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:  # a status HTTP does not name
+        phrase = ""
+    return RemoteError(f"GET {path}: {status} {phrase}".rstrip(), status)
 
 
 # The verdict ------------------------------------------------------------------------------

@@ -81,7 +81,10 @@ def caches() -> ProjectionCaches:
 
 
 def database_url() -> str:
-    url = _configured_url or Settings.from_env().database_url  # a plain `rq worker` process: its environment
+    global _configured_url
+    if _configured_url is None:  # a plain `rq worker` process: its environment, read once
+        _configured_url = Settings.from_env().database_url
+    url = _configured_url
     if not url:
         raise RuntimeError("projection jobs need a database: call configure(url) or set DATABASE_URL")
     return url
