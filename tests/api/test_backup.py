@@ -26,11 +26,24 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        pytest.skip(f"{name} not found: apt-get install postgresql-client")
-    return found
+def tool(name: str, server_url: str) -> str:
+    """The client tool `name` of the server's major version or later (pg_dump refuses a newer server): the
+    embedded server's own (pgserver ships its binaries), Debian's for that version, or the one on PATH."""
+    with psycopg.connect(server_url) as conn:
+        major = int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000  # type: ignore[index]
+    candidates = [f"/usr/lib/postgresql/{major}/bin/{name}", shutil.which(name)]
+    try:
+        import pgserver  # type: ignore[import-untyped,unused-ignore]
+
+        candidates.insert(0, str(Path(pgserver.__file__).parent / "pginstall" / "bin" / name))
+    except ImportError:
+        pass
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            version = subprocess.run([candidate, "--version"], capture_output=True, text=True, check=True).stdout
+            if int(version.split()[-1].split(".")[0]) >= major:
+                return candidate
+    pytest.skip(f"no {name} of PostgreSQL {major} or later: apt-get install postgresql-client-{major}")
 
 
 def seated_table(api: Api, name: str) -> tuple[str, list[str]]:
@@ -44,7 +57,7 @@ def seated_table(api: Api, name: str) -> tuple[str, list[str]]:
 def test_a_backup_under_load_restores_verifies_and_keeps_every_earlier_receipt(
     app: Flask, api: Api, api_database_url: str, pg_server_url: str, tmp_path: Path
 ) -> None:
-    pg_dump, pg_restore = tool("pg_dump"), tool("pg_restore")
+    pg_dump, pg_restore = tool("pg_dump", pg_server_url), tool("pg_restore", pg_server_url)
     rng = random.Random(5)
     tables = [seated_table(api, f"b{n}") for n in range(3)]
     before: list[dict[str, Any]] = []
