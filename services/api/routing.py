@@ -68,23 +68,24 @@ def response_name(status: int) -> str:
     return http.HTTPStatus(status).name
 
 
-def errors(blp: Blueprint, *codes: int) -> Callable[[F], F]:
-    """Document `codes` as problem+json error responses of the operation."""
+def error_responses(*codes: int) -> dict[int, str]:
+    """The operation's `responses` documenting `codes` as problem+json error responses (references to the
+    components flask-smorest's Api registers under each status's name)."""
+    return {code: response_name(code) for code in sorted(set(codes), reverse=True)}
+
+
+def errors(blp: Blueprint, *codes: int, **doc: Any) -> Callable[[F], F]:
+    """Document `codes` as problem+json error responses of the operation, with the rest of `doc`. One `doc`
+    layer, not an `alt_response` per code: each of flask-smorest's decorators wraps the view once more."""
+    responses = {**error_responses(*codes), **doc.pop("responses", {})}
+    return blp.doc(responses=responses, **doc)
+
+
+def secured(blp: Blueprint, *codes: int, **doc: Any) -> Callable[[F], F]:
+    """Bearer authentication (checked first) and its documentation, plus the error responses `codes` and the
+    rest of `doc`, in one documentation layer."""
 
     def decorator(view: F) -> F:
-        for code in sorted(set(codes), reverse=True):
-            view = blp.alt_response(code, response=response_name(code))(view)
-        return view
-
-    return decorator
-
-
-def secured(blp: Blueprint, *codes: int) -> Callable[[F], F]:
-    """Bearer authentication (checked first) and its documentation, plus the error responses `codes`."""
-
-    def decorator(view: F) -> F:
-        view = errors(blp, 401, 429, *codes)(view)
-        view = blp.doc(security=SECURITY)(view)
-        return authenticated(view)
+        return authenticated(errors(blp, 401, 429, *codes, security=SECURITY, **doc)(view))
 
     return decorator

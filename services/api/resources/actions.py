@@ -27,18 +27,18 @@ RECEIPTS_LINK = {
     "description": "check this write's receipt against the log",
 }
 
+LINKS = {**table_links(TABLE, DEAL), "submitDisputeReceipts": RECEIPTS_LINK}
+
 blp = Blueprint(
     "actions", __name__, url_prefix="/v1/tables", description="Actions at a table", rate_limit=RateLimit("actions")
 )
 
 
 @blp.route("/<uuid:table_id>/actions", methods=["POST"])
-@blp.doc(operationId="act")
-@secured(blp, 400, 403, 404, 409, 412, 422)
+@secured(blp, 400, 403, 404, 409, 412, 422, operationId="act", responses={201: {"links": LINKS}})
 @blp.arguments(ActionHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(ActionSchema(), examples=ACTIONS)
 @blp.response(201, ActionResultSchema, headers=PREFERENCE_APPLIED_HEADER, example=ACTION_RESULT)
-@blp.doc(responses={201: {"links": {**table_links(TABLE, DEAL), "submitDisputeReceipts": RECEIPTS_LINK}}})
 def act(
     headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID
 ) -> tuple[dict[str, Any], int, dict[str, str]]:

@@ -29,8 +29,7 @@ blp = Blueprint(
 
 
 @blp.route("/<uuid:table_id>/events", methods=["GET"])
-@blp.doc(operationId="listEvents")
-@secured(blp, 404)
+@secured(blp, 404, operationId="listEvents")
 @blp.arguments(EventsQuerySchema(), location="query")
 @blp.response(200, EventsPageSchema, example=EVENTS_PAGE)
 def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
@@ -40,8 +39,7 @@ def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>/deals/<int:deal_no>", methods=["GET"])
-@blp.doc(operationId="getDeal")
-@secured(blp, 403, 404)
+@secured(blp, 403, 404, operationId="getDeal")
 @blp.response(200, DealRecordSchema, example=DEAL_RECORD)
 def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
     """A deal's commitment, client seeds, server seed (once ended), result and the service's verification."""
@@ -51,8 +49,7 @@ def deal_record(table_id: uuid.UUID, deal_no: int) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>/ledger", methods=["GET"])
-@blp.doc(operationId="getLedger")
-@secured(blp, 403, 404)
+@secured(blp, 403, 404, operationId="getLedger")
 @blp.arguments(LedgerQuerySchema(), location="query")
 @blp.response(200, LedgerSchema, example=LEDGER)
 def ledger(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:

@@ -15,8 +15,7 @@ blp = Blueprint(
 
 
 @blp.route("", methods=["GET"])
-@blp.doc(operationId="listKeys")
-@errors(blp, 503)
+@errors(blp, 503, operationId="listKeys")
 @blp.response(200, KeysSchema, example=KEYS)
 def keys() -> dict[str, Any]:
     """Every Ed25519 key that has signed receipts, oldest first (old keys stay listed after a rotation).

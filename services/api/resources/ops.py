@@ -56,8 +56,7 @@ def _redis_detail(error: Exception) -> str:
 
 
 @blp.route("/readyz", methods=["GET"])
-@blp.doc(operationId="readyz")
-@errors(blp, 503)
+@errors(blp, 503, operationId="readyz")
 @blp.response(200, ReadySchema)
 def readyz() -> dict[str, Any] | Response:
     """Ready when the database answers, no migration is pending and Redis answers; 503 with the checks otherwise."""

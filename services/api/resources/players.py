@@ -20,8 +20,7 @@ blp = Blueprint(
 
 
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="registerPlayer")
-@errors(blp, 400, 429)
+@errors(blp, 400, 429, operationId="registerPlayer")
 @blp.arguments(PlayerCreateSchema(), example=PLAYER_CREATE)
 @blp.response(201, PlayerSchema, example=PLAYER)
 def register(body: dict[str, Any]) -> dict[str, Any]:
@@ -30,8 +29,7 @@ def register(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/me", methods=["GET"])
-@blp.doc(operationId="whoAmI")
-@secured(blp)
+@secured(blp, operationId="whoAmI")
 @blp.response(200, WhoAmISchema, example=WHO_AM_I)
 def me() -> dict[str, Any]:
     """The caller the bearer token names: a player (its id and name) or the auditor (id null)."""

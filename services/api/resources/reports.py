@@ -59,11 +59,9 @@ def _room_for_receipts() -> None:
 
 
 @blp.route("/settlement", methods=["GET"])
-@blp.doc(operationId="getSettlementReport")
-@secured(blp, 403, 404)
+@secured(blp, 403, 404, operationId="getSettlementReport", responses={200: {"content": {"text/csv": _CSV}}})
 @blp.arguments(SettlementQuerySchema(), location="query")
 @blp.response(200, SettlementSchema, headers=_NEXT_PAGE_HEADER, example=SETTLEMENT)
-@blp.doc(responses={200: {"content": {"text/csv": _CSV}}})
 def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]] | Response:
     """Net per player and per table over the period (`from` inclusive, `to` exclusive), deals dated by their
     end. Players see their own figures only (403 for another player's id); the auditor sees all.
@@ -85,8 +83,7 @@ def settlement(query: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, st
 
 
 @blp.route("/settlement.csv", methods=["GET"])
-@blp.doc(operationId="getSettlementCsv")
-@secured(blp, 403, 404)
+@secured(blp, 403, 404, operationId="getSettlementCsv")
 @blp.arguments(SettlementCsvQuerySchema(), location="query")
 @blp.response(200, _CSV["schema"], content_type="text/csv", headers=_NEXT_PAGE_HEADER, description="CSV")
 def settlement_as_csv(query: dict[str, Any]) -> Response:
@@ -129,11 +126,9 @@ def _wants_html(explicit: str | None) -> bool:
 
 
 @blp.route("/dispute", methods=["GET"])
-@blp.doc(operationId="getDisputeReport")
-@secured(blp, 403, 404)
+@secured(blp, 403, 404, operationId="getDisputeReport", responses={200: {"content": {"text/html": _HTML}}})
 @blp.arguments(DisputeQuerySchema(), location="query")
 @blp.response(200, DisputeSchema)
-@blp.doc(responses={200: {"content": {"text/html": _HTML}}})
 def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
     """The deal replayed step by step with the verification of commitment, deck, hash chain and result.
     HTML with `format=html` or `Accept: text/html` (as GET /v1/reports/dispute.html answers, for clients that
@@ -146,8 +141,7 @@ def dispute(query: dict[str, Any]) -> dict[str, Any] | Response:
 
 
 @blp.route("/dispute.html", methods=["GET"])
-@blp.doc(operationId="getDisputePage")
-@secured(blp, 403, 404)
+@secured(blp, 403, 404, operationId="getDisputePage")
 @blp.arguments(DisputePageQuerySchema(), location="query")
 @blp.response(200, _HTML["schema"], content_type="text/html", description="HTML")
 def dispute_page(query: dict[str, Any]) -> Response:
@@ -163,8 +157,7 @@ def _dispute_page(report: dict[str, Any]) -> Response:
 
 
 @blp.route("/dispute", methods=["POST"])
-@blp.doc(operationId="submitDisputeReceipts")
-@secured(blp, 400, 403, 404, 413, 422)
+@secured(blp, 400, 403, 404, 413, 422, operationId="submitDisputeReceipts")
 @blp.arguments(DisputeReceiptsRequestSchema(), example=DISPUTE_RECEIPTS)
 @blp.response(200, DisputeWithReceiptsSchema)
 def dispute_with_receipts(body: dict[str, Any]) -> dict[str, Any]:

@@ -160,8 +160,7 @@ def _resume_after(headers: dict[str, Any], query: dict[str, Any]) -> int:
 
 
 @blp.route("/<uuid:table_id>/view/stream", methods=["GET"])
-@blp.doc(operationId="followSeatView")
-@secured(blp, 400, 403, 404, 503)
+@secured(blp, 400, 403, 404, 503, operationId="followSeatView")
 @blp.arguments(SeatStreamHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(SeatStreamQuerySchema(), location="query")
 @blp.response(200, SEAT_VIEW_STREAM_SCHEMA, content_type="text/event-stream", description="Server-Sent Events")

@@ -174,8 +174,7 @@ def _withheld_for(who: Caller, table_id: str) -> Callable[[Any], bool]:
 
 
 @blp.route("/<uuid:table_id>/stream", methods=["GET"])
-@blp.doc(operationId="followTable")
-@secured(blp, 400, 404, 503)
+@secured(blp, 400, 404, 503, operationId="followTable")
 @blp.arguments(StreamHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(StreamQuerySchema(), location="query")
 @blp.response(200, STREAM_SCHEMA, content_type="text/event-stream", description="Server-Sent Events")

@@ -55,11 +55,16 @@ TableReply = tuple[dict[str, Any], int, dict[str, str]] | Response
 
 
 @blp.route("", methods=["POST"])
-@blp.doc(operationId="openTable")
-@secured(blp, 400, 403, 422)
+@secured(
+    blp,
+    400,
+    403,
+    422,
+    operationId="openTable",
+    responses={201: {"links": table_links("$response.body#/id", "$response.body#/next_deal/deal_no")}},
+)
 @blp.arguments(TableCreateSchema(), examples=TABLE_CREATE)
 @blp.response(201, OpenedTableSchema, headers={**LOCATION_HEADER, **ETAG_HEADER}, example=OPENED_TABLE)
-@blp.doc(responses={201: {"links": table_links("$response.body#/id", "$response.body#/next_deal/deal_no")}})
 def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
     """Open a table. Options are the per-table settings of docs/rules.md; unknown or out-of-range ones are a 422.
     The answer carries the signed `receipt` of the opening (GET /v1/keys)."""
@@ -68,8 +73,7 @@ def open_table(body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str
 
 
 @blp.route("", methods=["GET"])
-@blp.doc(operationId="listTables")
-@secured(blp)
+@secured(blp, operationId="listTables")
 @blp.arguments(LobbyQuerySchema(), location="query")
 @blp.response(200, LobbySchema)
 def lobby(query: dict[str, Any]) -> dict[str, Any]:
@@ -81,8 +85,7 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/<uuid:table_id>", methods=["GET"])
-@blp.doc(operationId="getTable")
-@secured(blp, 400, 404, 503)
+@secured(blp, 400, 404, 503, operationId="getTable")
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(200, TableSchema, headers=ETAG_HEADER, example=TABLE)
@@ -98,12 +101,12 @@ def table(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) -
 
 
 @blp.route("/<uuid:table_id>/seats", methods=["POST"])
-@blp.doc(operationId="sit")
-@secured(blp, 400, 403, 404, 409, 422)
+@secured(
+    blp, 400, 403, 404, 409, 422, operationId="sit", responses={201: {"links": table_links("$request.path.table_id")}}
+)
 @blp.arguments(PreferHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(SeatRequestSchema(), examples=SEAT_REQUEST)
 @blp.response(201, SeatSchema, headers=PREFERENCE_APPLIED_HEADER, example=SEAT)
-@blp.doc(responses={201: {"links": table_links("$request.path.table_id")}})
 def sit(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> TableReply:
     """Sit down (at `seat`, or the first free one): before the first deal, or between deals in a seat someone
     left (sitting down then counts as `ready`). When the last seat is filled and every seat is ready, the next
@@ -115,8 +118,7 @@ def sit(headers: dict[str, Any], body: dict[str, Any], table_id: uuid.UUID) -> T
 
 
 @blp.route("/<uuid:table_id>/view", methods=["GET"])
-@blp.doc(operationId="getSeatView")
-@secured(blp, 400, 403, 404, 503)
+@secured(blp, 400, 403, 404, 503, operationId="getSeatView")
 @blp.arguments(ConditionalReadHeadersSchema(), location="headers", error_status_code=400)
 @blp.arguments(MinVersionQuerySchema(), location="query")
 @blp.response(
