@@ -111,8 +111,9 @@ def install_limits(app: Flask, redis_url: str | None, blueprints: Iterable[Bluep
     """The limiter of `app`, each of `blueprints` limited as it declares."""
     config = app.config
     uri = config.get("RATELIMIT_STORAGE_URI") or storage_uri(redis_url)
-    # Registered before the limiter's own hook, so it runs after it (Flask runs after_request hooks in reverse).
-    app.after_request(_drop_limiter_retry_after)
+    if config["RATE_LIMITS_ENABLED"]:  # off, the limiter sends no header to drop
+        # Registered before the limiter's own hook, so it runs after it (Flask runs after_request hooks in reverse).
+        app.after_request(_drop_limiter_retry_after)
     limiter = Limiter(
         get_remote_address,
         app=app,

@@ -92,13 +92,9 @@ def install_metrics(app: Flask) -> ApiMetrics:
     counters: dict[tuple[str, str, str], Any] = {}
     timers: dict[tuple[str, str, str], Any] = {}
 
-    @app.before_request
-    def _start_timer() -> None:
-        flask.g.request_started = time.perf_counter()
-
     @app.after_request
     def _observe(response: Response) -> Response:
-        started = flask.g.get("request_started")
+        started = flask.g.get("request_started")  # stamped by the first hook (middleware.request_ids)
         served = flask.request
         route = served.url_rule.rule if served.url_rule is not None else "unmatched"
         method = served.method if served.method in KNOWN_METHODS else "other"

@@ -1,4 +1,5 @@
-"""Request ids: taken from `X-Request-ID` (1 to 128 printable ASCII characters) or generated, sent back.
+"""Request ids: taken from `X-Request-ID` (1 to 128 printable ASCII characters) or generated, sent back; and
+the request's start (`g.request_started`), which its log line and the latency metric read.
 
 The id is bound to the request's context (`services.logs.current_request_id`)
 so that every log line of the request carries it and the events the request
@@ -30,7 +31,7 @@ def install_request_ids(app: Flask) -> None:
         context = flask.g
         context.request_id = request_id
         context.request_id_token = set_request_id(request_id)
-        context.request_id_started = time.perf_counter()
+        context.request_started = time.perf_counter()
 
     @app.after_request
     def _send_request_id(response: Response) -> Response:
@@ -40,7 +41,7 @@ def install_request_ids(app: Flask) -> None:
             response.headers[REQUEST_ID_HEADER] = request_id
             if not log.isEnabledFor(logging.DEBUG):
                 return response  # nothing to log: the line's fields are not worth reading off the request
-            started = context.get("request_id_started")
+            started = context.get("request_started")
             request = flask.request
             log.debug(
                 "request answered",
