@@ -12,7 +12,7 @@ view is encoded once per version for every seat (`services.api.pushes.seat_pushe
 held while waiting. `Last-Event-ID` (a version, as sent) or
 `after` resumes: the first message is sent only when the table is past that version.
 
-A seat waiting for its turn learns of it here without a request per action (issue 24). Errors before the
+A seat waiting for its turn learns of it here without a request per action. Errors before the
 first message are the problems `/view` gives (404, 403 `no_seat`, ...); a caller who loses the view while
 following (leaves its seat) receives `event: error` with that code, and the stream ends; so does a stream
 that loses Redis (`stream_unavailable`) or its database (`view_unavailable`). Heartbeats, lifetime and
