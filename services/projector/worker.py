@@ -9,14 +9,12 @@ Redis only the signal. Both paths are exactly-once (see infra.projections).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 from datetime import timedelta
-from typing import Any
 
 import redis
-from rq import SimpleWorker
+from rq import Queue, SimpleWorker
 from rq.exceptions import DequeueTimeout
 from rq.timeouts import TimerDeathPenalty
 from rq.worker import WorkerStatus
@@ -33,57 +31,50 @@ log = logging.getLogger("cardledger.projector")
 
 QUEUE = PROJECTIONS_QUEUE
 FALLBACK_INTERVAL_S = 1.0
-# How long RQ's command listener waits for a message before it looks at its stop flag again (RQ's own: 60 s).
-COMMAND_WAIT_S = 1.0
+DEQUEUE_WAIT_S = 1  # how long a wait for a job lasts before the worker looks at its stop event again
 
 
-class ThreadWorker(SimpleWorker):
-    """Runs jobs in its own thread (no fork), stoppable from another thread, no signal handlers."""
+def projection_worker(client: redis.Redis) -> SimpleWorker:
+    """An RQ worker of queue "projections" on `client` that runs each job in the calling thread, its timeout kept
+    by a timer (RQ's default, SIGALRM, works in the main thread only)."""
+    worker = SimpleWorker([QUEUE], connection=client, serializer=JOB_SERIALIZER)
+    worker.death_penalty_class = TimerDeathPenalty
+    return worker
 
-    death_penalty_class = TimerDeathPenalty
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("serializer", JOB_SERIALIZER)
-        super().__init__(*args, **kwargs)
-
-    def _install_signal_handlers(self) -> None:
-        pass
-
-    def subscribe(self) -> None:
-        """RQ's, with a listener that looks at its stop flag every `COMMAND_WAIT_S`."""
-        self.pubsub = self.connection.pubsub()  # type: ignore[no-untyped-call]
-        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
-        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment]
-            sleep_time=COMMAND_WAIT_S, daemon=True, exception_handler=self._pubsub_exception_handler
-        )
-
-    def unsubscribe(self) -> None:
-        stop_command_listener(self)
-
-    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> Any:
-        """Wait for a job in 1 s steps until stopped (None); Redis errors propagate (the caller retries).
-
-        In burst mode (`timeout` None) one look at the queues, None when they are empty.
-        """
-        self.set_state(WorkerStatus.IDLE)
-        while not self._stop_requested:
-            self.heartbeat()
-            if self.should_run_maintenance_tasks:
-                self.run_maintenance_tasks()  # type: ignore[no-untyped-call]
+def work(client: redis.Redis, stop: threading.Event, burst: bool = False) -> int:
+    """Run the queue's jobs in this thread until `stop` is set (with `burst`, until the queue is empty); the
+    number of jobs run. RQ's `Worker.work` would install signal handlers, which only the main thread may, and
+    looks at its stop flag only between jobs or after a dequeue's timeout (minutes); this loop waits for a
+    job a second at a time. Redis errors propagate (the caller retries)."""
+    worker = projection_worker(client)
+    worker.register_birth()  # type: ignore[no-untyped-call]
+    done = 0
+    try:
+        while not stop.is_set():
+            worker.heartbeat()
+            if worker.should_run_maintenance_tasks:
+                worker.run_maintenance_tasks()  # type: ignore[no-untyped-call]
+            worker.set_state(WorkerStatus.IDLE)
             try:
-                result = self.queue_class.dequeue_any(
-                    self._ordered_queues,
-                    None if timeout is None else 1,
-                    connection=self.connection,
-                    job_class=self.job_class,
-                    serializer=self.serializer,
-                    death_penalty_class=self.death_penalty_class,
+                found = Queue.dequeue_any(
+                    worker.queues,
+                    None if burst else DEQUEUE_WAIT_S,
+                    connection=client,
+                    job_class=worker.job_class,
+                    serializer=worker.serializer,
+                    death_penalty_class=worker.death_penalty_class,
                 )
             except DequeueTimeout:
                 continue
-            if result is not None or timeout is None:
-                return result
-        return None
+            if found is None:
+                return done
+            job, queue = found
+            worker.execute_job(job, queue)
+            done += 1
+        return done
+    finally:
+        worker.register_death()  # type: ignore[no-untyped-call]
 
 
 def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -> None:
@@ -100,38 +91,12 @@ def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -
     jobs.close_connection()
 
 
-def stop_command_listener(worker: ThreadWorker) -> None:
-    """Stop the thread RQ listens for commands on. RQ stops it only when `work` returns; after an error (Redis
-    lost) it would go on retrying every 2 s for the life of the process, one more thread per outage."""
-    thread = worker.pubsub_thread
-    if thread is None:
-        return
-    # The flag first, then the UNSUBSCRIBE whose reply wakes the thread: RQ sends it first, and a thread that
-    # read the reply before the flag went down waited for a subscription for its whole wait (60 s in RQ).
-    thread.stop()
-    if worker.pubsub is not None:
-        with contextlib.suppress(redis.RedisError):
-            worker.pubsub.unsubscribe()
-    thread.join(timeout=5)
-    worker.pubsub_thread = None
-    if worker.pubsub is not None:
-        worker.pubsub.close()
-
-
 def _run_rq(redis_url: str, stop: threading.Event) -> None:
-    current: list[ThreadWorker] = []
-    watcher = threading.Thread(target=_stop_when_set, args=(current, stop), daemon=True)
-    watcher.start()
     delay = 0.5
     while not stop.is_set():
         client = redis_clients.connect(redis_url, socket_timeout=10, socket_connect_timeout=2)
-        worker: ThreadWorker | None = None
         try:
-            worker = ThreadWorker([QUEUE], connection=client)
-            current[:] = [worker]
-            if stop.is_set():
-                break
-            worker.work(logging_level="WARNING")
+            work(client, stop)
             delay = 0.5
         except (redis.ConnectionError, redis.TimeoutError, OSError) as error:
             code = redis_bus.failure_code(error)  # a refused password too: one line per attempt, then retried
@@ -146,19 +111,11 @@ def _run_rq(redis_url: str, stop: threading.Event) -> None:
             count_error("worker", "unexpected")
             log.exception("projection worker failed; restarting in %.1f s", delay)
         finally:
-            if worker is not None:
-                stop_command_listener(worker)
             client.close()
         if not stop.is_set():
             stop.wait(delay)
             delay = min(delay * 2, 5.0)
     jobs.close_connection()
-
-
-def _stop_when_set(current: list[ThreadWorker], stop: threading.Event) -> None:
-    stop.wait()
-    for worker in current:
-        worker._stop_requested = True
 
 
 def run_worker(

@@ -24,7 +24,7 @@ from infra.projections import ProjectionCaches
 from infra.queueing import CATCH_UP_ALL_JOB, JOB_SERIALIZER, enqueue_projections
 from services.projector import jobs
 from services.projector.rebuild import rebuild
-from services.projector.worker import QUEUE, ThreadWorker, run_worker, stop_command_listener
+from services.projector.worker import QUEUE, run_worker, work
 from services.relay import Relay
 from tests.faults.delayed import pause_of
 from tests.faults.servers import RedisServer, wait_until
@@ -105,8 +105,10 @@ def test_every_rq_job_delivered_twice_changes_nothing_twice(
         for name in projections.NAMES:
             queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
             queue.enqueue("services.projector.jobs.catch_up", name, result_ttl=0)
-    workers = [ThreadWorker([QUEUE], connection=redis_server.client()) for _ in range(2)]
-    threads = [threading.Thread(target=w.work, kwargs={"burst": True}) for w in workers]
+    threads = [
+        threading.Thread(target=work, args=(redis_server.client(), threading.Event()), kwargs={"burst": True})
+        for _ in range(2)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -132,8 +134,7 @@ def commands_while_a_job_runs(
     """Run a burst RQ worker in a thread; once its job holds the "looking" key, play a command of a new table
     every 0.05 s and ask to enqueue a job after each (the key must stay held); then wait for the worker.
     Returns what each enqueue gave."""
-    worker = ThreadWorker([QUEUE], connection=redis_server.client())
-    thread = threading.Thread(target=worker.work, kwargs={"burst": True})
+    thread = threading.Thread(target=work, args=(redis_server.client(), threading.Event()), kwargs={"burst": True})
     thread.start()
     wait_until(lambda: bool(client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)), what="the job looking")
     played = TableGame(table_id, seats=3).play_into(store)
@@ -234,7 +235,7 @@ def test_a_job_that_has_gone_on_long_enough_hands_on_to_a_successor_at_the_front
     play_tables(store, count=1, deals=1, seed=46)
     wait_until_readable(db_url)  # a job's first round finds every event played
     assert enqueue_projections(client) == 1
-    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    work(redis_server.client(), threading.Event(), burst=True)
     assert commands == 0
     assert len(runs) >= 3  # the first job and its successors, one after another
     assert [succeeds for _, succeeds in runs[1:]] == [id for id, _ in runs[:-1]]
@@ -264,12 +265,12 @@ def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
     Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).enqueue(
         "services.projector.jobs.catch_up_all", result_ttl=0
     )
-    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    work(redis_server.client(), threading.Event(), burst=True)
     assert not caught_up(conn)  # left to the holder
     assert client.get(redis_bus.PROJECTIONS_LOOKING_KEY) == b"another-job"
     assert redis_bus.release_looking(client, "another-job")
     assert enqueue_projections(client) == 1
-    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    work(redis_server.client(), threading.Event(), burst=True)
     assert caught_up(conn) and table_views_current(conn)
     assert not client.exists(redis_bus.PROJECTIONS_LOOKING_KEY)
     jobs.close_connection()
@@ -279,22 +280,6 @@ def test_a_job_that_finds_another_looking_leaves_the_catching_up_to_it(
 def command_listeners() -> list[threading.Thread]:
     """The threads RQ workers listen for commands on (redis-py's pubsub threads), alive now."""
     return [t for t in threading.enumerate() if isinstance(t, PubSubWorkerThread) and t.is_alive()]
-
-
-def test_a_stopped_workers_command_listener_ends_though_it_had_read_its_unsubscription(
-    redis_server: RedisServer,
-) -> None:
-    """RQ unsubscribes before it stops its listener: one that read the reply first waited for a subscription
-    (60 s in RQ) before it looked at its stop flag, and outlived its worker."""
-    worker = ThreadWorker([QUEUE], connection=redis_server.client())
-    worker.subscribe()
-    pubsub, listener = worker.pubsub, worker.pubsub_thread
-    assert pubsub is not None and listener is not None
-    pubsub.unsubscribe()
-    wait_until(lambda: not pubsub.subscribed, timeout=10, what="the listener reading its unsubscription")
-    stop_command_listener(worker)
-    assert not listener.is_alive()
-    worker.connection.close()
 
 
 @pytest.mark.slow
@@ -407,7 +392,7 @@ def test_a_pickled_job_written_to_redis_is_never_run(tmp_path: Any, redis_server
     client = redis_server.client()
     planted = tmp_path / "planted"
     Queue(QUEUE, connection=client).enqueue(pathlib.Path.touch, planted, result_ttl=0)  # pickled: RQ's default
-    ThreadWorker([QUEUE], connection=redis_server.client()).work(burst=True)
+    work(redis_server.client(), threading.Event(), burst=True)
     assert not planted.exists()
     assert Queue(QUEUE, connection=client, serializer=JOB_SERIALIZER).count == 0
     client.close()
