@@ -95,7 +95,7 @@ class PrimaryFollowingConnection(SentinelManagedConnection):
     ever; only connections taken from the pool anew would find the new one."""
 
     def connect_check_health(self, check_health: bool = True, retry_socket_connect: bool = True) -> None:
-        if self._sock is None and self.connection_pool.is_master:
+        if not self.is_connected and self.connection_pool.is_master:
             self.host, self.port = self.connection_pool.get_master_address()
         super().connect_check_health(check_health, retry_socket_connect)
 

@@ -78,7 +78,7 @@ class FullMatch(validate.Regexp):
 
     def __call__(self, value: Any) -> Any:
         if self.regex.fullmatch(value) is None:
-            raise ValidationError(self._format_error(value))
+            raise ValidationError(self.error.format(input=value, regex=self.regex.pattern))
         return value
 
 
