@@ -59,6 +59,12 @@ def round_trips(lines: list[str]) -> int:
     return sum(1 for line in lines if _message(line) == ("B", "ReadyForQuery"))
 
 
+def in_a_transaction(lines: list[str]) -> bool:
+    """Whether the server reported, at the end of one of these round trips, a transaction block open (the
+    status of its ReadyForQuery: I idle, T in a transaction, E in a failed one)."""
+    return any(_message(line) == ("B", "ReadyForQuery") and line.split("\t")[3].strip() in ("T", "E") for line in lines)
+
+
 def prepares(lines: list[str]) -> int:
     """Round trips that prepared a named statement (once per connection and statement)."""
     return sum(1 for line in lines if _message(line) == ("F", "Parse") and not line.split("\t", 3)[3].startswith(' ""'))

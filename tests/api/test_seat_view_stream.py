@@ -315,7 +315,7 @@ def test_the_streams_of_a_table_on_another_process_share_one_read_per_version(
                 assert message is not None and message["event"] == "view", message
                 assert (int(message["id"]), json.loads(message["data"])) == (version, views[seat])
         reads = statements(other.trace.since(start), {})
-        assert sum(reads.values()) == actions and all("FROM events" in text for text in reads), reads
+        assert sum(reads.values()) == actions, reads  # one read of the store per action, shared by the streams
     finally:
         for stream in streams:
             stream.close()
