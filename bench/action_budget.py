@@ -13,8 +13,8 @@ start-ups cancel:
   run and the test client's side), and the pushed views per action (both seats' streams, from another app and from
   the app that wrote: the `--streamed` runs' differences);
 - the bots' client side per action (`cardledger simulate`, the `streaming` client, against `cardledger up`);
-- the relay and the Redis server per event (`bench.relay_cost.measure`, `--redis-instructions`), times the events
-  per action of the same script (`bench.action_cost.script` in memory);
+- the relay and the Redis server per event (`relay_per_event`: a played log published as the relay does, and a
+  redis-server under callgrind), times the events per action of the same script (`bench.action_cost.script`);
 - the projection workers per event: `projections.catch_up_all` in batches of `--worker-batch` over a played log,
   less the same on the caught-up models, times the events per action.
 
@@ -26,10 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import signal
+import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,9 +111,29 @@ def render(title: str, table: Budget) -> str:
 # The counts ----------------------------------------------------------------------------------------------------------
 
 
+def memory_table(game: str) -> tuple[Any, list[Any], str]:
+    """A two-seat table of `game` opened and seated through the application service on the in-memory storage
+    with `bench.action_cost`'s fixed seeds: (the application, the two seats' callers, the table's id)."""
+    from bench.action_cost import fixed_seed
+    from infra.signing import ReceiptSigner
+    from infra.storage.memory import InMemoryStorage
+    from services.bootstrap import application
+
+    class FixedSeedStorage(InMemoryStorage):
+        def seeds_for(self, table_id: str, deal_numbers: Any) -> dict[int, bytes]:
+            return {n: fixed_seed(n) for n in sorted(set(deal_numbers)) if n >= 1}
+
+    ledger = application(FixedSeedStorage(), None, ReceiptSigner.ephemeral())
+    callers = [ledger.authenticate(str(ledger.register_player(name)["token"])) for name in ("north", "south")]
+    table_id = str(ledger.open_table(callers[0], game, 2, {})["id"])
+    for seat in (0, 1):
+        ledger.sit(callers[seat], table_id, seat, f"seat-{seat}", True)
+    return ledger, callers, table_id
+
+
 def events_per_action(game: str, count: int, seed: int = 24) -> float:
     """The events one action of `bench.action_cost`'s script appends, on average over `count` actions."""
-    from bench.action_cost import memory_table, script
+    from bench.action_cost import script
 
     ledger, callers, table_id = memory_table(game)
     first = ledger.load_state(table_id).version
@@ -168,7 +192,7 @@ def api_counts(game: str, actions: int, seed: int) -> dict[str, float]:
     from bench.action_cost import callgrind_instructions
 
     def run(post: bool, flags: list[str]) -> int:
-        return callgrind_instructions(game, actions, post=post, streamed=flags, seed=seed)
+        return callgrind_instructions(game, actions, post=post, flags=flags, seed=seed)
 
     idle = run(False, ["--no-streams"])
     alone = run(True, ["--plain", "--no-streams", "--no-publish"])
@@ -221,12 +245,119 @@ def bots_counts(games: list[str], deals: int, bare_seconds: float) -> dict[str, 
     return got
 
 
+# The relay and the workers, on a played log --------------------------------------------------------------------------
+
+RELAY_WARM_UP = 20  # events published before the counted ones: statements prepared, the script loaded
+# The read models a catch-up writes, emptied before each counted catch-up.
+MODEL_TABLES = ("table_views", "hand_tricks", "ledger_lines", "settlements", "deal_settlements", "closing_refunds")
+
+
+def relay_publishes(database_url: str, redis_url: str, events: int, batch: int) -> None:
+    """Publish `RELAY_WARM_UP` + `events` events of the log, `batch` at a time, as the relay does after each wait:
+    read the log after its position (one statement), pace the next look, publish the batch (one script call; a
+    projection job waiting, as under steady writes, so none is enqueued)."""
+    import threading
+    import time
+
+    from infra.db import connect
+    from infra.event_store import START
+    from services.relay import relay as relay_module
+
+    relay = relay_module.Relay(database_url, redis_url, threading.Event())
+    client = relay_module.redis_client(redis_url)
+    with connect(database_url, relay_module.COMPONENT) as conn:
+        tail = relay_module.LogTail(conn)  # the relay's reads on one cursor held across looks
+        position, published = START, 0
+        while published < RELAY_WARM_UP + events:
+            found = tail.after(position, batch)
+            if not found:
+                raise SystemExit(f"the log ends after {published} events: fewer than asked")
+            relay._next_poll = relay._interval_after(time.monotonic(), len(found))
+            relay._publish(client, found)
+            relay_module.RELAY_PUBLISHED.inc(len(found))
+            position, published = found[-1].log_position, published + len(found)
+    client.close()
+
+
+def _ready_to_publish(redis_url: str) -> None:
+    import redis
+
+    from infra.queueing import enqueue_projections
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    enqueue_projections(client)  # a job waiting: no batch enqueues another
+    client.close()
+
+
+@contextmanager
+def redis_under_callgrind(out: Path) -> Iterator[str]:
+    """A private redis-server run by callgrind (`--hz 1`: its timer's work small beside the commands'), stopped
+    (and its counts written to `out`) when the block ends."""
+    import redis
+
+    from services.cli.simulate.stack import free_port
+    from tests.faults.servers import redis_server_binary
+
+    port = free_port()
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", redis_server_binary(), "--port"]
+    command += [str(port), "--save", "", "--appendonly", "no", "--hz", "1"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        client = redis.Redis.from_url(url)
+        for _ in range(600):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.1)
+        client.close()
+        yield url
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=120)
+
+
+def relay_per_event(events: int, batch: int, tables: int = 8) -> tuple[float, float]:
+    """(the relay's instructions per event, the Redis server's), over a played Cholek Tiga log of `tables`
+    tables: each the difference of publishing `events` more events than the warm-up alone."""
+    from bench.counting import totals
+    from bench.harness import fresh_database, played_log, private_redis
+
+    with (
+        private_redis() as redis_url,
+        fresh_database() as url,
+        tempfile.TemporaryDirectory(prefix="cardledger-relay-") as scratch,
+    ):
+        played_log(url, "cholek-tiga", tables)
+        relay = {}
+        for n in (0, events):
+            _ready_to_publish(redis_url)
+            relay[n] = module_instructions("bench.action_budget", ["--relay", url, redis_url, str(n), str(batch)])
+        server = {}
+        for n in (0, events):
+            out = Path(scratch) / f"redis-{n}.callgrind"
+            with redis_under_callgrind(out) as private_url:
+                _ready_to_publish(private_url)
+                relay_publishes(url, private_url, n, batch)
+            server[n] = totals(out)
+    return (relay[events] - relay[0]) / events, (server[events] - server[0]) / events
+
+
+def reset_models(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"TRUNCATE {', '.join(MODEL_TABLES)}")
+        conn.execute("DELETE FROM log_positions WHERE name LIKE 'projection:%'")
+
+
 def workers_per_event(batch: int, tables: int = 8) -> float:
     """A projection worker's instructions per event: a catch-up of every projection in batches of `batch` over a
     played Cholek Tiga log, less the same catch-up on the caught-up models (the process and its look)."""
     import psycopg
 
-    from bench.catch_up import reset_models
     from bench.harness import fresh_database, played_log
 
     with fresh_database("cardledger_budget") as url:
@@ -243,13 +374,11 @@ def measure(
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """(the bare request's parts, each game's components), instructions: each game's API runs and the rest's, at
     once."""
-    from bench.relay_cost import measure as relay_measure
 
     def other_group() -> dict[str, Any]:
-        relay = relay_measure(relay_events, relay_batch, 8, True)
         return {
             "bare": bare_server_and_test_client(max(actions, 100)),
-            "relay": (float(relay["instructions"]), float(relay["redis_instructions"])),
+            "relay": relay_per_event(relay_events, relay_batch),
             "workers": workers_per_event(worker_batch),
             "bots": bots_counts(games, bots_deals, 10.0),
         }
@@ -297,7 +426,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bots-deals", type=int, default=1, help="deals per table of the bots' smaller run")
     parser.add_argument("--catch-up", nargs=2, metavar=("URL", "BATCH"), help=argparse.SUPPRESS)
     parser.add_argument("--bare", nargs=2, metavar=("SUBJECT", "REQUESTS"), help=argparse.SUPPRESS)
+    parser.add_argument("--relay", nargs=4, metavar=("URL", "REDIS_URL", "EVENTS", "BATCH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.relay:
+        relay_publishes(args.relay[0], args.relay[1], int(args.relay[2]), int(args.relay[3]))
+        return
     if args.catch_up:
         from infra import projections
         from infra.db import connect

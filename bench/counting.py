@@ -1,6 +1,6 @@
 """The benches' one toolkit for counting instead of timing: callgrind instructions, CPU seconds per process (/proc),
-the stack's processes by kind, SQL statements and Redis commands sent (SQL round trips: `tests.round_trips`,
-shared with the tests), and the WAL a window wrote."""
+the stack's processes by kind, PostgreSQL backends, Redis commands sent (SQL round trips: `tests.round_trips`,
+shared with the tests), and the WAL held for a window's reading."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -185,33 +183,6 @@ class CpuMeter:
 # SQL statements and the WAL ------------------------------------------------------------------------------------------
 
 
-@contextmanager
-def counted_statements() -> Iterator[Counter[str]]:
-    """Counts the statements every psycopg connection sends in the block (a row of executemany each) under
-    "statements"."""
-    import psycopg
-
-    counts: Counter[str] = Counter()
-    execute, executemany = psycopg.Cursor.execute, psycopg.Cursor.executemany
-
-    def counted_execute(cursor: Any, *args: Any, **kwargs: Any) -> Any:
-        counts["statements"] += 1
-        return execute(cursor, *args, **kwargs)
-
-    def counted_many(cursor: Any, query: Any, params_seq: Any, **kwargs: Any) -> Any:
-        params = list(params_seq)
-        counts["statements"] += len(params)
-        return executemany(cursor, query, params, **kwargs)
-
-    psycopg.Cursor.execute = counted_execute  # type: ignore[method-assign]
-    psycopg.Cursor.executemany = counted_many  # type: ignore[method-assign]
-    try:
-        yield counts
-    finally:
-        psycopg.Cursor.execute = execute  # type: ignore[method-assign]
-        psycopg.Cursor.executemany = executemany  # type: ignore[method-assign]
-
-
 def counting_redis(commands: Counter[str], redis_url: str) -> Any:
     """A Redis client like the services' whose every command sent (one at a time or in a pipeline) is counted
     in `commands` by name (SQL round trips: `tests.round_trips`)."""
@@ -242,20 +213,3 @@ def hold_wal(conn: Any, name: str) -> None:
         conn.execute("SELECT pg_create_physical_replication_slot(%s, true, true)", (f"{name}_{os.getpid()}",))
     except psycopg.Error as error:  # not a superuser, or no slots: the WAL may still be there at the end
         print(f"  no replication slot to hold the WAL ({error.diag.message_primary})", file=sys.stderr)
-
-
-def insert_lsn(conn: Any) -> str:
-    return str(conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0])
-
-
-def database_oid(conn: Any) -> int:
-    return int(conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0])
-
-
-def wait_for_flush(conn: Any, lsn: str) -> None:
-    """Until the server has flushed WAL up to `lsn` (pg_walinspect reads no further)."""
-    for _ in range(100):
-        done = conn.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (lsn,)).fetchone()
-        if done is not None and done[0]:
-            return
-        time.sleep(0.05)

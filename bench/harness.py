@@ -118,16 +118,12 @@ def registered_signer(database_url: str, signer: Any = None) -> Any:
 
 def played_log(url: str, game: str, tables: int, deals: int = 2, seed: int = 3) -> None:
     """`tables` tables of `game` played `deals` deals each (`TableGame`, seed 3), interleaved at random as
-    tables play at once, appended to the (migrated) database at `url`; pg_walinspect made available."""
-    import psycopg
-
+    tables play at once, appended to the (migrated) database at `url`."""
     from domain.games import game_named
     from infra.db import open_pool
     from infra.event_store import EventStore
     from tests.faults.workload import TableGame
 
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
     pool = open_pool(url, min_size=1, max_size=2)
     try:
         store, rng, rules = EventStore(pool), random.Random(seed), game_named(game)
