@@ -27,6 +27,15 @@ def register(ledger: CardLedger, name: str) -> Caller:
     return register_with_token(ledger, name)[0]
 
 
+def random_action(state: TableState, seat: int, rng: random.Random) -> dict[str, Any]:
+    """A legal action of `seat` at random; a follow given as a count takes that many cards of the hand."""
+    action = dict(rng.choice(tables.legal_actions(state, seat)))
+    if action.get("type") == "play" and "count" in action:
+        hand = game_named(state.game).hand(state.deal, seat)
+        action = {"type": "play", "cards": rng.sample(hand, int(action["count"]))}
+    return action
+
+
 def next_move(state: TableState, rng: random.Random) -> tuple[int, dict[str, Any]]:
     """A seat that may act now and a random legal action of it (a ready between deals)."""
     if state.status == tables.BETWEEN_DEALS:
@@ -35,11 +44,7 @@ def next_move(state: TableState, rng: random.Random) -> tuple[int, dict[str, Any
     assert state.status == tables.PLAYING, f"table {state.table_id} is {state.status}"
     to_act = tables.to_act(state)
     assert to_act is not None
-    action = dict(rng.choice(tables.legal_actions(state, to_act)))
-    if action.get("type") == "play" and "count" in action:
-        hand = game_named(state.game).hand(state.deal, to_act)
-        action = {"type": "play", "cards": rng.sample(hand, int(action["count"]))}
-    return to_act, action
+    return to_act, random_action(state, to_act, rng)
 
 
 def deal_ended(deal_no: int) -> Callable[[TableState], bool]:
