@@ -13,9 +13,7 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-from infra.config import DEFAULT_CACHE_PLAYERS
 from infra.db import Conn
-from infra.lru import Lru
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,34 +59,3 @@ def player_for_token(conn: Conn, token: str) -> Player | None:
 def players_by_id(conn: Conn, ids: list[str]) -> dict[str, Player]:
     rows = conn.execute("SELECT id, name FROM players WHERE id = ANY(%s)", (ids,)).fetchall()
     return {str(r["id"]): Player(str(r["id"]), str(r["name"])) for r in rows}
-
-
-class KnownPlayers:
-    """Players this process has seen, and the token hash of each: a player's id, name and token never change,
-    so a known token is checked without a query (with the same constant-time comparison)."""
-
-    def __init__(self, size: int = DEFAULT_CACHE_PLAYERS) -> None:
-        self._players: Lru[str, Player] = Lru(size)
-        self._token_hashes: Lru[str, str] = Lru(size)
-
-    def clear(self) -> None:
-        self._players.clear()
-        self._token_hashes.clear()
-
-    def for_token(self, token: str) -> Player | None:
-        """The player of `token` when this process has seen it accepted before; None means "ask the store"."""
-        player_id = token.partition(".")[0]
-        known_hash = self._token_hashes.get(player_id)
-        if known_hash is None or not hmac.compare_digest(known_hash, token_hash(token)):
-            return None
-        return self._players.get(player_id)
-
-    def remember_token(self, player: Player, token: str) -> None:
-        self.remember(player)
-        self._token_hashes.put(player.id, token_hash(token))
-
-    def remember(self, player: Player) -> None:
-        self._players.put(player.id, player)
-
-    def known(self, ids: list[str]) -> dict[str, Player]:
-        return {p: player for p in ids if (player := self._players.get(p)) is not None}

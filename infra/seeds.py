@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
-from infra.config import CacheSizes
 from infra.db import Conn
-from infra.lru import Lru
-from infra.storage.ports import Seeds
 
 
 def seeds_for(conn: Conn, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
@@ -47,37 +44,3 @@ def _stored(conn: Conn, table_id: str, deal_numbers: list[int]) -> dict[int, byt
         (table_id, deal_numbers),
     ).fetchall()
     return {int(row["deal_no"]): bytes(row["server_seed"]) for row in rows}
-
-
-class KnownSeeds:
-    """Seeds this process has seen committed: a stored seed never changes, so it need not be read twice.
-
-    Only `remember` seeds after the transaction that read or made them has committed; a seed made in a
-    transaction that rolled back must never be used.
-    """
-
-    def __init__(self, size: int = CacheSizes().seeds) -> None:
-        self._seeds: Lru[tuple[str, int], bytes] = Lru(size)
-
-    def clear(self) -> None:
-        self._seeds.clear()
-
-    def seeds_for(self, stored: Seeds, table_id: str, deal_numbers: Iterable[int]) -> dict[int, bytes]:
-        """As `stored.seeds_for`, without asking it when every seed is known."""
-        return self.lookup(stored, table_id, deal_numbers)[0]
-
-    def lookup(
-        self, stored: Seeds, table_id: str, deal_numbers: Iterable[int]
-    ) -> tuple[dict[int, bytes], dict[int, bytes]]:
-        """`seeds_for`, and the part of it `stored` gave (empty when every seed was known): what is left to
-        `remember` once committed."""
-        wanted = sorted({n for n in deal_numbers if n >= 1})
-        known = {n: seed for n in wanted if (seed := self._seeds.get((table_id, n))) is not None}
-        if len(known) == len(wanted):
-            return known, {}
-        read = stored.seeds_for(table_id, [n for n in wanted if n not in known])
-        return known | read, read
-
-    def remember(self, table_id: str, seeds: Mapping[int, bytes]) -> None:
-        for deal_no, seed in seeds.items():
-            self._seeds.put((table_id, deal_no), seed)

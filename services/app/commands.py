@@ -31,10 +31,10 @@ from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStorage, IdempotencyRecord, NewEvent
 from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
-from infra.seeds import KnownSeeds
 from infra.signing import ReceiptSigner
 from infra.storage.ports import Session, Storage, TableEvents
 from services.app.answers import WithheldHashes, numbered, write_answer
+from services.app.caches import KnownSeeds
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
 from services.app.metrics import APPEND_CONFLICTS, count_appended

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hmac
 
 from domain.events import JSON
-from infra.players import KnownPlayers
 from infra.storage.ports import Storage
+from services.app.caches import KnownPlayers
 from services.app.callers import AUDITOR_CALLER, Caller
 
 

@@ -15,10 +15,10 @@ from domain.events import JSON
 from domain.table import TableState
 from infra.config import CacheSizes
 from infra.folded_states import FoldedStates
-from infra.players import KnownPlayers
 from infra.signing import ReceiptSigner
 from infra.storage.ports import Storage
 from services.app.answers import WithheldHashes
+from services.app.caches import KnownPlayers
 from services.app.callers import Caller
 from services.app.commands import ClockWrite, TableCommands
 from services.app.identity import Identity

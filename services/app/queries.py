@@ -18,9 +18,9 @@ from domain.table import TableState
 from infra.errors import TableLogInconsistent
 from infra.event_store import DealFacts, EventStorage
 from infra.folded_states import FoldedStates
-from infra.players import KnownPlayers
 from infra.storage.ports import Projected, ReadModels, Storage
 from services.app.answers import WithheldHashes, event_json
+from services.app.caches import KnownPlayers
 from services.app.callers import Caller
 from services.app.errors import Forbidden, NotFound
 

@@ -32,9 +32,10 @@ from infra import folded_states
 from infra.db import ServiceConnection, open_pool
 from infra.event_store import EventStore, fetch_events
 from infra.folded_states import FoldedStates, KnownTable
-from infra.seeds import KnownSeeds, seeds_for
+from infra.seeds import seeds_for
 from infra.storage.postgres import PostgresSession, PostgresStorage
 from infra.table_loader import EVENTS_AFTER_SQL, TableEventRows, evolve_recorded, load_events_after, load_table
+from services.app.caches import KnownPlayers, KnownSeeds
 from services.app.callers import Caller
 from services.app.errors import Conflict, PreconditionFailed, ServiceError, Unprocessable
 from services.app.ledger import CardLedger
@@ -678,7 +679,7 @@ def test_authenticate_caches_a_valid_token_and_still_refuses_wrong_ones(
 
 
 def test_known_players_need_the_whole_token(pool: Pool) -> None:
-    players = infra.players.KnownPlayers()
+    players = KnownPlayers()
     with pool.connection() as conn:
         player, token = infra.players.register(conn, "carol")
     assert players.for_token(token) is None
