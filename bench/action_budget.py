@@ -124,7 +124,9 @@ def memory_table(game: str) -> tuple[Any, list[Any], str]:
             return {n: fixed_seed(n) for n in sorted(set(deal_numbers)) if n >= 1}
 
     ledger = application(FixedSeedStorage(), None, ReceiptSigner.ephemeral())
-    callers = [ledger.authenticate(str(ledger.register_player(name)["token"])) for name in ("north", "south")]
+    callers = [
+        ledger.identity.authenticate(str(ledger.identity.register_player(name)["token"])) for name in ("north", "south")
+    ]
     table_id = str(ledger.open_table(callers[0], game, 2, {})["id"])
     for seat in (0, 1):
         ledger.sit(callers[seat], table_id, seat, f"seat-{seat}", True)
@@ -136,10 +138,10 @@ def events_per_action(game: str, count: int, seed: int = 24) -> float:
     from bench.action_cost import script
 
     ledger, callers, table_id = memory_table(game)
-    first = ledger.load_state(table_id).version
-    for n, step in enumerate(script(ledger.load_state(table_id), count, random.Random(seed))):
+    first = ledger.queries.load_state(table_id).version
+    for n, step in enumerate(script(ledger.queries.load_state(table_id), count, random.Random(seed))):
         ledger.act(callers[step.seat], table_id, step.action, f"action-{n}", step.version)
-    return float(ledger.load_state(table_id).version - first) / count
+    return float(ledger.queries.load_state(table_id).version - first) / count
 
 
 def serve_bare(subject: str, requests: int) -> None:

@@ -176,8 +176,8 @@ def in_process(database_url: str) -> Iterator[Any]:
 
 def seated_in_process(ledger: Any, game: str, name: str, turn_seconds: int) -> tuple[str, list[Any], list[str]]:
     """A two-seat table opened and sat at by two new players through `ledger`: (its id, their callers, tokens)."""
-    tokens = [str(ledger.register_player(f"{name}-{seat}")["token"]) for seat in (0, 1)]
-    callers = [ledger.authenticate(token) for token in tokens]
+    tokens = [str(ledger.identity.register_player(f"{name}-{seat}")["token"]) for seat in (0, 1)]
+    callers = [ledger.identity.authenticate(token) for token in tokens]
     table_id = str(ledger.open_table(callers[0], game, 2, {"turn_seconds": turn_seconds})["id"])
     for seat, caller in enumerate(callers):
         ledger.sit(caller, table_id, seat, f"{name}-{seat}-1")
@@ -191,7 +191,7 @@ def act_in_process(ledger: Any, table_id: str, callers: list[Any], bot: Any, nam
 
     from domain import table
 
-    state = ledger.load_state(table_id)
+    state = ledger.queries.load_state(table_id)
     if state.status != "playing":
         for seat, caller in enumerate(callers if ready else []):
             said = {"type": "ready", "client_seed": f"{name}-{seat}-{state.deal_no + 1}"}
@@ -199,7 +199,7 @@ def act_in_process(ledger: Any, table_id: str, callers: list[Any], bot: Any, nam
         return False
     seat = table.to_act(state)
     assert seat is not None, f"table {table_id} is playing with no seat to act"
-    view = ledger.seat_view(callers[seat], table_id)
+    view = ledger.queries.seat_view(callers[seat], table_id)
     ledger.act(callers[seat], table_id, bot.choose(view), str(uuid.uuid4()), int(str(view["version"])))
     return True
 

@@ -88,11 +88,11 @@ class Clock:
 
     def due(self, now: datetime) -> list[str]:
         """Tables the read model says are due at `now`: turn deadlines passed, then abandoned tables."""
-        return self.ledger.tables_due(now, self.abandon_after, self.limit)
+        return self.ledger.queries.tables_due(now, self.abandon_after, self.limit)
 
     def tick(self, table_id: str, now: datetime) -> ClockWrite | None:
         """Act at one table if something is due there at `now` in its committed state."""
-        written = self.ledger.clock_tick(table_id, now, self.abandon_after, self.pause)
+        written = self.ledger.commands.clock_tick(table_id, now, self.abandon_after, self.pause)
         if written is not None:
             self.written.append(written)
             log.info(

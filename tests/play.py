@@ -15,9 +15,9 @@ from services.app.ledger import CardLedger
 
 def register_with_token(ledger: CardLedger, name: str) -> tuple[Caller, str]:
     """A new player, as the caller its token authenticates, and the token."""
-    player = ledger.register_player(name)
+    player = ledger.identity.register_player(name)
     token = str(player["token"])
-    caller = ledger.authenticate(token)
+    caller = ledger.identity.authenticate(token)
     assert caller is not None and caller.player_id == player["id"]
     return caller, token
 

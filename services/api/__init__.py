@@ -118,7 +118,7 @@ def create_app(
 
     app.extensions[EXTENSION] = ContainerHolder(lambda: bootstrap(resolved), container)
     if container is not None:
-        container.ledger.require_signing_key()  # an API never signs under a key a verifier cannot find
+        container.ledger.commands.require_signing_key()  # an API never signs under a key a verifier cannot find
 
     plugins = {
         "marshmallow_plugin": TypedMarshmallowPlugin(),

@@ -7,8 +7,7 @@ one player cache and one record of withheld hashes, and offers their operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from collections.abc import Mapping
 from typing import Any
 
 from domain.events import JSON
@@ -20,7 +19,7 @@ from infra.storage.ports import Storage
 from services.app.answers import WithheldHashes
 from services.app.caches import KnownPlayers
 from services.app.callers import Caller
-from services.app.commands import ClockWrite, TableCommands
+from services.app.commands import TableCommands
 from services.app.identity import Identity
 from services.app.queries import TableQueries
 from services.app.view_reads import SeatViewReads, TableViewReads
@@ -57,13 +56,6 @@ class CardLedger:
         self.commands.forget_what_it_read()
         self.withheld.clear()
         self.players.clear()
-
-    # Players
-    def register_player(self, name: str) -> dict[str, JSON]:
-        return self.identity.register_player(name)
-
-    def authenticate(self, token: str) -> Caller | None:
-        return self.identity.authenticate(token)
 
     # Commands
     def open_table(self, caller: Caller, game: str, seats: int, options: Mapping[str, Any]) -> dict[str, JSON]:
@@ -103,24 +95,6 @@ class CardLedger:
         view = self.queries.seat_view_at(caller, table_id, state)
         return answer if view is None else {**answer, "view": view}
 
-    def clock_tick(
-        self, table_id: str, now: datetime, abandon_after: timedelta, pause: Callable[[], None] | None = None
-    ) -> ClockWrite | None:
-        return self.commands.clock_tick(table_id, now, abandon_after, pause)
-
-    def require_signing_key(self) -> None:
-        self.commands.require_signing_key()
-
-    # Queries
-    def load_state(self, table_id: str) -> TableState:
-        return self.queries.load_state(table_id)
-
-    def table_view(self, table_id: str) -> dict[str, JSON]:
-        return self.queries.table_view(table_id)
-
-    def seat_view(self, caller: Caller, table_id: str) -> dict[str, JSON]:
-        return self.queries.seat_view(caller, table_id)
-
     def seat_view_reads(self, caller: Caller, table_id: str) -> SeatViewReads:
         """The caller's seat view now, and the state this process keeps of the table (a long-poll's reads)."""
         return SeatViewReads(self.queries, caller, table_id)
@@ -128,21 +102,3 @@ class CardLedger:
     def table_view_reads(self, table_id: str) -> TableViewReads:
         """The public table state now, and the state this process keeps of the table (a long-poll's reads)."""
         return TableViewReads(self.queries, table_id)
-
-    def lobby(self, status: str | None, game: str | None, after: int, limit: int) -> dict[str, JSON]:
-        return self.queries.lobby(status, game, after, limit)
-
-    def events(self, caller: Caller, table_id: str, after: int, limit: int) -> dict[str, JSON]:
-        return self.queries.events(caller, table_id, after, limit)
-
-    def tables_due(self, now: datetime, abandon_after: timedelta, limit: int) -> list[str]:
-        return self.queries.tables_due(now, abandon_after, limit)
-
-    def table_exists(self, table_id: str) -> bool:
-        return self.queries.exists(table_id)
-
-    def signing_keys(self) -> list[dict[str, JSON]]:
-        return self.queries.signing_keys()
-
-    def deal_holds_v1_private(self, table_id: str, deal_no: int) -> bool:
-        return self.withheld.deal_holds_v1_private(table_id, deal_no)

@@ -323,7 +323,7 @@ def test_version_1_events_verify_and_hidden_hands_of_a_running_deal_are_pending(
 
     body = {"deal_no": 2, "hash": "h", "prev_hash": "p", "type": "card_discarded"}
     assert '"hash":null' in _message(
-        "1-1", body, lambda deal_no: container.ledger.deal_holds_v1_private(table_id, deal_no)
+        "1-1", body, lambda deal_no: container.ledger.withheld.deal_holds_v1_private(table_id, deal_no)
     )
     assert '"hash":"h"' in _message("1-1", body)
 

@@ -377,9 +377,9 @@ def test_whole_deals_dump_the_same_bytes_both_ways(game: str, seats: int) -> Non
         answer = table.act(*next_move(state, rng), with_view=True)
         assert "view" in answer
         same_bytes(answer_schema, answer)
-        same_bytes(table_schema, ledger.table_view(table.table_id))
+        same_bytes(table_schema, ledger.queries.table_view(table.table_id))
         for player in table.players:
-            same_bytes(view_schema, ledger.seat_view(player, table.table_id))
+            same_bytes(view_schema, ledger.queries.seat_view(player, table.table_id))
         answers += 1
     assert answers > 20 * DEALS
 

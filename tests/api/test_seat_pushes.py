@@ -24,7 +24,7 @@ def test_a_message_is_the_seat_views_text(api: Api, container: Container, game: 
     table = api.open_table(alice, game)["id"]
     api.sit(alice, table, 0)
     api.sit(bob, table, 1)
-    callers = [container.ledger.authenticate(token) for token in tokens]
+    callers = [container.ledger.identity.authenticate(token) for token in tokens]
     queries = container.ledger.queries
     rng = random.Random(5)
     for step in range(60):
@@ -69,7 +69,7 @@ def test_a_public_key_named_as_a_seats_is_encoded_whole(api: Api, container: Con
     _, alice = api.register("alice")
     table = api.open_table(alice, "cholek-tiga")["id"]
     api.sit(alice, table, 0)
-    caller = container.ledger.authenticate(alice)
+    caller = container.ledger.identity.authenticate(alice)
     assert caller is not None
     state = container.ledger.queries.load_state(table)
     reads: Any = PublicHand()

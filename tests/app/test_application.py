@@ -48,7 +48,7 @@ class Table:
             self.versions.append(int(answer["version"]))
 
     def state(self) -> TableState:
-        return self.ledger.load_state(self.table_id)
+        return self.ledger.queries.load_state(self.table_id)
 
     def act(self, seat: int, action: dict[str, Any], key: str | None = None, **kwargs: Any) -> dict[str, Any]:
         key = key if key is not None else uuid.uuid4().hex
@@ -82,13 +82,15 @@ def walk(node: Any, parent: dict[str, Any] | None = None) -> Iterator[tuple[str,
 
 
 def test_a_player_registers_and_is_known_by_the_whole_token(storage: Storage, ledger: CardLedger) -> None:
-    player = ledger.register_player("alice")
+    player = ledger.identity.register_player("alice")
     token = str(player["token"])
-    assert ledger.authenticate(token) == Caller(str(player["id"]), "alice")
-    assert CardLedger(storage, None).authenticate(token) == Caller(str(player["id"]), "alice")  # another process
-    assert ledger.authenticate(token[:-1]) is None
-    assert ledger.authenticate(f"{uuid.uuid4()}.{token.partition('.')[2]}") is None
-    assert ledger.authenticate(AUDITOR_TOKEN) == AUDITOR_CALLER
+    assert ledger.identity.authenticate(token) == Caller(str(player["id"]), "alice")
+    assert CardLedger(storage, None).identity.authenticate(token) == Caller(
+        str(player["id"]), "alice"
+    )  # another process
+    assert ledger.identity.authenticate(token[:-1]) is None
+    assert ledger.identity.authenticate(f"{uuid.uuid4()}.{token.partition('.')[2]}") is None
+    assert ledger.identity.authenticate(AUDITOR_TOKEN) == AUDITOR_CALLER
 
 
 # --------------------------------------------------------------------------- whole deals
@@ -125,9 +127,9 @@ def test_whole_deals_are_played_settled_and_the_table_closed(
     # The last seat leaves, the first closes the table: nobody can act any more.
     last = seats - 1
     table.act(last, {"type": "leave"})
-    assert ledger.seat_view(table.players[0], table.table_id)["players"][last] is None
+    assert ledger.queries.seat_view(table.players[0], table.table_id)["players"][last] is None
     table.act(0, {"type": "close"})
-    assert ledger.table_view(table.table_id)["status"] == tables.CLOSED
+    assert ledger.queries.table_view(table.table_id)["status"] == tables.CLOSED
     with pytest.raises(Conflict):
         table.act(0, {"type": "ready"})
     assert storage.store.stream_version(table.table_id) == table.versions[-1]
@@ -189,15 +191,15 @@ def test_a_lost_race_is_retried_from_the_state_that_won(
     other = CardLedger(storage, None)
     alice, bob = register(ledger, "alice"), register(ledger, "bob")
     table_id = str(ledger.open_table(alice, "cholek-tiga", 3, {})["id"])
-    ledger.load_state(table_id)  # both processes know the table
-    other.load_state(table_id)
+    ledger.queries.load_state(table_id)  # both processes know the table
+    other.queries.load_state(table_id)
     raced = lose_the_race_once(monkeypatch, ledger, lambda: other.sit(bob, table_id, None, None))
     conflicts = APPEND_CONFLICTS._value.get()
 
     answer = ledger.sit(alice, table_id, None, None)
 
     assert raced and APPEND_CONFLICTS._value.get() == conflicts + 1
-    state = ledger.load_state(table_id)
+    state = ledger.queries.load_state(table_id)
     assert sorted(p for p in state.players if p) == sorted([alice.player_id, bob.player_id])
     assert answer["seat"] == state.seat_of(str(alice.player_id)) != state.seat_of(str(bob.player_id))
     assert answer["version"] == state.version == storage.store.stream_version(table_id) == 3
@@ -229,7 +231,10 @@ def test_no_seat_ever_receives_another_seats_hand(ledger: CardLedger, game: str,
     while (state := table.state()).status == tables.PLAYING:
         hands = {seat: game_named(game).hand(state.deal, seat) for seat in range(seats)}
         for seat, player in enumerate(table.players):
-            got = [ledger.seat_view(player, table.table_id), ledger.events(player, table.table_id, 0, 1000)]
+            got = [
+                ledger.queries.seat_view(player, table.table_id),
+                ledger.queries.events(player, table.table_id, 0, 1000),
+            ]
             received[seat] += [(body, hands[seat]) for body in got]
         seat, action = next_move(state, rng)
         answer = table.act(seat, action, with_view=True)
@@ -239,7 +244,7 @@ def test_no_seat_ever_receives_another_seats_hand(ledger: CardLedger, game: str,
         for other, hand in hands.items():
             if other != seat and len(hand) >= 3:
                 assert json.dumps(hand) not in json.dumps(answer)
-    public = [ledger.table_view(table.table_id), ledger.events(bystander, table.table_id, 0, 1000)]
+    public = [ledger.queries.table_view(table.table_id), ledger.queries.events(bystander, table.table_id, 0, 1000)]
     for seat, bodies in received.items():
         for body, own in bodies:
             for key, value, holder in walk(body):
@@ -251,7 +256,7 @@ def test_no_seat_ever_receives_another_seats_hand(ledger: CardLedger, game: str,
     for body in public:
         assert all(key not in ("private", "hand", "stock", "deck", "hands") for key, _, _ in walk(body))
     with pytest.raises(Forbidden):
-        ledger.seat_view(bystander, table.table_id)
+        ledger.queries.seat_view(bystander, table.table_id)
 
 
 # --------------------------------------------------------------------------- the turn clock, the lobby
@@ -264,12 +269,12 @@ def test_the_clock_plays_for_a_seat_whose_time_ran_out(
     state = table.state()
     deadline, seat = tables.turn_deadline(state), tables.to_act(state)
     assert deadline is not None and seat is not None
-    assert ledger.clock_tick(table.table_id, deadline - timedelta(milliseconds=1), ABANDON) is None
+    assert ledger.commands.clock_tick(table.table_id, deadline - timedelta(milliseconds=1), ABANDON) is None
     project()
-    assert table.table_id in ledger.tables_due(deadline, ABANDON, 10)
-    assert table.table_id not in ledger.tables_due(deadline - timedelta(milliseconds=1), ABANDON, 10)
+    assert table.table_id in ledger.queries.tables_due(deadline, ABANDON, 10)
+    assert table.table_id not in ledger.queries.tables_due(deadline - timedelta(milliseconds=1), ABANDON, 10)
 
-    written = ledger.clock_tick(table.table_id, deadline, ABANDON)
+    written = ledger.commands.clock_tick(table.table_id, deadline, ABANDON)
 
     assert written is not None and (written.kind, written.seats) == ("timed_out", (seat,))
     assert written.expected_version == state.version
@@ -277,20 +282,20 @@ def test_the_clock_plays_for_a_seat_whose_time_ran_out(
     assert written.version == after.version == storage.store.stream_version(table.table_id) > state.version
     events = storage.store.read_stream(table.table_id, from_version=state.version + 1)
     assert events[0].data.get("timed_out") is True and events[0].metadata["actor"] == "clock"
-    assert ledger.clock_tick(table.table_id, deadline, ABANDON) is None  # the next turn's time runs from now
+    assert ledger.commands.clock_tick(table.table_id, deadline, ABANDON) is None  # the next turn's time runs from now
 
 
 def test_the_clock_closes_a_table_nobody_sat_at(ledger: CardLedger, project: Callable[[], None]) -> None:
     alice = register(ledger, "alice")
     table_id = str(ledger.open_table(alice, "cholek-tiga", 2, {})["id"])
-    vacant = tables.vacant_since(ledger.load_state(table_id))
+    vacant = tables.vacant_since(ledger.queries.load_state(table_id))
     assert vacant is not None
     project()
-    assert ledger.tables_due(vacant + ABANDON, ABANDON, 10) == [table_id]
-    assert ledger.clock_tick(table_id, vacant + ABANDON - timedelta(seconds=1), ABANDON) is None
-    written = ledger.clock_tick(table_id, vacant + ABANDON, ABANDON)
+    assert ledger.queries.tables_due(vacant + ABANDON, ABANDON, 10) == [table_id]
+    assert ledger.commands.clock_tick(table_id, vacant + ABANDON - timedelta(seconds=1), ABANDON) is None
+    written = ledger.commands.clock_tick(table_id, vacant + ABANDON, ABANDON)
     assert written is not None and written.kind == "closed"
-    assert ledger.table_view(table_id)["status"] == tables.CLOSED
+    assert ledger.queries.table_view(table_id)["status"] == tables.CLOSED
 
 
 def test_the_lobby_lists_tables_in_creation_order(ledger: CardLedger, project: Callable[[], None]) -> None:
@@ -298,22 +303,22 @@ def test_the_lobby_lists_tables_in_creation_order(ledger: CardLedger, project: C
     opened = [str(ledger.open_table(alice, game, 2, {})["id"]) for game, _ in GAMES]
     ledger.sit(alice, opened[0], 0, None)
     project()
-    page = ledger.lobby(None, None, 0, 1)
+    page = ledger.queries.lobby(None, None, 0, 1)
     assert [t["id"] for t in page["tables"]] == opened[:1] and page["next_after"] is not None
     assert page["tables"][0]["players"][0] == {"id": alice.player_id, "name": "alice"}
-    rest = ledger.lobby(None, None, int(page["next_after"]), 10)
+    rest = ledger.queries.lobby(None, None, int(page["next_after"]), 10)
     assert [t["id"] for t in rest["tables"]] == opened[1:] and rest["next_after"] is None
-    assert [t["id"] for t in ledger.lobby(None, "cha-kau-tsz", 0, 10)["tables"]] == opened[1:]
+    assert [t["id"] for t in ledger.queries.lobby(None, "cha-kau-tsz", 0, 10)["tables"]] == opened[1:]
 
 
 def test_reads_of_a_table_that_does_not_exist(ledger: CardLedger) -> None:
     alice = register(ledger, "alice")
     missing = str(uuid.uuid4())
     with pytest.raises(NotFound):
-        ledger.table_view(missing)
+        ledger.queries.table_view(missing)
     with pytest.raises(NotFound):
         ledger.act(alice, missing, {"type": "ready"}, "k", None)
-    assert ledger.table_exists(missing) is False
+    assert ledger.queries.exists(missing) is False
 
 
 # --------------------------------------------------------------------------- receipts
@@ -324,7 +329,7 @@ def test_every_receipt_verifies_against_the_listed_keys_and_the_log(storage: Sto
     receipts = [table.act(*next_move(table.state(), random.Random(5)))["receipt"]]
     other = str(ledger.open_table(table.players[0], "cholek-tiga", 2, {})["id"])
     receipts.append(ledger.sit(register(ledger, "late"), other, None, None)["receipt"])
-    keys = ledger.signing_keys()
+    keys = ledger.queries.signing_keys()
     assert ledger.signer.key_id in [key["key_id"] for key in keys]
     log = {event.version: event.hash for event in storage.store.read_stream(table.table_id)}
     checks = check_receipts(receipts, keys, log, table_id=table.table_id)
@@ -335,5 +340,5 @@ def test_the_in_memory_application_needs_no_server() -> None:
     ledger = in_memory_application(AUDITOR_TOKEN)
     alice = register(ledger, "alice")
     opened = ledger.open_table(alice, "cha-kau-tsz", 2, {})
-    assert ledger.signing_keys()[0]["key_id"] == ledger.signer.key_id
-    assert ledger.table_view(str(opened["id"]))["status"] == tables.OPEN
+    assert ledger.queries.signing_keys()[0]["key_id"] == ledger.signer.key_id
+    assert ledger.queries.table_view(str(opened["id"]))["status"] == tables.OPEN

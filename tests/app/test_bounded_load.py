@@ -37,7 +37,7 @@ def test_the_bounded_events_fold_to_the_whole_streams_state(
     table_id = str(ledger.open_table(players[0], game, seats, {})["id"])
     for seat, player in enumerate(players):
         ledger.sit(player, table_id, seat, None)
-    while (state := ledger.load_state(table_id)).deal_no <= deals:
+    while (state := ledger.queries.load_state(table_id)).deal_no <= deals:
         if state.status == tables.BETWEEN_DEALS and state.deal_no == deals:
             break
         if state.status == tables.BETWEEN_DEALS and not state.ready and rng.random() < changes:

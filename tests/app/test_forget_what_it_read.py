@@ -8,8 +8,8 @@ from services.bootstrap import in_memory_application
 
 def test_the_caches_of_what_the_database_said_are_emptied() -> None:
     ledger = in_memory_application()
-    player = ledger.register_player("ada")
-    caller = ledger.authenticate(str(player["token"]))
+    player = ledger.identity.register_player("ada")
+    caller = ledger.identity.authenticate(str(player["token"]))
     assert caller is not None
     table = ledger.open_table(caller, "cholek-tiga", 2, {})
     table_id = str(table["id"])
@@ -21,7 +21,7 @@ def test_the_caches_of_what_the_database_said_are_emptied() -> None:
     assert ledger.players.for_token(str(player["token"])) is None
     assert ledger.commands.seeds.seeds_for(_NoSeeds(), table_id, [1]) == {}
     # and it reads again what it needs, from the storage
-    assert ledger.authenticate(str(player["token"])) is not None
+    assert ledger.identity.authenticate(str(player["token"])) is not None
 
 
 class _NoSeeds:

@@ -77,7 +77,7 @@ def test_a_clock_killed_mid_timeout_is_taken_over_and_the_turn_gets_one_action(
         time.sleep(1.0)  # the standby tries the lock, finds it held and waits
         for seat, caller in enumerate(players):
             ledger.sit(caller, table_id, seat, f"seed-{seat}")
-        state = ledger.load_state(table_id)
+        state = ledger.queries.load_state(table_id)
         deadline = tables.turn_deadline(state)
         assert state.status == tables.PLAYING and deadline is not None
         # The slow clock finds the expired turn, decides, and pauses before its append: kill it there.

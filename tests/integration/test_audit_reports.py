@@ -324,10 +324,10 @@ def test_the_pool_refund_of_an_abandoned_table_is_reported_at_its_closing(
     rng = random.Random(1011)
     other = play_table(ledger, "cholek-tiga", people[:2], 1, rng)  # deals only, beside it
     table = play_until_a_pool(ledger, people, rng, {"chip_value_cents": 5})
-    pool_points = int(ledger.load_state(table.table_id).carry["pool"])
+    pool_points = int(ledger.queries.load_state(table.table_id).carry["pool"])
     for caller in people:
         ledger.act(caller, table.table_id, {"type": "leave"}, uuid.uuid4().hex, None)
-    vacant = tables.vacant_since(ledger.load_state(table.table_id))
+    vacant = tables.vacant_since(ledger.queries.load_state(table.table_id))
     assert vacant is not None
     written = Clock(ledger, ABANDON).tick(table.table_id, vacant + ABANDON)
     assert written is not None and written.kind == "closed"

@@ -64,7 +64,7 @@ def play_table(
     rules = game_named(game)
     moves_left = moves_into_next_deal
     while True:
-        state = ledger.load_state(table_id)
+        state = ledger.queries.load_state(table_id)
         if state.status == tables.BETWEEN_DEALS:
             if state.deal_no >= deals and not (moves_into_next_deal and state.deal_no == deals):
                 break
@@ -102,7 +102,7 @@ def play_until_a_pool(
     played = PlayedTable(table_id, "cha-kau-tsz", list(players), dict(options or {}))
     rules = game_named("cha-kau-tsz")
     while True:
-        state = ledger.load_state(table_id)
+        state = ledger.queries.load_state(table_id)
         if state.status == tables.BETWEEN_DEALS:
             if int(state.carry["pool"]) > 0:
                 return played

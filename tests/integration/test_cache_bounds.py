@@ -73,22 +73,22 @@ def play_some(ledger: CardLedger) -> None:
     for n in range(TABLES):
         callers = []
         for seat in range(2):
-            player = ledger.register_player(f"bounded-{n}-{seat}")
-            caller = ledger.authenticate(str(player["token"]))
+            player = ledger.identity.register_player(f"bounded-{n}-{seat}")
+            caller = ledger.identity.authenticate(str(player["token"]))
             assert caller is not None
             callers.append(caller)
         table_id = str(ledger.open_table(callers[0], game.name, 2, {})["id"])
         for seat, caller in enumerate(callers):
             ledger.sit(caller, table_id, seat, f"seed-{n}-{seat}")
         for _ in range(3):
-            state = ledger.load_state(table_id)
+            state = ledger.queries.load_state(table_id)
             seat = tables.to_act(state)
             assert seat is not None
-            view = ledger.seat_view(callers[seat], table_id)
+            view = ledger.queries.seat_view(callers[seat], table_id)
             action = dict(view["legal_actions"][0])  # type: ignore[index]
             ledger.act(callers[seat], table_id, action, str(uuid.uuid4()), int(str(view["version"])))
-        ledger.table_view(table_id)
-        ledger.events(callers[0], table_id, 0, 100)
+        ledger.queries.table_view(table_id)
+        ledger.queries.events(callers[0], table_id, 0, 100)
 
 
 def test_every_cache_of_the_application_is_bounded_by_its_configured_size(

@@ -178,7 +178,7 @@ def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
         version = answer["version"]
         assert stream_head(conn, table_id)[0] == version
         for ledger in ledgers:
-            assert ledger.table_view(table_id)["version"] == version
+            assert ledger.queries.table_view(table_id)["version"] == version
 
     rng = random.Random(20261129)
     step = 0
@@ -197,12 +197,12 @@ def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
         readers = ledgers if step % 4 in (0, 1) else (acting,)
         expected = tables.public_view(truth(conn, table_id))
         for ledger in readers:
-            public = ledger.table_view(table_id)
+            public = ledger.queries.table_view(table_id)
             assert public["version"] == version
             assert without_names(public) == without_names(expected)
             assert public["players"] == [{"id": p.player_id, "name": p.name} for p in players]
             for n, player in enumerate(players):
-                mine = ledger.seat_view(player, table_id)
+                mine = ledger.queries.seat_view(player, table_id)
                 assert (mine["version"], mine["seat"]) == (version, n)
         step += 1
 
@@ -210,7 +210,7 @@ def test_two_ledgers_taking_turns_at_one_table_always_see_the_latest_write(
     final = truth(conn, table_id)
     assert final.version == version
     for ledger in ledgers:
-        assert ledger.load_state(table_id) == final
+        assert ledger.queries.load_state(table_id) == final
 
 
 def test_a_write_from_a_stale_cache_is_not_lost(pool: Pool, other_pool: Pool, conn: Conn) -> None:
@@ -219,7 +219,7 @@ def test_a_write_from_a_stale_cache_is_not_lost(pool: Pool, other_pool: Pool, co
     first, second = ledger_on(pool), ledger_on(other_pool)
     players = [register_with_token(first, f"p{n}")[0] for n in range(SEATS)]
     table_id = seated_table(first, players)
-    assert second.load_state(table_id) == truth(conn, table_id)  # the second ledger caches it now
+    assert second.queries.load_state(table_id) == truth(conn, table_id)  # the second ledger caches it now
     rng = random.Random(3)
     for _ in range(6):
         state = truth(conn, table_id)
@@ -231,7 +231,7 @@ def test_a_write_from_a_stale_cache_is_not_lost(pool: Pool, other_pool: Pool, co
     answer = second.act(players[seat], table_id, action, uuid.uuid4().hex, None)
     first_position = answer["events"][0]["position"]
     assert first_position == state.version + 1
-    assert second.load_state(table_id) == first.load_state(table_id) == truth(conn, table_id)
+    assert second.queries.load_state(table_id) == first.queries.load_state(table_id) == truth(conn, table_id)
 
 
 def test_threads_of_two_ledgers_racing_at_one_table_keep_every_cache_consistent(
@@ -253,7 +253,7 @@ def test_threads_of_two_ledgers_racing_at_one_table_keep_every_cache_consistent(
         try:
             with psycopg.connect(db_url, autocommit=True, row_factory=psycopg.rows.dict_row) as own:
                 for _ in range(25):
-                    state = ledger.load_state(table_id) if worker % 3 else truth(own, table_id)
+                    state = ledger.queries.load_state(table_id) if worker % 3 else truth(own, table_id)
                     if deal_ended(2)(state):
                         return
                     seat, action = next_move(state, rng)
@@ -283,8 +283,8 @@ def test_threads_of_two_ledgers_racing_at_one_table_keep_every_cache_consistent(
         final = truth(own, table_id)
     assert final.version == len(events) == max(applied)
     for ledger in ledgers:
-        assert ledger.load_state(table_id) == final
-        assert ledger.table_view(table_id)["version"] == final.version
+        assert ledger.queries.load_state(table_id) == final
+        assert ledger.queries.table_view(table_id)["version"] == final.version
 
 
 # --------------------------------------------------------------------------- FoldedStates
@@ -430,7 +430,7 @@ def test_a_ledger_serves_its_cached_table_without_a_reload(
     table_id = seated_table(ledger, players)
     loads = spy(monkeypatch, TableEventRows, "table_events")
     play_until(ledger, conn, table_id, players, random.Random(8), version_at_least(25))
-    assert ledger.table_view(table_id)["version"] == truth(conn, table_id).version
+    assert ledger.queries.table_view(table_id)["version"] == truth(conn, table_id).version
     assert loads == []
 
 
@@ -650,32 +650,32 @@ def test_authenticate_caches_a_valid_token_and_still_refuses_wrong_ones(
     cold = ledger_on(other_pool)
     lookups = spy(monkeypatch, infra.players, "player_for_token")
 
-    assert cold.authenticate(token) == caller
+    assert cold.identity.authenticate(token) == caller
     assert len(lookups) == 1
-    assert cold.authenticate(token) == caller  # from the cache
+    assert cold.identity.authenticate(token) == caller  # from the cache
     assert len(lookups) == 1
-    assert registering.authenticate(token) == caller  # registering it was seeing it accepted
+    assert registering.identity.authenticate(token) == caller  # registering it was seeing it accepted
     assert len(lookups) == 1
 
     wrong_secret = f"{player_id}.{secret[::-1]}"
     assert wrong_secret != token
     for wrong in (wrong_secret, f"{player_id}.", f"{player_id}.{secret}x", player_id, f"{player_id}.{secret[:-1]}"):
-        assert cold.authenticate(wrong) is None, wrong
-        assert registering.authenticate(wrong) is None, wrong
+        assert cold.identity.authenticate(wrong) is None, wrong
+        assert registering.identity.authenticate(wrong) is None, wrong
     unknown = f"{uuid.uuid4()}.{secret}"
-    assert cold.authenticate(unknown) is None
-    assert cold.authenticate(unknown) is None  # a refusal is not cached as an acceptance
-    assert cold.authenticate(f"{uuid.uuid4()}") is None
+    assert cold.identity.authenticate(unknown) is None
+    assert cold.identity.authenticate(unknown) is None  # a refusal is not cached as an acceptance
+    assert cold.identity.authenticate(f"{uuid.uuid4()}") is None
 
     # The refusals left the right token cached, and nothing else.
     lookups.clear()
-    assert cold.authenticate(token) == caller
+    assert cold.identity.authenticate(token) == caller
     assert lookups == []
     other, other_token = register_with_token(registering, "bob")
-    assert cold.authenticate(other_token) == other
+    assert cold.identity.authenticate(other_token) == other
     assert len(lookups) == 1
     bob_with_alices_secret = f"{other.player_id}.{secret}"
-    assert cold.authenticate(bob_with_alices_secret) is None
+    assert cold.identity.authenticate(bob_with_alices_secret) is None
 
 
 def test_known_players_need_the_whole_token(pool: Pool) -> None:
@@ -774,12 +774,12 @@ def test_a_key_reused_for_a_legal_action_is_refused_and_changes_nothing(
             reuser.act(players[seat], table_id, legal, key, None)
         assert reused.value.code == "idempotency_key_reused"
         assert stream_head(conn, table_id) == head
-        assert reuser.load_state(table_id) == before
+        assert reuser.queries.load_state(table_id) == before
         assert reuser.act(players[seat], table_id, action, key, None) == first
 
     answer = ledger.act(players[seat], table_id, legal, uuid.uuid4().hex, if_match=before.version)
     assert answer["version"] > before.version
-    assert ledger.load_state(table_id) == truth(conn, table_id)
+    assert ledger.queries.load_state(table_id) == truth(conn, table_id)
 
 
 # --------------------------------------------------------------------------- reads and the projections
@@ -813,22 +813,22 @@ def test_reads_use_a_projection_only_when_current_and_the_table_is_not_cached(
 
     project(conn, table_id, head, players)
     current = ledger_on(other_pool)  # has never seen the table: the current projection is served
-    assert current.table_view(table_id).get("projected") is True
-    assert current.seat_view(players[1], table_id).get("projected") is True
+    assert current.queries.table_view(table_id).get("projected") is True
+    assert current.queries.seat_view(players[1], table_id).get("projected") is True
 
     play_until(writer, conn, table_id, players, rng, lambda state: state.version > head)
     new_head = stream_head(conn, table_id)[0]
     behind = ledger_on(other_pool)  # the projection is behind the stream: the state is folded instead
-    view = behind.table_view(table_id)
+    view = behind.queries.table_view(table_id)
     assert (view["version"], view.get("projected")) == (new_head, None)
-    mine = behind.seat_view(players[2], table_id)
+    mine = behind.queries.seat_view(players[2], table_id)
     assert (mine["version"], mine.get("projected")) == (new_head, None)
 
     project(conn, table_id, new_head, players)
     for ledger in (writer, behind):  # both cache the table: they fold on rather than read the projection
-        view = ledger.table_view(table_id)
+        view = ledger.queries.table_view(table_id)
         assert (view["version"], view.get("projected")) == (new_head, None)
-        mine = ledger.seat_view(players[0], table_id)
+        mine = ledger.queries.seat_view(players[0], table_id)
         assert (mine["version"], mine.get("projected")) == (new_head, None)
 
 
@@ -852,16 +852,16 @@ def test_a_seat_view_is_not_served_from_seat_parts_older_than_the_table_view(
         (head, Jsonb({**tables.public_view(state), "projected": True}), table_id),
     )
     reader = ledger_on(other_pool)
-    assert reader.table_view(table_id).get("projected") is True
+    assert reader.queries.table_view(table_id).get("projected") is True
     for seat, player in enumerate(players):
-        mine = reader.seat_view(player, table_id)
+        mine = reader.queries.seat_view(player, table_id)
         assert (mine.get("projected"), without_names(mine)) == (None, without_names(tables.seat_view(state, seat)))
-    assert ledger_on(other_pool).seat_view(players[0], table_id).get("projected") is None
+    assert ledger_on(other_pool).queries.seat_view(players[0], table_id).get("projected") is None
     conn.execute(  # a row written before migration 015, at the stream's head: no seat parts at all
         "UPDATE table_views SET seat_parts = NULL, seat_parts_version = NULL WHERE table_id = %s", (table_id,)
     )
-    assert ledger_on(other_pool).table_view(table_id).get("projected") is True
-    mine = ledger_on(other_pool).seat_view(players[1], table_id)
+    assert ledger_on(other_pool).queries.table_view(table_id).get("projected") is True
+    mine = ledger_on(other_pool).queries.seat_view(players[1], table_id)
     assert (mine.get("projected"), without_names(mine)) == (None, without_names(tables.seat_view(state, 1)))
 
 
@@ -884,7 +884,7 @@ def test_a_projected_seat_view_is_one_round_trip(pool: Pool, db_url: str, conn: 
             reader.queries.players.remember(infra.players.Player(player.player_id, player.name))
         for seat, player in enumerate(players):
             start = trace.mark()
-            mine = reader.seat_view(player, table_id)
+            mine = reader.queries.seat_view(player, table_id)
             sent = statements(trace.since(start))
             assert sum(sent.values()) == 1, sent  # one read, of the table view's row (docs/performance.md)
             assert without_names(mine) == {**without_names(tables.seat_view(state, seat)), "projected": True}
@@ -970,7 +970,7 @@ def test_two_ledgers_taking_turns_read_before_deciding_and_never_decide_twice(
         ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)
         lines = trace.since(start)
         assert round_trips(lines) - prepares(lines) == expected
-    assert ledger.load_state(table_id) == other.load_state(table_id) == truth(conn, table_id)
+    assert ledger.queries.load_state(table_id) == other.queries.load_state(table_id) == truth(conn, table_id)
 
 
 def test_if_match_against_a_kept_state_behind_the_stream(pool: Pool, other_pool: Pool, conn: Conn) -> None:
@@ -980,7 +980,7 @@ def test_if_match_against_a_kept_state_behind_the_stream(pool: Pool, other_pool:
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
     table_id = seated_table(ledger, players)
     rng = random.Random(47)
-    kept = ledger.load_state(table_id)
+    kept = ledger.queries.load_state(table_id)
     for _ in range(2):
         state = truth(conn, table_id)
         seat, action = next_move(state, rng)
@@ -1005,7 +1005,7 @@ def test_an_action_refused_on_a_kept_state_is_decided_again_on_the_stores(
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
     table_id = seated_table(ledger, players)
     rng = random.Random(53)
-    kept = ledger.load_state(table_id)
+    kept = ledger.queries.load_state(table_id)
     kept_seat = tables.to_act(kept)
     assert kept_seat is not None
     # Another process plays on until a seat other than the kept one is to act, and the kept seat has acted.

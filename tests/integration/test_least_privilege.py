@@ -378,7 +378,7 @@ def test_the_whole_service_runs_as_the_service_role(roles: Roles, redis_client: 
             lobby = conn.execute("SELECT table_id FROM table_views").fetchall()
             assert {row["table_id"] for row in lobby} >= {played.table_id, other.table_id}
             assert conn.execute("SELECT count(*) AS n FROM ledger_lines").fetchone() != {"n": 0}
-        view = ledger.table_view(played.table_id)
+        view = ledger.queries.table_view(played.table_id)
         assert view["id"] == played.table_id
 
         total = len(events_snapshot(roles.owner_url, "%"))

@@ -173,7 +173,7 @@ def _table_with_receipts(pool: ConnectionPool[Any], signer: ReceiptSigner) -> tu
     with pool.connection() as conn:
         register_key(conn.info.dsn, signer)
     ledger = CardLedger(PostgresStorage(pool), None, signer)
-    ledger.require_signing_key()
+    ledger.commands.require_signing_key()
     alice, bob = register(ledger, "alice"), register(ledger, "bob")
     opened = ledger.open_table(alice, "cholek-tiga", 2, {})
     table_id = str(opened["id"])

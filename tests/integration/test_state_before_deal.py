@@ -29,9 +29,9 @@ Pool = ConnectionPool[Any]
 
 def _play_one_deal(ledger: CardLedger, table_id: str, callers: dict[int, Caller], rng: random.Random) -> None:
     """Ready every seat not ready, then play random legal actions until the deal ends."""
-    deal_no = ledger.load_state(table_id).deal_no
+    deal_no = ledger.queries.load_state(table_id).deal_no
     while True:
-        state = ledger.load_state(table_id)
+        state = ledger.queries.load_state(table_id)
         if state.status == tables.BETWEEN_DEALS:
             if state.deal_no > deal_no:
                 return

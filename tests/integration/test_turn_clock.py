@@ -75,7 +75,7 @@ class Table:
     spare: list[Caller] = field(default_factory=list)
 
     def state(self) -> tables.TableState:
-        return self.ledger.load_state(self.table_id)
+        return self.ledger.queries.load_state(self.table_id)
 
     def caller_at(self, seat: int) -> Caller:
         player = self.state().players[seat]
@@ -138,7 +138,7 @@ def test_each_turn_gets_exactly_one_action_whatever_the_interleaving(pool: Pool,
             self.table = open_table(self.ledger, *case, spare=12)
 
         def state(self) -> tables.TableState:
-            return self.ledger.load_state(self.table.table_id)
+            return self.ledger.queries.load_state(self.table.table_id)
 
         # Which rules and draws come next must not depend on the table (whose deals come from random seeds):
         # hypothesis replays an example and requires the same draws. So every rule draws the same, whatever
@@ -343,8 +343,8 @@ def test_a_seat_changes_hands_between_deals_and_money_follows_the_player(
     play_deal(table, clock, rng)
     table.act(0, {"type": "leave"})
     with pytest.raises(Forbidden):
-        ledger.seat_view(first, table.table_id)
-    assert ledger.table_view(table.table_id)["players"][0] is None
+        ledger.queries.seat_view(first, table.table_id)
+    assert ledger.queries.table_view(table.table_id)["players"][0] is None
     table.act(1, {"type": "ready"})
     table.sit(0)
     newcomer = table.caller_at(0)
@@ -461,7 +461,7 @@ def test_the_projection_carries_the_deadline_the_clock_sweeps_for(pool: Pool, st
         ).fetchone()
     assert row is not None and row["turn_deadline"] == deadline and row["vacant_since"] is None
     assert row["view"]["turn_deadline"] == tables.public_view(state)["turn_deadline"]
-    assert ledger.table_view(table.table_id)["turn_deadline"] == row["view"]["turn_deadline"]
+    assert ledger.queries.table_view(table.table_id)["turn_deadline"] == row["view"]["turn_deadline"]
     assert table.table_id not in clock.due(deadline - timedelta(seconds=1))
     assert table.table_id in clock.due(deadline)
     assert [w.table_id for w in clock.sweep(deadline)] == [table.table_id]

@@ -60,7 +60,7 @@ def authenticate() -> Caller:
     token = _bearer(header)
     if token is None:
         raise _unauthorized("the Authorization header must be 'Bearer <token>'", "invalid_token")
-    caller = container().ledger.authenticate(token)
+    caller = container().ledger.identity.authenticate(token)
     if caller is None:
         raise _unauthorized("the bearer token is not valid", "invalid_token")
     return caller

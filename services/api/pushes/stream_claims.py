@@ -46,6 +46,6 @@ def _seated(who: Caller, table_id: str) -> bool:
     if who.player_id is None:
         return False
     try:
-        return container().ledger.load_state(table_id).seat_of(who.player_id) is not None
+        return container().ledger.queries.load_state(table_id).seat_of(who.player_id) is not None
     except (NotFound, TableLogInconsistent):
         return False

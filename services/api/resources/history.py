@@ -35,7 +35,7 @@ blp = Blueprint(
 def events(query: dict[str, Any], table_id: uuid.UUID) -> dict[str, Any]:
     """The table's events after position `after`, redacted for the caller: a hand's cards are shown only to
     its holder until the deal ends, then to every seated player and the auditor."""
-    return container().ledger.events(caller(), str(table_id), query["after"], query["limit"])
+    return container().ledger.queries.events(caller(), str(table_id), query["after"], query["limit"])
 
 
 @blp.route("/<uuid:table_id>/deals/<int:deal_no>", methods=["GET"])

@@ -22,4 +22,4 @@ def keys() -> dict[str, Any]:
     `public_key` is base64url (no padding) of the raw 32 bytes; `key_id` is "ed25519:" + the first 16 hex digits
     of its SHA-256. A receipt's `signature` covers the UTF-8 bytes of
     `"cardledger-receipt-v1\\n" + table_id + "\\n" + version + "\\n" + hash + "\\n" + signed_at`."""
-    return {"keys": container().ledger.signing_keys()}
+    return {"keys": container().ledger.queries.signing_keys()}

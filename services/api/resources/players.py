@@ -25,7 +25,7 @@ blp = Blueprint(
 @blp.response(201, PlayerSchema, example=PLAYER)
 def register(body: dict[str, Any]) -> dict[str, Any]:
     """Register a player; the bearer token in the answer is shown only this once."""
-    return container().ledger.register_player(body["name"])
+    return container().ledger.identity.register_player(body["name"])
 
 
 @blp.route("/me", methods=["GET"])

@@ -195,7 +195,9 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
             if message is not None:
                 return message
             message = pushes.message(queries, who, table, queries.load_state(table))
-            return message if message is not None else pushed(ledger.seat_view(who, table))  # what /view answers
+            return (
+                message if message is not None else pushed(ledger.queries.seat_view(who, table))
+            )  # what /view answers
 
     waits = table_waits.of(services.redis)
     try:
@@ -203,7 +205,7 @@ def seat_view_stream(headers: dict[str, Any], query: dict[str, Any], table_id: u
         head = waits.head(table)
     except redis.RedisError as error:
         raise ApiError(503, "stream_unavailable", "the event stream is unavailable; retry later") from error
-    first = pushed(ledger.seat_view(who, table))  # the problems of /view (404, 403 no_seat) before the stream
+    first = pushed(ledger.queries.seat_view(who, table))  # the problems of /view (404, 403 no_seat) before the stream
     config = current_app.config
     heartbeat = float(config.get("SSE_HEARTBEAT_SECONDS", 15))
     longest = redis_bus.longest_block(services.redis)  # as the public stream beats (services.api.resources.stream)

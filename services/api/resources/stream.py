@@ -170,7 +170,7 @@ def _withheld_for(who: Caller, table_id: str) -> Callable[[Any], bool]:
     if who.is_auditor:
         return lambda deal_no: False
     ledger = container().ledger
-    return lambda deal_no: isinstance(deal_no, int) and ledger.deal_holds_v1_private(table_id, deal_no)
+    return lambda deal_no: isinstance(deal_no, int) and ledger.withheld.deal_holds_v1_private(table_id, deal_no)
 
 
 @blp.route("/<uuid:table_id>/stream", methods=["GET"])
@@ -183,7 +183,7 @@ def stream(headers: dict[str, Any], query: dict[str, Any], table_id: uuid.UUID) 
     who = caller()  # every authenticated caller may follow a table's public events
     services = container()
     table = str(table_id)
-    if not services.ledger.table_exists(table):
+    if not services.ledger.queries.exists(table):
         raise ApiError(404, "table_not_found", f"table {table} does not exist")
     claim_stream(who, table)
     last_event_id = headers.get("last_event_id")

@@ -81,7 +81,7 @@ def lobby(query: dict[str, Any]) -> dict[str, Any]:
 
     Read from the table_views projection: a new table appears once the projection has caught up.
     """
-    return container().ledger.lobby(query.get("status"), query.get("game"), query["after"], query["limit"])
+    return container().ledger.queries.lobby(query.get("status"), query.get("game"), query["after"], query["limit"])
 
 
 @blp.route("/<uuid:table_id>", methods=["GET"])
