@@ -18,7 +18,7 @@ the stack, of the bench database's PostgreSQL backends (in total and by whose th
 PostgreSQL's background processes and of Redis (both serve the whole server), and of this process (the bots),
 divided by the actions. A window ends once the relay and the projection workers have gone quiet.
 
-Targets (issue 24), on TARGETED_CLIENT's rows: the action rate at least RATIO_TARGET of the baseline's request
+Targets, on TARGETED_CLIENT's rows: the action rate at least RATIO_TARGET of the baseline's request
 rate; action p99 at most P99_RATIO_TARGET times the baseline's p99, both measured in the same run.
 """
 
