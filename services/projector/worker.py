@@ -31,6 +31,7 @@ log = logging.getLogger("cardledger.projector")
 
 QUEUE = PROJECTIONS_QUEUE
 FALLBACK_INTERVAL_S = 1.0
+RQ_LOGGERS = ("rq.worker", "rq.job")  # what `Worker.work(logging_level="WARNING")` quietened
 DEQUEUE_WAIT_S = 1  # how long a wait for a job lasts before the worker looks at its stop event again
 
 
@@ -39,6 +40,8 @@ def projection_worker(client: redis.Redis) -> SimpleWorker:
     by a timer (RQ's default, SIGALRM, works in the main thread only)."""
     worker = SimpleWorker([QUEUE], connection=client, serializer=JOB_SERIALIZER)
     worker.death_penalty_class = TimerDeathPenalty
+    for name in RQ_LOGGERS:  # RQ's line per job is noise beside the projections' own logs
+        logging.getLogger(name).setLevel(logging.WARNING)
     return worker
 
 
