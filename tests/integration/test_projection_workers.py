@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 import itertools
 import json
+import logging
 import threading
 import time
 import zlib
@@ -382,6 +383,24 @@ def test_a_failing_projection_does_not_hold_the_others_back(
     assert jobs.catch_up_all()["ledger"] == total["n"]
     assert caught_up(conn)
     jobs.close_connection()
+
+
+def test_the_worker_runs_a_job_without_rqs_line_per_job(
+    store: EventStore, db_url: str, conn: Conn, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """RQ logs each job at INFO; the worker keeps its loggers at WARNING, so a process logging at INFO does not
+    get a line per projection job (as `Worker.work(logging_level="WARNING")` had it)."""
+    jobs.configure(db_url)
+    client = redis_server.client()
+    play_tables(store, count=1, deals=1, seed=48)
+    wait_until_readable(db_url)
+    assert enqueue_projections(client) == 1
+    with caplog.at_level(logging.INFO):
+        assert work(redis_server.client(), threading.Event(), burst=True) == 1
+    assert caught_up(conn)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("rq.") and r.levelno < logging.WARNING] == []
+    jobs.close_connection()
+    client.close()
 
 
 def test_a_pickled_job_written_to_redis_is_never_run(tmp_path: Any, redis_server: RedisServer) -> None:
