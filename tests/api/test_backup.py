@@ -3,6 +3,7 @@ receipt issued before the backup began verifies against it (docs/operations.md, 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import shutil
@@ -32,12 +33,9 @@ def tool(name: str, server_url: str) -> str:
     with psycopg.connect(server_url) as conn:
         major = int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000  # type: ignore[index]
     candidates = [f"/usr/lib/postgresql/{major}/bin/{name}", shutil.which(name)]
-    try:
-        import pgserver  # type: ignore[import-untyped,unused-ignore]
-
-        candidates.insert(0, str(Path(pgserver.__file__).parent / "pginstall" / "bin" / name))
-    except ImportError:
-        pass
+    embedded = importlib.util.find_spec("pgserver")  # found, not imported: importing it warns without XDG_RUNTIME_DIR
+    if embedded is not None and embedded.origin is not None:
+        candidates.insert(0, str(Path(embedded.origin).parent / "pginstall" / "bin" / name))
     for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
             version = subprocess.run([candidate, "--version"], capture_output=True, text=True, check=True).stdout
