@@ -30,7 +30,6 @@ from hypothesis.stateful import (
 from psycopg_pool import ConnectionPool
 
 from domain import table as tables
-from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
 from infra.config import abandon_after, parse_duration
 from infra.event_store import EventStore, RecordedEvent
@@ -42,7 +41,7 @@ from services.app.ledger import CardLedger
 from services.cli.verify_remote import expected_ledger_lines
 from services.clock import Clock
 from tests.integration.test_audit_support import project
-from tests.play import register
+from tests.play import random_action, register
 
 Pool = ConnectionPool[Any]
 CASES = [("cholek-tiga", 2), ("cholek-tiga", 3), ("cha-kau-tsz", 2), ("cha-kau-tsz", 3), ("cha-kau-tsz", 4)]
@@ -52,13 +51,6 @@ ABANDON = timedelta(hours=24)
 
 def key() -> str:
     return uuid.uuid4().hex
-
-
-def random_action(state: tables.TableState, seat: int, rng: random.Random) -> dict[str, Any]:
-    action = dict(rng.choice(tables.legal_actions(state, seat)))
-    if "count" in action:
-        action = {"type": "play", "cards": rng.sample(game_named(state.game).hand(state.deal, seat), action["count"])}
-    return action
 
 
 def groups(events: list[RecordedEvent]) -> Iterator[list[RecordedEvent]]:

@@ -50,6 +50,7 @@ from domain.hashchain import (
 from domain.redaction import PUBLIC, Viewer
 from infra.event_store import EventStore, NewEvent, RecordedEvent
 from services.app.answers import event_json
+from tests.play import random_action
 
 TABLE_ID = "5d0c1a4e-7f4b-4c1e-9d7a-2b1f0e3c4a5d"
 SEATS = {"cholek-tiga": (2, 3), "cha-kau-tsz": (2, 3, 4)}
@@ -58,15 +59,6 @@ DEALING = (CARDS_DRAWN, HAND_DEALT)
 
 def seeds_from(base: bytes, deals: int) -> dict[int, bytes]:
     return {deal_no: hashlib.sha256(base + bytes([deal_no])).digest() for deal_no in range(1, deals + 2)}
-
-
-def random_action(state: tbl.TableState, seat: int, rng: random.Random) -> dict[str, Any]:
-    """A legal action at random; a follow given as a count takes that many cards of the hand."""
-    action = dict(rng.choice(tbl.legal_actions(state, seat)))
-    if action.get("type") == "play" and "count" in action:
-        hand = tbl.seat_view(state, seat)["hand"]
-        action = {"type": "play", "cards": rng.sample(hand, int(action["count"]))}
-    return action
 
 
 def record_table(

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from domain import table as t
 from domain.errors import ConflictError, NotYourTurn, OptionError, RuleError
 from domain.events import Event
-from domain.games import game_named
 from domain.ledger import net_by_account
 from domain.shuffle import commitment
+from tests.play import random_action
 
 SEEDS = {n: bytes([n]) * 32 for n in range(1, 12)}
 
@@ -34,12 +34,9 @@ def seated(game: str = "cholek-tiga", seats: int = 2) -> tuple[t.TableState, lis
 
 
 def play_deal(state: t.TableState, rng: random.Random) -> tuple[t.TableState, list[Event]]:
-    game = game_named(state.game)
     stream: list[Event] = []
     while (seat := t.to_act(state)) is not None:
-        action = dict(rng.choice(t.legal_actions(state, seat)))
-        if "count" in action:
-            action = {"type": "play", "cards": rng.sample(game.hand(state.deal, seat), action["count"])}
+        action = random_action(state, seat, rng)
         events = t.decide(state, t.Act(seat, action), SEEDS)
         after = t.fold(state, events)
         _, same = t.decide_and_evolve(state, t.Act(seat, action), SEEDS)
