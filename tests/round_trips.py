@@ -1,7 +1,7 @@
 """Counting SQL round trips: libpq's trace of a few connections, read back.
 
-Each round trip ends with the server's ReadyForQuery, whatever ran: a simple query or a statement psycopg
-prepared.
+A round trip is a simple Query or a batch of the extended protocol ended by Sync, whatever ran: a statement
+or psycopg's preparing of one.
 """
 
 from __future__ import annotations
@@ -56,13 +56,10 @@ def traced_pool(pool: Any, size: int) -> Trace:
 
 
 def round_trips(lines: list[str]) -> int:
-    return sum(1 for line in lines if _message(line) == ("B", "ReadyForQuery"))
-
-
-def in_a_transaction(lines: list[str]) -> bool:
-    """Whether the server reported, at the end of one of these round trips, a transaction block open (the
-    status of its ReadyForQuery: I idle, T in a transaction, E in a failed one)."""
-    return any(_message(line) == ("B", "ReadyForQuery") and line.split("\t")[3].strip() in ("T", "E") for line in lines)
+    """The round trips the client began in `lines`: each simple Query, and each Sync that ends a batch of the
+    extended protocol. (Counted on the client's side: libpq traces a server's message only when it next reads,
+    so the last ReadyForQuery of a window shows up in the next one.)"""
+    return sum(1 for line in lines if _message(line) in (("F", "Query"), ("F", "Sync")))
 
 
 def prepares(lines: list[str]) -> int:
@@ -70,9 +67,17 @@ def prepares(lines: list[str]) -> int:
     return sum(1 for line in lines if _message(line) == ("F", "Parse") and not line.split("\t", 3)[3].startswith(' ""'))
 
 
+def in_a_transaction(lines: list[str]) -> bool:
+    """Whether the server was inside a transaction block at the end of any round trip in `lines` (the
+    transaction status its ReadyForQuery reports: T, or E for a failed one), whatever statements opened it."""
+    ready = [line.rsplit("\t", 1)[-1].strip() for line in lines if _message(line) == ("B", "ReadyForQuery")]
+    return any(status in ("T", "E") for status in ready)
+
+
 def statements(lines: list[str], names: dict[str, str] | None = None) -> Counter[str]:
     """What each round trip ran: a simple query's text, an unnamed statement's text, or a prepared one's text
-    (from `names`, to which the statements prepared in `lines` are added; else its name)."""
+    (from `names`, to which the statements prepared in `lines` are added; else its name). For reports (bench's
+    action_cost) and failure messages: tests assert round trips and results, not what the statements say."""
     names = {} if names is None else names
     found: Counter[str] = Counter()
     for line in lines:

@@ -12,7 +12,7 @@ import itertools
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -198,14 +198,44 @@ def bot_action(view: dict[str, Any], rng: Any) -> dict[str, Any]:
     return action
 
 
-def play_deal(api: Api, table_id: str, tokens: list[str], rng: Any, max_steps: int = 2000) -> list[dict[str, Any]]:
-    """Play the running deal to its end with a random bot; returns every action response."""
+def seated_table(api: Api, game: str = "cholek-tiga", seats: int = 2, name: str | None = None) -> tuple[str, list[str]]:
+    """A table of `seats` players registered for it (named `name`-0, ..., `name` the game's by default), opened
+    by the first and filled in seat order (its first deal is running): its id and the players' tokens by seat."""
+    tokens = [api.register(f"{name or game}-{n}")[1] for n in range(seats)]
+    table_id = str(api.open_table(tokens[0], game, seats)["id"])
+    for seat, token in enumerate(tokens):
+        api.sit(token, table_id, seat)
+    return table_id, tokens
+
+
+Tokens = Sequence[str] | Mapping[int, str]
+"""Players' tokens by seat (a list in seat order, or a mapping of seats)."""
+
+
+def to_act(api: Api, table_id: str, tokens: Tokens) -> str:
+    """The token of the seat whose turn it is (the table read with seat 0's token)."""
+    return tokens[api.table(tokens[0], table_id)["to_act"]]
+
+
+def take_turn(api: Api, table_id: str, tokens: Tokens, rng: Any) -> dict[str, Any]:
+    """One random legal action (`bot_action`) of the seat whose turn it is; its answer."""
+    token = to_act(api, table_id, tokens)
+    return api.act(token, table_id, bot_action(api.view(token, table_id), rng))
+
+
+def play_deal(
+    api: Api, table_id: str, tokens: list[str], rng: Any, moves: int | None = None, max_steps: int = 2000
+) -> list[dict[str, Any]]:
+    """Play the running deal with a random bot, to its end or for `moves` actions (fewer if it ends first);
+    `tokens` in any order. Returns every action's answer."""
     seat_tokens = {api.view(token, table_id)["seat"]: token for token in tokens}
-    responses = []
-    for _ in range(max_steps):
+    responses: list[dict[str, Any]] = []
+    for _ in range(max_steps if moves is None else moves):
         state = api.table(tokens[0], table_id)
         if state["status"] != "playing":
             return responses
         token = seat_tokens[state["to_act"]]
         responses.append(api.act(token, table_id, bot_action(api.view(token, table_id), rng)))
-    raise AssertionError("the deal did not end")
+    if moves is None:
+        raise AssertionError("the deal did not end")
+    return responses

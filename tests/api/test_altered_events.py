@@ -22,8 +22,8 @@ from infra.db import connect
 from infra.errors import TableLogInconsistent
 from infra.table_loader import load_table
 from services.bootstrap import Container
-from tests.api.conftest import AUDITOR_TOKEN, Api, bearer, bot_action, play_deal
-from tests.api.test_remote_verify import Verify, _table, base_url, verify
+from tests.api.conftest import AUDITOR_TOKEN, Api, bearer, bot_action, play_deal, seated_table
+from tests.api.test_remote_verify import Verify, base_url, verify
 
 __all__ = ["base_url", "verify"]
 
@@ -92,7 +92,7 @@ def test_an_altered_event_is_named_and_never_a_500(
     api: Api, base_url: str, clean: str, verify: Verify, container: Container, game: str, how: str
 ) -> None:
     rng = random.Random(f"{game}-{how}")
-    table_id, tokens = _table(api, game, 2)
+    table_id, tokens = seated_table(api, game, 2)
     play_deal(api, table_id, tokens, rng)
     for token in tokens:
         api.act(token, table_id, {"type": "ready"})

@@ -20,7 +20,7 @@ from psycopg.rows import dict_row
 
 from infra.receipts import OK, parse_receipts
 from services.app.audit.receipts import check_table_receipts
-from tests.api.conftest import Api, play_deal
+from tests.api.conftest import Api, play_deal, seated_table
 from tests.conftest import fresh_database
 
 pytestmark = pytest.mark.slow
@@ -44,20 +44,12 @@ def tool(name: str, server_url: str) -> str:
     pytest.skip(f"no {name} of PostgreSQL {major} or later: apt-get install postgresql-client-{major}")
 
 
-def seated_table(api: Api, name: str) -> tuple[str, list[str]]:
-    tokens = [api.register(f"{name}-{n}")[1] for n in range(2)]
-    table_id = api.open_table(tokens[0])["id"]
-    for seat, token in enumerate(tokens):
-        api.sit(token, table_id, seat)
-    return table_id, tokens
-
-
 def test_a_backup_under_load_restores_verifies_and_keeps_every_earlier_receipt(
     app: Flask, api: Api, api_database_url: str, pg_server_url: str, tmp_path: Path
 ) -> None:
     pg_dump, pg_restore = tool("pg_dump", pg_server_url), tool("pg_restore", pg_server_url)
     rng = random.Random(5)
-    tables = [seated_table(api, f"b{n}") for n in range(3)]
+    tables = [seated_table(api, name=f"b{n}") for n in range(3)]
     before: list[dict[str, Any]] = []
     for table_id, tokens in tables:
         before += [answer["receipt"] for answer in play_deal(api, table_id, tokens, rng)]
@@ -68,7 +60,7 @@ def test_a_backup_under_load_restores_verifies_and_keeps_every_earlier_receipt(
 
     def keep_playing() -> None:
         other = Api(app.test_client())
-        table_id, tokens = seated_table(other, "load")
+        table_id, tokens = seated_table(other, name="load")
         local = random.Random(6)
         while not stop.is_set():
             played.append(len(play_deal(other, table_id, tokens, local)))

@@ -22,7 +22,7 @@ from infra.storage.postgres import PostgresStorage
 from services.api import create_app
 from services.app.ledger import CardLedger
 from services.bootstrap import Container
-from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, bot_action
+from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, bot_action, to_act
 from tests.api.test_remote_verify import _rechain
 from tests.api.test_seat_view_stream import LIVE_CONFIG, Messages
 
@@ -65,7 +65,7 @@ def test_a_seat_of_a_running_version_one_deal_finds_none_of_its_hashes_anywhere(
     client = fresh_client(container, TEST_CONFIG)
     hidden = deal_hashes(clean, scene.table, 1)
     assert hidden
-    token = {0: scene.alice, 1: scene.bob}[Api(client).table(scene.alice, scene.table)["to_act"]]
+    token = to_act(Api(client), scene.table, [scene.alice, scene.bob])
     received: dict[str, str] = {}
 
     spec = json.loads(SPEC.read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from infra.config import Settings
 from services.api import create_app
 from services.bootstrap import Container, bootstrap
-from tests.api.conftest import TEST_CONFIG, Api, metrics_text
+from tests.api.conftest import TEST_CONFIG, Api, metrics_text, to_act
 
 
 def sample(client: FlaskClient, name: str, labels: str = "") -> float:
@@ -50,7 +50,7 @@ def test_an_append_that_loses_a_race_counts_a_conflict(
     table = api.open_table(alice)["id"]
     api.sit(alice, table, 0)
     api.sit(bob, table, 1)
-    token = [alice, bob][api.table(alice, table)["to_act"]]
+    token = to_act(api, table, [alice, bob])
     action = api.view(token, table)["legal_actions"][0]
 
     # Another API process takes the same turn between this one's decision and its append.

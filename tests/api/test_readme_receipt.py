@@ -14,8 +14,8 @@ import pytest
 from flask import Flask
 
 from services.cli import main
-from tests.api.conftest import Api
-from tests.api.test_remote_verify import _serve, _table
+from tests.api.conftest import Api, seated_table
+from tests.api.test_remote_verify import _serve
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -46,7 +46,7 @@ def run_snippet(pinned: Path, receipt: dict[str, object]) -> subprocess.Complete
 def test_the_readme_checks_a_receipt_by_hand(
     api: Api, base_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, tokens = _table(api, "cholek-tiga", 2)
+    _, tokens = seated_table(api, "cholek-tiga", 2)
     opened = api.client.post(
         "/v1/tables", json={"game": "cha-kau-tsz", "seats": 2}, headers={"Authorization": f"Bearer {tokens[0]}"}
     )

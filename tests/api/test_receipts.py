@@ -25,7 +25,18 @@ from infra.storage.postgres import PostgresStorage
 from services.api import create_app
 from services.app.ledger import CardLedger
 from services.bootstrap import Container
-from tests.api.conftest import AUDITOR_TOKEN, TEST_CONFIG, Api, Scene, bearer, bot_action, metrics_text, play_deal
+from tests.api.conftest import (
+    AUDITOR_TOKEN,
+    TEST_CONFIG,
+    Api,
+    Scene,
+    bearer,
+    bot_action,
+    metrics_text,
+    play_deal,
+    take_turn,
+    to_act,
+)
 from tests.api.test_endpoints import assert_problem
 from tests.conftest import register_key
 
@@ -110,8 +121,7 @@ def test_the_keys_list_shape(client: FlaskClient, container: Container) -> None:
 
 
 def test_an_idempotent_replay_returns_the_original_receipt_byte_for_byte(api: Api, scene: Scene) -> None:
-    view = api.view(scene.alice, scene.table)
-    token = scene.alice if view["to_act"] == 0 else scene.bob
+    token = to_act(api, scene.table, [scene.alice, scene.bob])
     action = bot_action(api.view(token, scene.table), random.Random(1))
     first = api.act_raw(token, scene.table, action, key="replay-me")
     assert first.status_code == 201
@@ -241,13 +251,8 @@ def test_the_signing_key_never_appears_in_logs_answers_events_or_metrics(
 
 
 def _deal_receipts(api: Api, scene: Scene, actions: int = 4) -> list[dict[str, Any]]:
-    tokens = {0: scene.alice, 1: scene.bob}
-    receipts = []
     rng = random.Random(2)
-    for _ in range(actions):
-        token = tokens[api.table(scene.alice, scene.table)["to_act"]]
-        receipts.append(api.act(token, scene.table, bot_action(api.view(token, scene.table), rng))["receipt"])
-    return receipts
+    return [take_turn(api, scene.table, [scene.alice, scene.bob], rng)["receipt"] for _ in range(actions)]
 
 
 def test_the_dispute_report_checks_submitted_receipts(api: Api, scene: Scene, container: Container) -> None:
@@ -347,7 +352,7 @@ def test_no_receipt_where_the_answer_withholds_the_hashes(
     # A process that has not seen the table yet (one that has keeps what it found of the deal).
     fresh = CardLedger(PostgresStorage(container.pool, container.store), AUDITOR_TOKEN, container.signer)
     api = Api(create_app(container=dataclasses.replace(container, ledger=fresh), config=TEST_CONFIG).test_client())
-    token = {0: scene.alice, 1: scene.bob}[api.table(scene.alice, scene.table)["to_act"]]
+    token = to_act(api, scene.table, [scene.alice, scene.bob])
     action = bot_action(api.view(token, scene.table), random.Random(3))
     first = api.act_raw(token, scene.table, action, key="legacy")
     assert first.status_code == 201, first.get_json()

@@ -26,7 +26,7 @@ from domain.hashchain import event_hash, hashed_fields
 from services.bootstrap import Container
 from services.cli import main
 from services.cli import verify_remote as remote_verify
-from tests.api.conftest import AUDITOR_TOKEN, Api, bot_action, play_deal, project
+from tests.api.conftest import AUDITOR_TOKEN, Api, play_deal, project, seated_table, take_turn
 
 Verify = Callable[..., tuple[int, str, str]]
 
@@ -63,14 +63,6 @@ def verify(capsys: pytest.CaptureFixture[str], clean: str) -> Verify:
     return run
 
 
-def _table(api: Api, game: str, seats: int) -> tuple[str, list[str]]:
-    tokens = [api.register(f"{game}-{n}")[1] for n in range(seats)]
-    table_id = str(api.open_table(tokens[0], game, seats)["id"])
-    for seat, token in enumerate(tokens):
-        api.sit(token, table_id, seat)
-    return table_id, tokens
-
-
 def _events(clean: str, table_id: str) -> list[dict[str, Any]]:
     with psycopg.connect(clean, row_factory=dict_row) as conn:
         rows = conn.execute(
@@ -100,7 +92,7 @@ def _tamper(clean: str, table_id: str, version: int, change: Callable[[dict[str,
 def test_a_played_table_verifies_through_the_api_and_a_tampered_event_is_named(
     api: Api, base_url: str, clean: str, verify: Verify, game: str, seats: int
 ) -> None:
-    table_id, tokens = _table(api, game, seats)
+    table_id, tokens = seated_table(api, game, seats)
     play_deal(api, table_id, tokens, random.Random(11))
     # A second deal is started and left running: its chain is checked, the rest is pending.
     for token in tokens:
@@ -147,7 +139,7 @@ def test_a_played_table_verifies_through_the_api_and_a_tampered_event_is_named(
 def test_a_changed_hidden_card_is_caught_by_its_commitment_or_hash(
     api: Api, base_url: str, clean: str, verify: Verify
 ) -> None:
-    table_id, tokens = _table(api, "cholek-tiga", 2)
+    table_id, tokens = seated_table(api, "cholek-tiga", 2)
     play_deal(api, table_id, tokens, random.Random(5))
     dealt = next(e for e in _events(clean, table_id) if PRIVATE in e["data"])
 
@@ -169,7 +161,7 @@ def test_a_changed_hidden_card_is_caught_by_its_commitment_or_hash(
 
 
 def test_a_running_deal_is_verified_for_its_chain(api: Api, base_url: str, verify: Verify) -> None:
-    table_id, tokens = _table(api, "cha-kau-tsz", 2)
+    table_id, tokens = seated_table(api, "cha-kau-tsz", 2)
     code, out, err = verify(base_url, tokens[0], table_id, "--json")
     assert code == 0, out + err
     verdict = json.loads(out)
@@ -180,7 +172,7 @@ def test_a_running_deal_is_verified_for_its_chain(api: Api, base_url: str, verif
 
 
 def test_a_player_without_a_seat_gets_the_apis_answer(api: Api, base_url: str, verify: Verify) -> None:
-    table_id, _ = _table(api, "cholek-tiga", 2)
+    table_id, _ = seated_table(api, "cholek-tiga", 2)
     _, stranger = api.register("stranger")
     code, out, err = verify(base_url, stranger, table_id)
     assert code == 2 and out == ""
@@ -193,7 +185,7 @@ def test_a_player_without_a_seat_gets_the_apis_answer(api: Api, base_url: str, v
 
 
 def test_bad_token_unknown_table_and_no_server_are_one_line_errors(api: Api, base_url: str, verify: Verify) -> None:
-    table_id, tokens = _table(api, "cholek-tiga", 2)
+    table_id, tokens = seated_table(api, "cholek-tiga", 2)
     code, _, err = verify(base_url, "not-a-token", table_id)
     assert code == 2 and "401 invalid_token" in err and err.count("\n") == 1
     assert err.startswith(f"cardledger: error: verify: GET /v1/tables/{table_id}/events?")
@@ -274,15 +266,12 @@ def test_version_1_events_verify_and_hidden_hands_of_a_running_deal_are_pending(
 ) -> None:
     """Events written before hash version 2: the hash covers the private block, so while the deal runs the
     hands the viewer may not see cannot be hashed (pending); once it has ended everything is checked."""
-    table_id, tokens = _table(api, "cholek-tiga", 2)
+    table_id, tokens = seated_table(api, "cholek-tiga", 2)
     play_deal(api, table_id, tokens, random.Random(4))
     for token in tokens:
         api.act(token, table_id, {"type": "ready"})
     for _ in range(2):  # a few moves of deal 2, so hidden draws have events after them
-        to_act = api.client.get(f"/v1/tables/{table_id}", headers={"Authorization": f"Bearer {tokens[0]}"})
-        token = tokens[to_act.get_json()["to_act"]]
-        view = api.client.get(f"/v1/tables/{table_id}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
-        api.act(token, table_id, bot_action(view, random.Random(5)))
+        take_turn(api, table_id, tokens, random.Random(5))
     _rechain(clean, table_id, 1, hash_version=1)
     assert {e["hash_version"] for e in _events(clean, table_id)} == {1}
     container.ledger.withheld.clear()  # it keeps what it found of deal 2, which this test rewrote,
@@ -314,10 +303,7 @@ def test_version_1_events_verify_and_hidden_hands_of_a_running_deal_are_pending(
     assert all(e["hash"] and e["prev_hash"] for e in page(AUDITOR_TOKEN))
 
     # The same for the answer of an action in that deal, and for the live stream.
-    to_act = api.client.get(f"/v1/tables/{table_id}", headers={"Authorization": f"Bearer {tokens[0]}"})
-    token = tokens[to_act.get_json()["to_act"]]
-    view = api.client.get(f"/v1/tables/{table_id}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
-    answer = api.act(token, table_id, bot_action(view, random.Random(6)))
+    answer = take_turn(api, table_id, tokens, random.Random(6))
     assert answer["events"] and all(e["hash"] is None and e["prev_hash"] is None for e in answer["events"])
     from services.api.resources.stream import _message
 
@@ -331,7 +317,7 @@ def test_version_1_events_verify_and_hidden_hands_of_a_running_deal_are_pending(
 def test_receipts_are_checked_against_the_log_and_prove_a_rewritten_history(
     api: Api, base_url: str, clean: str, verify: Verify, tmp_path: Path
 ) -> None:
-    table_id, tokens = _table(api, "cholek-tiga", 2)
+    table_id, tokens = seated_table(api, "cholek-tiga", 2)
     answers = play_deal(api, table_id, tokens, random.Random(8))
     receipts = [answer["receipt"] for answer in answers]
     path = tmp_path / "receipts.json"
@@ -358,7 +344,7 @@ def test_receipts_are_checked_against_the_log_and_prove_a_rewritten_history(
 
 
 def test_a_forged_revealed_seed_is_named_at_its_deal_ended(api: Api, base_url: str, clean: str, verify: Verify) -> None:
-    table_id, tokens = _table(api, "cholek-tiga", 2)
+    table_id, tokens = seated_table(api, "cholek-tiga", 2)
     play_deal(api, table_id, tokens, random.Random(9))
     ended = next(e for e in _events(clean, table_id) if e["type"] == "deal_ended")
     _tamper(clean, table_id, ended["version"], lambda data: data.update(server_seed="00" * 32))
@@ -392,7 +378,7 @@ def _fake_api(events: list[dict[str, Any]]) -> Callable[..., Any]:
 
 
 def test_events_the_hash_cannot_be_recomputed_from_are_named(api: Api, verify: Verify) -> None:
-    table_id, _ = _table(api, "cholek-tiga", 2)
+    table_id, _ = seated_table(api, "cholek-tiga", 2)
     shown = json.loads(_raw_events(api, table_id))["events"][:3]  # the opening and the seatings
     assert [e["type"] for e in shown] == ["table_opened", "player_seated", "player_seated"]
     shown[1] = {k: v for k, v in shown[1].items() if k != "metadata"}
@@ -418,7 +404,7 @@ def test_the_ledger_is_read_page_by_page_and_waited_for_while_its_projection_cat
     """The ledger is a projection, a little behind the log: the verifier reads on until it shows the lines of the
     last event read that carries transfers (here the projection runs a second after the verifier began)."""
     monkeypatch.setattr(remote_verify, "LEDGER_PAGE_SIZE", 1)
-    table_id, tokens = _table(api, "cha-kau-tsz", 3)
+    table_id, tokens = seated_table(api, "cha-kau-tsz", 3)
     play_deal(api, table_id, tokens, random.Random(12))
     late = threading.Timer(1.0, project, args=(clean,))
     late.start()

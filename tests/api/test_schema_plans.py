@@ -41,8 +41,7 @@ from services.api.schemas.plain import NOT_PLAIN, PlainDump, PlainParser, plain_
 from services.api.spec.examples import ACTIONS
 from services.bootstrap import Container, in_memory_application
 from tests.api.conftest import TEST_CONFIG
-from tests.app.test_application import Table
-from tests.play import next_move
+from tests.play import Table, next_move
 
 PATH = "/v1/tables/00000000-0000-0000-0000-000000000018/actions"
 VIEW_PATH = "/v1/tables/00000000-0000-0000-0000-000000000018/view"

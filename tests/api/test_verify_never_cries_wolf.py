@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from tests.api.conftest import AUDITOR_TOKEN, Api, bot_action, play_deal
-from tests.api.test_remote_verify import Verify, _table, base_url, verify
+from tests.api.conftest import AUDITOR_TOKEN, Api, play_deal, seated_table
+from tests.api.test_remote_verify import Verify, base_url, verify
 
 __all__ = ["base_url", "verify"]
 
@@ -21,16 +21,6 @@ __all__ = ["base_url", "verify"]
 def ready_all(api: Api, table_id: str, tokens: list[str]) -> None:
     for token in tokens:
         api.act(token, table_id, {"type": "ready"})
-
-
-def a_few_moves(api: Api, table_id: str, tokens: list[str], rng: random.Random, moves: int = 3) -> None:
-    seat_tokens = {api.view(token, table_id)["seat"]: token for token in tokens}
-    for _ in range(moves):
-        state = api.table(tokens[0], table_id)
-        if state["status"] != "playing":
-            return
-        token = seat_tokens[state["to_act"]]
-        api.act(token, table_id, bot_action(api.view(token, table_id), rng))
 
 
 @pytest.mark.slow
@@ -41,7 +31,7 @@ def test_every_seated_player_verifies_every_table_between_deals_and_mid_deal(
     api: Api, base_url: str, verify: Verify, game: str, seats: int
 ) -> None:
     rng = random.Random(f"{game}-{seats}")
-    table_id, tokens = _table(api, game, seats)
+    table_id, tokens = seated_table(api, game, seats)
     for deal in range(3):
         play_deal(api, table_id, tokens, rng)
         for token in tokens:  # between deals
@@ -49,7 +39,7 @@ def test_every_seated_player_verifies_every_table_between_deals_and_mid_deal(
             assert code == 0, f"between deals {deal + 1} and {deal + 2}, {out}{err}"
             assert "as seat" in out.splitlines()[0]
         ready_all(api, table_id, tokens)
-        a_few_moves(api, table_id, tokens, rng)
+        play_deal(api, table_id, tokens, rng, moves=3)
         for token in tokens:  # in the middle of the next deal
             code, out, err = verify(base_url, token, table_id)
             assert code == 0, f"in deal {deal + 2}, {out}{err}"
@@ -60,14 +50,14 @@ def test_every_seated_player_verifies_every_table_between_deals_and_mid_deal(
 @pytest.mark.parametrize("game", ["cholek-tiga", "cha-kau-tsz"])
 def test_a_player_who_left_verifies_every_deal_they_played(api: Api, base_url: str, verify: Verify, game: str) -> None:
     rng = random.Random(game)
-    table_id, tokens = _table(api, game, 2)
+    table_id, tokens = seated_table(api, game, 2)
     play_deal(api, table_id, tokens, rng)
     leaver = tokens[1]
     api.act(leaver, table_id, {"type": "leave"})
     newcomer = api.register("newcomer")[1]
     api.sit(newcomer, table_id, 1)  # the seat changes hands; sitting counts as ready
     api.act(tokens[0], table_id, {"type": "ready"})
-    a_few_moves(api, table_id, [tokens[0], newcomer], rng)
+    play_deal(api, table_id, [tokens[0], newcomer], rng, moves=3)
 
     code, out, err = verify(base_url, leaver, table_id, "--json")
     shown = json.loads(out)

@@ -19,7 +19,6 @@ import pytest
 from domain import table as tables
 from domain.games import game_named
 from domain.shuffle import commitment
-from domain.table import TableState
 from infra.receipts import OK, OTHER_TABLE, check_receipts
 from infra.storage.ports import Storage
 from services.app.callers import AUDITOR_CALLER, Caller
@@ -28,44 +27,10 @@ from services.app.ledger import CardLedger
 from services.app.metrics import APPEND_CONFLICTS
 from services.bootstrap import in_memory_application
 from tests.app.conftest import AUDITOR_TOKEN
-from tests.play import deal_ended, next_move, register
+from tests.play import Table, deal_ended, next_move, register
 
 GAMES = [("cholek-tiga", 2), ("cha-kau-tsz", 3)]
-MAX_STEPS = 3_000
 ABANDON = timedelta(hours=24)
-
-
-class Table:
-    def __init__(self, ledger: CardLedger, game: str, seats: int, **options: Any) -> None:
-        self.ledger = ledger
-        self.players = [register(ledger, f"{game}-{seat}") for seat in range(seats)]
-        opened = ledger.open_table(self.players[0], game, seats, options)
-        self.table_id = str(opened["id"])
-        self.versions = [int(opened["version"])]
-        for seat, player in enumerate(self.players):
-            answer = ledger.sit(player, self.table_id, seat, f"client-{seat}")
-            assert answer["seat"] == seat
-            self.versions.append(int(answer["version"]))
-
-    def state(self) -> TableState:
-        return self.ledger.queries.load_state(self.table_id)
-
-    def act(self, seat: int, action: dict[str, Any], key: str | None = None, **kwargs: Any) -> dict[str, Any]:
-        key = key if key is not None else uuid.uuid4().hex
-        answer = self.ledger.act(self.players[seat], self.table_id, action, key, kwargs.pop("if_match", None), **kwargs)
-        self.versions.append(int(answer["version"]))
-        return answer
-
-
-def play_until(table: Table, rng: random.Random, done: Callable[[TableState], bool]) -> list[dict[str, Any]]:
-    """Random legal actions until `done(state)`; every answer."""
-    answers = []
-    for _ in range(MAX_STEPS):
-        state = table.state()
-        if done(state):
-            return answers
-        answers.append(table.act(*next_move(state, rng)))
-    raise AssertionError(f"table {table.table_id} did not get there in {MAX_STEPS} actions")
 
 
 def walk(node: Any, parent: dict[str, Any] | None = None) -> Iterator[tuple[str, Any, dict[str, Any]]]:
@@ -102,9 +67,9 @@ def test_whole_deals_are_played_settled_and_the_table_closed(
 ) -> None:
     table = Table(ledger, game, seats)
     rng = random.Random(seats)
-    answers = play_until(table, rng, deal_ended(1))
-    answers += play_until(table, rng, lambda state: state.status == tables.PLAYING)  # every seat ready
-    answers += play_until(table, rng, deal_ended(2))
+    answers = table.play_until(rng, deal_ended(1))
+    answers += table.play_until(rng, lambda state: state.status == tables.PLAYING)  # every seat ready
+    answers += table.play_until(rng, deal_ended(2))
 
     # Every answer numbers its events after the previous answer's, and the store holds exactly those.
     assert table.versions == sorted(set(table.versions))

@@ -16,8 +16,7 @@ from domain.redaction import AUDITOR, PUBLIC
 from infra.event_store import NewEvent, PendingAppend, RecordedEvent
 from services.app.answers import events_json, write_answer
 from services.bootstrap import in_memory_application
-from tests.app.test_application import Table
-from tests.play import next_move
+from tests.play import Table, next_move
 
 
 def pending_of(table_id: str, events: list[RecordedEvent]) -> PendingAppend:

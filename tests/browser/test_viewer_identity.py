@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 from tests.browser import pages
 from tests.browser.conftest import AUDITOR
 from tests.browser.pages import wait_for
-from tests.browser.test_viewer_plays_a_deal import register
+from tests.e2e.bots import register
 
 pytestmark = pytest.mark.slow
 
@@ -23,9 +23,9 @@ def account_text(driver: Any) -> str:
 
 def test_the_header_names_the_player_and_the_auditor(browser: Callable[..., Any], stack: str) -> None:
     name = f"zoë-{secrets.token_hex(3)}"
-    player = register(stack, name)
+    _, token = register(stack, name)
     driver = browser()
-    pages.sign_in(driver, stack, player["token"])
+    pages.sign_in(driver, stack, token)
     wait_for(driver, lambda d: f"Signed in as {name}" in account_text(d), "the player's name in the header")
 
     auditor = browser()
@@ -58,10 +58,10 @@ def lobby_row(driver: Any, table_id: str) -> Any:
 def test_the_lobby_shows_tables_in_play_and_each_role_its_own_actions(browser: Callable[..., Any], stack: str) -> None:
     from tests.e2e.bots import call
 
-    players = [register(stack, f"p-{secrets.token_hex(3)}") for _ in range(2)]
-    table = call("POST", f"{stack}/v1/tables", {"game": "cholek-tiga", "seats": 2}, token=players[0]["token"])
-    for seat, player in enumerate(players):
-        call("POST", f"{stack}/v1/tables/{table['id']}/seats", {"seat": seat}, token=player["token"])
+    tokens = [register(stack, f"p-{secrets.token_hex(3)}")[1] for _ in range(2)]
+    table = call("POST", f"{stack}/v1/tables", {"game": "cholek-tiga", "seats": 2}, token=tokens[0])
+    for seat, token in enumerate(tokens):
+        call("POST", f"{stack}/v1/tables/{table['id']}/seats", {"seat": seat}, token=token)
 
     auditor = browser()
     sign_in_as(auditor, stack, AUDITOR)
@@ -72,7 +72,7 @@ def test_the_lobby_shows_tables_in_play_and_each_role_its_own_actions(browser: C
     assert row.find_elements(By.CSS_SELECTOR, "a[data-link='money']"), "no link to the table's settlement"
 
     bystander = browser()
-    sign_in_as(bystander, stack, register(stack, f"b-{secrets.token_hex(3)}")["token"])
+    sign_in_as(bystander, stack, register(stack, f"b-{secrets.token_hex(3)}")[1])
     row = lobby_row(bystander, table["id"])
     assert bystander.find_elements(By.ID, "open-table")  # a player may open a table
     assert not row.find_elements(By.CSS_SELECTOR, "a[data-link]")  # not its table: nothing it could open

@@ -24,6 +24,7 @@ from tests.browser import pages
 from tests.browser.conftest import AUDITOR
 from tests.browser.driver import console_errors
 from tests.browser.pages import wait_for
+from tests.e2e.bots import register
 from tests.e2e.stack import http
 
 pytestmark = pytest.mark.slow
@@ -32,12 +33,6 @@ GAMES = ["cholek-tiga", "cha-kau-tsz"]
 SCREENSHOT_AFTER_ACTIONS = 7
 DESKTOP = (1280, 1000)
 PHONE = (412, 915)
-
-
-def register(base_url: str, name: str) -> dict[str, Any]:
-    status, _, body = http("POST", f"{base_url}/v1/players", {"name": name})
-    assert status == 201, body
-    return dict(body)
 
 
 def open_table_in_lobby(driver: Any, game: str) -> str:
@@ -189,10 +184,10 @@ def download_csvs(driver: Any, table_id: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_two_browsers_play_a_deal_replay_and_verify_it(browser: Any, stack: str, screenshots: Path, game: str) -> None:
     rng = random.Random(game)
-    players = [register(stack, f"{name}-{secrets.token_hex(3)}") for name in ("ana", "ben")]
+    tokens = [register(stack, f"{name}-{secrets.token_hex(3)}")[1] for name in ("ana", "ben")]
     seat_pages = [browser(), browser()]
-    for driver, player in zip(seat_pages, players, strict=True):
-        pages.sign_in(driver, stack, player["token"])
+    for driver, token in zip(seat_pages, tokens, strict=True):
+        pages.sign_in(driver, stack, token)
 
     table_id = open_table_in_lobby(seat_pages[0], game)
     sit_from_table_page(seat_pages[0], 0, "ana-seed")
@@ -229,7 +224,7 @@ def test_two_browsers_play_a_deal_replay_and_verify_it(browser: Any, stack: str,
         assert pages.hidden_card_leaks(bodies, seat) == []
 
     # The table's state matches what the API says, and the pages' streams followed it to the end.
-    status, _, table = http("GET", f"{stack}/v1/tables/{table_id}", token=players[0]["token"])
+    status, _, table = http("GET", f"{stack}/v1/tables/{table_id}", token=tokens[0])
     assert status == 200 and table["status"] == "between_deals"
     assert all(pages.version(d) == table["version"] for d in seat_pages)
 
@@ -246,7 +241,7 @@ def test_two_browsers_play_a_deal_replay_and_verify_it(browser: Any, stack: str,
         pages.sign_in(auditor, stack, AUDITOR)
         assert replay_and_verify(auditor, stack, table_id, None)["viewer"] == "auditor"
 
-    provoke_version_mismatch(seat_pages[0], stack, table_id, players[0]["token"])
+    provoke_version_mismatch(seat_pages[0], stack, table_id, tokens[0])
 
     # Settlement and ledger as tables, for seat 0.
     pages.go(seat_pages[0], stack, f"#/money/{table_id}")

@@ -16,6 +16,7 @@ import redis
 
 from infra.config import Settings
 from services.supervisor import gunicorn_command
+from tests.e2e.bots import register
 from tests.faults.servers import ROOT, free_port, wait_until
 
 
@@ -76,15 +77,10 @@ def _gunicorn(database_url: str, redis_url: str, threads: int, streams: int, **e
 
 
 @pytest.mark.slow
-def _token(api: str, name: str) -> str:
-    with _request(api, "POST", "/v1/players", {"name": name}) as response:
-        return str(json.loads(response.read())["token"])
-
-
 def test_open_streams_leave_requests_served_and_one_stream_too_many_is_refused(api: str) -> None:
     """Two stream slots, one kept for the players of a table: a bystander takes the other, a second bystander is
     refused though a slot is free, the seated player still gets its stream, and then the worker is full."""
-    player, follower, another = _token(api, "player"), _token(api, "follower"), _token(api, "another")
+    player, follower, another = register(api, "player")[1], register(api, "follower")[1], register(api, "another")[1]
     with _request(api, "POST", "/v1/tables", {"game": "cholek-tiga", "seats": 2}, player) as response:
         table = json.loads(response.read())["id"]
     with _request(api, "POST", f"/v1/tables/{table}/seats", {"seat": 0}, player) as response:
@@ -118,7 +114,7 @@ def test_bystanders_from_many_tokens_never_crowd_out_the_players_of_eight_tables
     api = crowded_api
     tables = []
     for n in range(8):
-        players = [_token(api, f"p{n}-{seat}") for seat in range(2)]
+        players = [register(api, f"p{n}-{seat}")[1] for seat in range(2)]
         with _request(api, "POST", "/v1/tables", {"game": "cholek-tiga", "seats": 2}, players[0]) as response:
             table = json.loads(response.read())["id"]
         for seat, token in enumerate(players):
@@ -128,7 +124,7 @@ def test_bystanders_from_many_tokens_never_crowd_out_the_players_of_eight_tables
 
     bystander_streams, refusals = [], {}
     for n in range(18):
-        token = _token(api, f"bystander-{n}")
+        token = register(api, f"bystander-{n}")[1]
         for table, _ in tables[:4]:
             try:
                 bystander_streams.append(_request(api, "GET", f"/v1/tables/{table}/stream", token=token))

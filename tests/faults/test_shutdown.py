@@ -30,6 +30,7 @@ from infra.redis_bus import GLOBAL_STREAM
 from services.projector.rebuild import rebuild
 from services.relay import RELAY_POSITION
 from services.supervisor import gunicorn_command
+from tests.e2e.bots import call, register
 from tests.faults.delayed import BATCH_DELAY_VARIABLE as DELAY_VARIABLE
 from tests.faults.servers import ROOT, RedisServer, free_port, wait_until
 from tests.faults.test_worker_killed import open_batch
@@ -179,8 +180,8 @@ def test_gunicorn_sigterm_finishes_the_request_in_flight(
                 return False
 
         wait_until(healthy, timeout=30, what="gunicorn answering")
-        token = _register(base)
-        table_id = _open_table(base, token)
+        token = register(base, "slow")[1]
+        table_id = call("POST", f"{base}/v1/tables", {"game": "cholek-tiga", "seats": 2, "options": {}}, token)["id"]
         result: dict[str, Any] = {}
 
         def slow_sit() -> None:  # blocks on the table's head row, which the test holds locked for ~2 s
@@ -227,23 +228,3 @@ def test_gunicorn_sigterm_finishes_the_request_in_flight(
         if server.poll() is None:
             server.kill()
             server.communicate()
-
-
-def _post(url: str, body: dict[str, Any], token: str | None = None) -> dict[str, Any]:
-    import json
-
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
-    with urllib.request.urlopen(request, timeout=10) as response:
-        parsed: dict[str, Any] = json.loads(response.read())
-    return parsed
-
-
-def _register(base: str) -> str:
-    return str(_post(f"{base}/v1/players", {"name": "slow"})["token"])
-
-
-def _open_table(base: str, token: str) -> str:
-    return str(_post(f"{base}/v1/tables", {"game": "cholek-tiga", "seats": 2, "options": {}}, token)["id"])

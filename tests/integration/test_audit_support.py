@@ -16,7 +16,6 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from domain import table as tables
-from domain.games import game_named
 from domain.hashchain import event_hash, hashed_fields, private_commitment
 from infra.event_store import EventStore
 from infra.projections import catch_up_all
@@ -24,6 +23,7 @@ from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit
 from services.app.callers import Caller
 from services.app.ledger import CardLedger
+from tests.play import random_action
 
 AUDITOR_TOKEN = "audit-test-operator-token"
 
@@ -61,7 +61,6 @@ def play_table(
     for seat, caller in enumerate(players):
         ledger.sit(caller, table_id, seat, seed_for(seat))
     played = PlayedTable(table_id, game, list(players), dict(options or {}))
-    rules = game_named(game)
     moves_left = moves_into_next_deal
     while True:
         state = ledger.queries.load_state(table_id)
@@ -80,9 +79,7 @@ def play_table(
         to_act = tables.to_act(state)
         assert to_act is not None
         seat = to_act
-        action = dict(rng.choice(tables.legal_actions(state, seat)))
-        if action.get("type") == "play" and "count" in action:
-            action = {"type": "play", "cards": rng.sample(rules.hand(state.deal, seat), int(action["count"]))}
+        action = random_action(state, seat, rng)
         response = ledger.act(players[seat], table_id, action, _key(), None)
         for event in response["events"]:
             if event["type"] == tables.DEAL_ENDED:
@@ -100,7 +97,6 @@ def play_until_a_pool(
     for seat, caller in enumerate(players):
         ledger.sit(caller, table_id, seat, f"client-{seat}-{rng.randrange(10**6)}")
     played = PlayedTable(table_id, "cha-kau-tsz", list(players), dict(options or {}))
-    rules = game_named("cha-kau-tsz")
     while True:
         state = ledger.queries.load_state(table_id)
         if state.status == tables.BETWEEN_DEALS:
@@ -114,9 +110,7 @@ def play_until_a_pool(
         assert state.status == tables.PLAYING, f"table {table_id} is {state.status}"
         seat = tables.to_act(state)
         assert seat is not None
-        action = dict(rng.choice(tables.legal_actions(state, seat)))
-        if "count" in action:
-            action = {"type": "play", "cards": rng.sample(rules.hand(state.deal, seat), int(action["count"]))}
+        action = random_action(state, seat, rng)
         for event in ledger.act(players[seat], table_id, action, _key(), None)["events"]:
             if event["type"] == tables.DEAL_ENDED:
                 played.deals.append(event["data"])

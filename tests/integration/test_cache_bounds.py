@@ -25,6 +25,7 @@ from infra.signing import ReceiptSigner
 from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
 from services.bootstrap import bootstrap
+from tests.play import register
 
 SIZES = CacheSizes(tables=3, players=4)
 TABLES = 12  # four times the tables the cache may keep, each with two players of its own
@@ -71,12 +72,7 @@ def play_some(ledger: CardLedger) -> None:
     """TABLES tables, two new players each: opened, seated (deal 1 starts), a few moves, every read."""
     game = game_named("cholek-tiga")
     for n in range(TABLES):
-        callers = []
-        for seat in range(2):
-            player = ledger.identity.register_player(f"bounded-{n}-{seat}")
-            caller = ledger.identity.authenticate(str(player["token"]))
-            assert caller is not None
-            callers.append(caller)
+        callers = [register(ledger, f"bounded-{n}-{seat}") for seat in range(2)]
         table_id = str(ledger.open_table(callers[0], game.name, 2, {})["id"])
         for seat, caller in enumerate(callers):
             ledger.sit(caller, table_id, seat, f"seed-{n}-{seat}")

@@ -39,7 +39,8 @@ from services.app.caches import KnownPlayers, KnownSeeds
 from services.app.callers import Caller
 from services.app.errors import Conflict, PreconditionFailed, ServiceError, Unprocessable
 from services.app.ledger import CardLedger
-from tests.play import deal_ended, next_move, register_with_token
+from tests import play
+from tests.play import MAX_STEPS, deal_ended, next_move, register_with_token, seated_table
 from tests.round_trips import Trace, prepares, round_trips, statements, traced_pool
 
 Pool = ConnectionPool[Any]
@@ -47,7 +48,6 @@ Conn = psycopg.Connection[dict[str, Any]]
 
 GAME = "cha-kau-tsz"
 SEATS = 3
-MAX_STEPS = 3_000
 
 
 # --------------------------------------------------------------------------- helpers
@@ -72,14 +72,6 @@ def closed_conn(db_url: str) -> Conn:
 def ledger_on(pool: Pool) -> CardLedger:
     """A CardLedger with caches of its own, as one API process has."""
     return CardLedger(PostgresStorage(pool), None)
-
-
-def seated_table(ledger: CardLedger, players: list[Caller]) -> str:
-    """A table opened and filled by `players` (in seat order): its first deal is running."""
-    table_id = str(ledger.open_table(players[0], GAME, len(players), {})["id"])
-    for seat, player in enumerate(players):
-        ledger.sit(player, table_id, seat, f"client-{seat}")
-    return table_id
 
 
 def truth(conn: Conn, table_id: str) -> TableState:
@@ -116,15 +108,14 @@ def play_until(
     rng: random.Random,
     done: Callable[[TableState], bool],
 ) -> list[dict[str, Any]]:
-    """Random legal actions through `ledger` until `done(state)`; returns every event of the responses."""
-    events: list[dict[str, Any]] = []
-    for _ in range(MAX_STEPS):
-        state = truth(conn, table_id)
-        if done(state):
-            return events
-        seat, action = next_move(state, rng)
-        events += ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)["events"]
-    raise AssertionError(f"table {table_id} did not get there in {MAX_STEPS} actions")
+    """Random legal actions through `ledger`, on the store's state (`truth`), until `done(state)`; every event of
+    the answers."""
+
+    def act(seat: int, action: dict[str, Any]) -> dict[str, Any]:
+        return ledger.act(players[seat], table_id, action, uuid.uuid4().hex, None)
+
+    answers = play.play_until(lambda: truth(conn, table_id), act, rng, done)
+    return [event for answer in answers for event in answer["events"]]
 
 
 def version_at_least(version: int) -> Callable[[TableState], bool]:
@@ -218,7 +209,7 @@ def test_a_write_from_a_stale_cache_is_not_lost(pool: Pool, other_pool: Pool, co
     current state (not refused, not appended after a stale version)."""
     first, second = ledger_on(pool), ledger_on(other_pool)
     players = [register_with_token(first, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(first, players)
+    table_id = seated_table(first, players, GAME)
     assert second.queries.load_state(table_id) == truth(conn, table_id)  # the second ledger caches it now
     rng = random.Random(3)
     for _ in range(6):
@@ -242,7 +233,7 @@ def test_threads_of_two_ledgers_racing_at_one_table_keep_every_cache_consistent(
     corrupt: the stream is gapless and chained, and both ledgers' caches agree with a fresh fold."""
     ledgers = (ledger_on(pool), ledger_on(other_pool))
     players = [register_with_token(ledgers[0], f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledgers[0], players)
+    table_id = seated_table(ledgers[0], players, GAME)
     applied: list[int] = []
     refused: list[str] = []
     failures: list[BaseException] = []
@@ -295,7 +286,7 @@ def long_table(pool: Pool, conn: Conn) -> str:
     """A table well into its first deal (at least 30 events)."""
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     play_until(ledger, conn, table_id, players, random.Random(11), version_at_least(30))
     return table_id
 
@@ -348,7 +339,7 @@ def test_current_of_an_unknown_table_is_none(conn: Conn) -> None:
 def test_an_older_state_never_replaces_a_newer_one(pool: Pool, conn: Conn) -> None:
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     rng = random.Random(5)
     play_until(ledger, conn, table_id, players, rng, version_at_least(20))
     cache = FoldedStates()
@@ -372,7 +363,7 @@ def test_an_older_state_never_replaces_a_newer_one(pool: Pool, conn: Conn) -> No
 def test_the_cache_is_bounded_and_forgets_the_least_recently_used_table(pool: Pool, conn: Conn) -> None:
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    tables = [seated_table(ledger, players) for _ in range(3)]
+    tables = [seated_table(ledger, players, GAME) for _ in range(3)]
     cache = FoldedStates(size=2)
     for table_id in tables:
         assert cache.current(TableEventRows(conn), table_id) is not None
@@ -427,7 +418,7 @@ def test_a_ledger_serves_its_cached_table_without_a_reload(
     """Each write and read of a table the ledger knows costs one query for the events after its version."""
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     loads = spy(monkeypatch, TableEventRows, "table_events")
     play_until(ledger, conn, table_id, players, random.Random(8), version_at_least(25))
     assert ledger.queries.table_view(table_id)["version"] == truth(conn, table_id).version
@@ -441,8 +432,8 @@ def test_bounded_loads_equal_a_fold_of_the_whole_stream_at_every_version(
     every event, at every version of a table three deals long, next to another table being played."""
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
-    other_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
+    other_id = seated_table(ledger, players, GAME)
     rng = random.Random(37)
     for deal_no in (1, 2):
         half = truth(conn, table_id).version // 2 + 1  # the other table's events interleave with this one's
@@ -575,7 +566,7 @@ def test_a_seed_made_in_a_refused_write_is_never_used(
     """
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     assert sorted(stored_seeds(conn, table_id)) == [1]
 
     made: list[bytes] = []
@@ -628,7 +619,7 @@ def test_a_seed_made_in_a_refused_write_is_never_used(
 def test_a_ledger_reads_each_seed_once(pool: Pool, conn: Conn, monkeypatch: pytest.MonkeyPatch) -> None:
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     reads = spy(monkeypatch, infra.seeds, "seeds_for")
     play_until(ledger, conn, table_id, players, random.Random(2), version_at_least(25))
     state = truth(conn, table_id)
@@ -700,7 +691,7 @@ def test_a_retried_action_replays_its_response_in_any_process(
 ) -> None:
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     rng = random.Random(23)
     finds = spy(monkeypatch, ledger.store, "find_idempotency")
 
@@ -756,7 +747,7 @@ def test_a_key_reused_for_a_legal_action_is_refused_and_changes_nothing(
     neither the table's cached state nor the seeds may keep anything of it."""
     ledger = ledger_on(pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     rng = random.Random(29)
     state = truth(conn, table_id)
     seat, action = next_move(state, rng)
@@ -806,7 +797,7 @@ def test_reads_use_a_projection_only_when_current_and_the_table_is_not_cached(
 ) -> None:
     writer = ledger_on(pool)
     players = [register_with_token(writer, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(writer, players)
+    table_id = seated_table(writer, players, GAME)
     rng = random.Random(31)
     play_until(writer, conn, table_id, players, rng, version_at_least(15))
     head = stream_head(conn, table_id)[0]
@@ -839,7 +830,7 @@ def test_a_seat_view_is_not_served_from_seat_parts_older_than_the_table_view(
     rolling upgrade): the public view is current, the seat parts are not, so a seat's view is folded."""
     writer = ledger_on(pool)
     players = [register_with_token(writer, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(writer, players)
+    table_id = seated_table(writer, players, GAME)
     rng = random.Random(37)
     play_until(writer, conn, table_id, players, rng, version_at_least(12))
     project(conn, table_id, stream_head(conn, table_id)[0], players)
@@ -870,7 +861,7 @@ def test_a_projected_seat_view_is_one_round_trip(pool: Pool, db_url: str, conn: 
     from its own row before migration 015 (the players' names aside: this process knows them)."""
     writer = ledger_on(pool)
     players = [register_with_token(writer, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(writer, players)
+    table_id = seated_table(writer, players, GAME)
     play_until(writer, conn, table_id, players, random.Random(41), version_at_least(10))
     head = stream_head(conn, table_id)[0]
     project(conn, table_id, head, players)
@@ -885,8 +876,8 @@ def test_a_projected_seat_view_is_one_round_trip(pool: Pool, db_url: str, conn: 
         for seat, player in enumerate(players):
             start = trace.mark()
             mine = reader.queries.seat_view(player, table_id)
-            sent = statements(trace.since(start))
-            assert sum(sent.values()) == 1, sent  # one read, of the table view's row (docs/performance.md)
+            lines = trace.since(start)
+            assert round_trips(lines) - prepares(lines) == 1, statements(lines)  # one read, of the table view's row
             assert without_names(mine) == {**without_names(tables.seat_view(state, seat)), "projected": True}
     finally:
         trace.close()
@@ -914,7 +905,7 @@ def test_an_action_where_this_process_wrote_last_is_one_round_trip(
     seed and asks whether the deal holds an old private block, each once per deal."""
     ledger, trace = traced_ledger
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     rng = random.Random(41)
     trips: list[int] = []
     while not deal_ended(1)(state := truth(conn, table_id)):
@@ -938,7 +929,7 @@ def test_two_ledgers_taking_turns_read_before_deciding_and_never_decide_twice(
     ledger, trace = traced_ledger
     other = ledger_on(other_pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     rng = random.Random(43)
     trips: list[int] = []
     for step in range(12):
@@ -978,7 +969,7 @@ def test_if_match_against_a_kept_state_behind_the_stream(pool: Pool, other_pool:
     answered 412 from the kept one); an If-Match of the kept, outdated version is a 412 and appends nothing."""
     ledger, other = ledger_on(pool), ledger_on(other_pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     rng = random.Random(47)
     kept = ledger.queries.load_state(table_id)
     for _ in range(2):
@@ -1003,7 +994,7 @@ def test_an_action_refused_on_a_kept_state_is_decided_again_on_the_stores(
     store's state (where it may be its turn, or not), never refused or applied on the outdated one."""
     ledger, other = ledger_on(pool), ledger_on(other_pool)
     players = [register_with_token(ledger, f"p{n}")[0] for n in range(SEATS)]
-    table_id = seated_table(ledger, players)
+    table_id = seated_table(ledger, players, GAME)
     rng = random.Random(53)
     kept = ledger.queries.load_state(table_id)
     kept_seat = tables.to_act(kept)

@@ -316,8 +316,8 @@ def test_idempotency_records_written_before_migration_014_still_replay(fresh_dat
     from psycopg.types.json import Jsonb
 
     from services.app.answers import numbered
-    from tests.integration.test_caches import ledger_on, seated_table, truth
-    from tests.play import next_move
+    from tests.integration.test_caches import GAME, ledger_on, truth
+    from tests.play import next_move, seated_table
     from tests.play import register_with_token as register
 
     _migrate_up_to(fresh_database_url, tmp_path, 13)
@@ -336,7 +336,7 @@ def test_idempotency_records_written_before_migration_014_still_replay(fresh_dat
         assert kept is not None and (kept.request_hash, kept.response) == ("h", old)
 
         players = [register(ledger_on(pool), f"p{n}")[0] for n in range(3)]
-        table_id = seated_table(ledger_on(pool), players)
+        table_id = seated_table(ledger_on(pool), players, GAME)
         rng = random.Random(3)
         with pool.connection() as conn:
             seat, action = next_move(truth(conn, table_id), rng)

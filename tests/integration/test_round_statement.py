@@ -89,8 +89,8 @@ def test_a_round_of_upserts_is_the_look_and_one_round_trip_and_the_models_equal_
     began = [in_a_transaction(lines) for lines in rounds]
     trips = [round_trips(lines) for lines in rounds]
     assert sum(alone) > len(alone) / 2
-    # The first round read the checkpoints; a round of upserts is the look and one statement, and no BEGIN; the
-    # heads of tables not yet full are read again at each round (they may change), as before.
+    # The first round read the checkpoints; a round of upserts is the look and one statement, outside any
+    # transaction block; the heads of tables not yet full are read again at each round (they may change).
     assert not any(begun for begun, one in zip(began[1:], alone[1:], strict=True) if one)
     assert all(begun for begun, one in zip(began, alone, strict=True) if not one)
     two = [count for count, one in zip(trips[1:], alone[1:], strict=True) if one]

@@ -14,7 +14,6 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from domain import table as tables
-from domain.games import game_named
 from domain.shuffle import commitment
 from infra.event_store import EventStore
 from infra.sql.deal_events import first_version_of_write
@@ -22,7 +21,7 @@ from infra.table_loader import load_table, load_table_before_deal
 from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.ledger import CardLedger
 from tests.integration.test_audit_support import event_row, play_table, services, tamper_event
-from tests.play import register
+from tests.play import random_action, register
 
 Pool = ConnectionPool[Any]
 
@@ -40,10 +39,7 @@ def _play_one_deal(ledger: CardLedger, table_id: str, callers: dict[int, Caller]
         else:
             seat = tables.to_act(state)
             assert seat is not None
-            action = dict(rng.choice(tables.legal_actions(state, seat)))
-            if action.get("type") == "play" and "count" in action:
-                hand = game_named(state.game).hand(state.deal, seat)
-                action = {"type": "play", "cards": rng.sample(hand, int(action["count"]))}
+            action = random_action(state, seat, rng)
         ledger.act(callers[seat], table_id, action, uuid.uuid4().hex, None)
 
 

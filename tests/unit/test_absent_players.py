@@ -22,6 +22,7 @@ from domain.errors import ConflictError, OptionError
 from domain.events import Event
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT, account_player, net_by_account
+from tests.play import random_action
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 CASES = [("cholek-tiga", 2), ("cholek-tiga", 3), ("cha-kau-tsz", 2), ("cha-kau-tsz", 3), ("cha-kau-tsz", 4)]
@@ -63,11 +64,7 @@ class Timed:
                 self.do(t.Sit(f"{prefix}{seat}", seat, f"seed-{seat}"))
 
     def random_action(self, seat: int) -> dict[str, Any]:
-        action = dict(self.rng.choice(t.legal_actions(self.state, seat)))
-        if "count" in action:
-            hand = game_named(self.state.game).hand(self.state.deal, seat)
-            action = {"type": "play", "cards": self.rng.sample(hand, action["count"])}
-        return action
+        return random_action(self.state, seat, self.rng)
 
     def expire(self) -> list[Event]:
         """The clock at the deadline, exactly: the earliest moment it may act."""

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from domain import table as t
-from domain.games import game_named
 from domain.hashchain import GENESIS_HASH, canonical_timestamp
 from infra.event_store import NewEvent, RecordedEvent, prepare
+from tests.play import random_action
 from tests.unit.test_table import SEEDS, opened
 
 CLOCK = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)  # the time of the events the state was folded from
@@ -36,9 +36,7 @@ def test_a_state_decided_at_a_time_is_the_stamped_fold(game: str, seats: int) ->
     kinds: set[str] = set()
     for deal in range(3):
         while (seat := t.to_act(state)) is not None:
-            action = dict(rng.choice(t.legal_actions(state, seat)))
-            if "count" in action:
-                action = {"type": "play", "cards": rng.sample(game_named(game).hand(state.deal, seat), action["count"])}
+            action = random_action(state, seat, rng)
             at += timedelta(seconds=1)
             before = state
             state = decided_both_ways(state, t.Act(seat, action), at)

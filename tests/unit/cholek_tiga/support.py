@@ -13,7 +13,8 @@ from domain.cholek_tiga.rules import CHOLEK_TIGA
 from domain.cholek_tiga.state import DealState
 from domain.events import Event
 from domain.shuffle import deal_deck
-from domain.table import PLAYING, Act, Sit, TableState, decide, evolve, fold, legal_actions, open_table, to_act
+from domain.table import PLAYING, Act, Sit, TableState, decide, evolve, fold, open_table, to_act
+from tests.play import random_action
 
 GAME = CHOLEK_TIGA
 
@@ -50,7 +51,7 @@ def play_deal(state: TableState, rng: random.Random, seeds: Mapping[int, bytes])
     """Random legal play until the running deal ends."""
     events: list[Event] = []
     while (seat := to_act(state)) is not None:
-        state, new = act(state, seat, rng.choice(legal_actions(state, seat)), seeds)
+        state, new = act(state, seat, random_action(state, seat, rng), seeds)
         events += new
     return state, events
 
