@@ -9,6 +9,7 @@ Redis only the signal. Both paths are exactly-once (see infra.projections).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from datetime import timedelta
@@ -54,6 +55,9 @@ def work(client: redis.Redis, stop: threading.Event, burst: bool = False) -> int
     worker.register_birth()  # type: ignore[no-untyped-call]
     done = 0
     try:
+        # RQ's commands (`rq.command`): a shutdown becomes a SIGINT to the process, which sets `stop`
+        # (`services.cli`); a thread of RQ's own, stopped below.
+        worker.subscribe()  # type: ignore[no-untyped-call]
         while not stop.is_set():
             worker.heartbeat()
             if worker.should_run_maintenance_tasks:
@@ -77,7 +81,28 @@ def work(client: redis.Redis, stop: threading.Event, burst: bool = False) -> int
             done += 1
         return done
     finally:
+        stop_command_listener(worker)
         worker.register_death()  # type: ignore[no-untyped-call]
+
+
+def stop_command_listener(worker: SimpleWorker) -> None:
+    """Stop the thread `worker` listens for RQ's commands on, also after Redis was lost (when RQ's listener
+    would go on retrying every 2 s for the life of the process, one more thread per outage)."""
+    thread, pubsub = worker.pubsub_thread, worker.pubsub
+    if thread is None:  # `subscribe` failed (Redis lost) before its thread started
+        if pubsub is not None:
+            pubsub.close()
+        return
+    # The flag first, then the UNSUBSCRIBE whose reply wakes the thread (RQ's `unsubscribe` sends it first: a
+    # thread that read the reply before the flag went down waited for a subscription for 60 s).
+    thread.stop()
+    if pubsub is not None:
+        with contextlib.suppress(redis.RedisError):
+            pubsub.unsubscribe()
+    thread.join(timeout=5)
+    worker.pubsub_thread = None
+    if pubsub is not None:
+        pubsub.close()
 
 
 def poll_forever(stop: threading.Event, interval: float = FALLBACK_INTERVAL_S) -> None:

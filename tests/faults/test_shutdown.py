@@ -20,6 +20,8 @@ import psycopg
 import pytest
 import redis
 from psycopg.rows import dict_row
+from rq import Worker
+from rq.command import send_shutdown_command
 
 from infra import projections
 from infra.config import Settings
@@ -150,6 +152,30 @@ def test_worker_sigterm_mid_batch_commits_the_batch_and_exits_0(
         catch_up_all(conn)  # a restarted worker goes on from the checkpoints: the result equals a rebuild
     reports = rebuild(db_url, None, progress=False)
     assert all(report.equal for report in reports), [r.summary() for r in reports]
+
+
+def test_worker_stops_on_rqs_shutdown_command_and_exits_0(db_url: str, redis_server: RedisServer) -> None:
+    """`rq.command.send_shutdown_command` (RQ's public way to stop a worker by its name) reaches the projection
+    worker: it listens for RQ's commands, and RQ turns a shutdown into a SIGINT to the process."""
+    client = redis_server.client()
+    worker = cli("worker", db_url, redis_server.url)
+    try:
+        wait_until(lambda: len(Worker.all(connection=client)) == 1, timeout=30, what="the worker registered")
+        (registered,) = Worker.all(connection=client)
+        started = time.monotonic()
+        send_shutdown_command(client, registered.name)
+        try:
+            output, _ = worker.communicate(timeout=EXIT_WITHIN_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the worker did not stop within {EXIT_WITHIN_S} s of RQ's shutdown command")
+        assert worker.returncode == 0, output.decode(errors="replace")[-4000:]
+        assert time.monotonic() - started < EXIT_WITHIN_S
+        assert Worker.all(connection=client) == []  # it registered its death
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.communicate()
+        client.close()
 
 
 @pytest.mark.slow
