@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import importlib.util
 import json
 import logging
@@ -54,7 +53,7 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -168,7 +167,10 @@ def start_embedded_postgres(data_dir: Path, *, timeout: float = 60.0) -> Embedde
             del _pg_active[pgdata]
             entry = None
         if entry is None:
-            with _pgserver_lock(pgserver.PostgresServer.lock_path):  # what pgserver holds while it starts a server
+            import fasteners  # type: ignore[import-untyped,unused-ignore]  # pgserver's own dependency
+
+            # pgserver's inter-process lock, which it holds while it starts a server.
+            with fasteners.InterProcessLock(pgserver.PostgresServer.lock_path):
                 _settle_postmaster_pid(pgdata, timeout)
                 _prune_handle_list(pgdata)
             pgdata.mkdir(exist_ok=True)
@@ -217,18 +219,6 @@ def _release_pgserver(server: PostgresServer) -> None:
     """pgserver's cleanup: stops postgres if no other process holds a handle on it. Its exit hook runs it again
     at exit, which does nothing once this process's handle is gone."""
     server.cleanup()
-
-
-@contextlib.contextmanager
-def _pgserver_lock(path: Path) -> Iterator[None]:
-    """pgserver's inter-process lock (an fcntl lock on `path`, as fasteners takes it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.lockf(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.lockf(handle, fcntl.LOCK_UN)
 
 
 def _server_alive(server: PostgresServer, pgdata: Path) -> bool:
