@@ -17,12 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from domain.table import TableState
 from infra.config import DEFAULT_CACHE_TABLES
 from infra.lru import Lru
-from infra.storage.ports import TableEvents
 from infra.table_loader import evolve_recorded, fold_recorded
+
+if TYPE_CHECKING:  # for now: the next step moves the application's cache out of infra
+    from services.app.ports import TableEvents
 
 DEFAULT_SIZE = DEFAULT_CACHE_TABLES
 CATCH_UP_LIMIT = 200  # further behind than this, a fresh bounded load is cheaper than folding every event

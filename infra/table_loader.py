@@ -63,7 +63,7 @@ def load_events_after(conn: Conn, table_id: str, version: int, limit: int) -> li
 
 
 class TableEventRows:
-    """`TableEvents` (infra/storage/ports.py) on a PostgreSQL connection."""
+    """`TableEvents` (services/app/ports.py) on a PostgreSQL connection."""
 
     __slots__ = ("conn",)
 

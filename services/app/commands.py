@@ -32,12 +32,12 @@ from infra.event_store import EventStorage, IdempotencyRecord, NewEvent
 from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
 from infra.signing import ReceiptSigner
-from infra.storage.ports import Session, Storage, TableEvents
 from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.caches import KnownSeeds
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
 from services.app.metrics import APPEND_CONFLICTS, count_appended
+from services.app.ports import Session, Storage, TableEvents
 from services.app.replays import keeps_events_apart, positions_in, record_of, replayed
 from services.logs import current_request_id
 
