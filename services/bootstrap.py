@@ -36,11 +36,11 @@ from infra import redis_bus, redis_clients
 from infra.config import CacheSizes, Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
-from infra.folded_states import FoldedStates
 from infra.signing import ReceiptSigner, signing_seed
 from infra.storage.memory import InMemoryStorage
 from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit
+from services.app.folded_states import FoldedStates
 from services.app.ledger import CardLedger
 from services.app.ports import Storage
 
