@@ -11,13 +11,21 @@ older head, are overruled by it).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from domain.events import Event
 from domain.table import DEAL_ENDED, DEAL_STARTED, TABLE_EVENT_TYPES, TableState, fold
 from infra.db import Conn
 from infra.errors import TableLogInconsistent
 from infra.event_store import EVENT_COLUMNS, RecordedEvent, fetch_events, fetch_events_kept
+
+
+@dataclass(frozen=True, slots=True)
+class KnownTable:
+    """A table's state as loaded from (or just committed to) its stream, with the hash that chains on from it."""
+
+    state: TableState  # state.version is the stream's version
+    last_hash: str  # the hash of the stream's event at that version
 
 
 def _table_events_sql(bounded: bool) -> str:
@@ -63,7 +71,7 @@ def load_events_after(conn: Conn, table_id: str, version: int, limit: int) -> li
 
 
 class TableEventRows:
-    """`TableEvents` (infra/storage/ports.py) on a PostgreSQL connection."""
+    """`TableEvents` (services/app/ports.py) on a PostgreSQL connection."""
 
     __slots__ = ("conn",)
 

@@ -6,7 +6,7 @@ and the audit service (`Audit`) on top of them. Edges (the REST API, the CLI, wo
 `Container` and never build these themselves, so tests can hand them one built
 against their own servers.
 
-The application service takes its storage through ports (`infra.storage.ports`): `application` wires it on
+The application service takes its storage through its ports (`services.app.ports`): `application` wires it on
 any `Storage`; `bootstrap` gives it PostgreSQL's (the only production store), and `in_memory_application`
 the in-memory one, which needs no server (tests/app/ runs the application on both).
 
@@ -26,7 +26,7 @@ import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 from psycopg_pool import ConnectionPool
@@ -36,13 +36,13 @@ from infra import redis_bus, redis_clients
 from infra.config import CacheSizes, Settings
 from infra.db import open_pool
 from infra.event_store import EventStore
-from infra.folded_states import FoldedStates
 from infra.signing import ReceiptSigner, signing_seed
 from infra.storage.memory import InMemoryStorage
-from infra.storage.ports import Storage
 from infra.storage.postgres import PostgresStorage
 from services.app.audit.service import Audit
+from services.app.folded_states import FoldedStates
 from services.app.ledger import CardLedger
+from services.app.ports import Storage
 
 _log = logging.getLogger(__name__)
 
@@ -140,3 +140,9 @@ def in_memory_application(auditor_token: str | None = None, signer: ReceiptSigne
     ledger = application(storage, auditor_token, signer)
     storage.register_first_key(ledger.signer)
     return ledger
+
+
+if TYPE_CHECKING:  # mypy holds infra's adapters to the application's ports (infra may not import them)
+
+    def _meets_the_ports(postgres: PostgresStorage, memory: InMemoryStorage) -> tuple[Storage, Storage]:
+        return postgres, memory

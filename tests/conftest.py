@@ -60,8 +60,8 @@ from infra.signing import (
     utc_timestamp,
 )
 from infra.storage.memory import InMemoryStorage
-from infra.storage.ports import Storage
 from infra.storage.postgres import PostgresStorage
+from services.app.ports import Storage
 from tests.faults.servers import RedisServer
 from tests.horizon import held_horizon
 

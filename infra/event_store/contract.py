@@ -23,7 +23,7 @@ class EventStorage(Protocol):
     The suite in tests/integration/test_event_store_contract.py holds every implementation to this contract.
     PostgreSQL (`EventStore`) is the production store; `InMemoryEventStore` runs domain-level tests with no
     server. Appending on a caller's connection (`EventStore.append_in`, `append_prepared`) is PostgreSQL's own; the
-    application appends what it prepared through its session (`infra.storage.ports.GuardedAppend`).
+    application appends what it prepared through its session (`services.app.ports.GuardedAppend`).
     """
 
     def prepare(

@@ -25,10 +25,10 @@ from domain.table import DEAL_STARTED, PLAYER_LEFT, PLAYER_SEATED, TABLE_OPENED,
 from infra.db import Conn
 from infra.errors import TableLogInconsistent
 from infra.event_store import RecordedEvent
-from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
 from infra.metrics import count_error
-from infra.table_loader import TableEventRows, first_failing
+from infra.projections.states import ProjectionStates
+from infra.table_loader import KnownTable, TableEventRows, first_failing
 
 _log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class ProjectionCaches:
     ) -> None:
         self.heads: Lru[str, TableHead] = Lru(heads)
         self.deal_players: Lru[tuple[str, int], tuple[str | None, ...]] = Lru(deal_players)
-        self.states = FoldedStates(size=states, states_per_table=2, slices=slices)
+        self.states = ProjectionStates(size=states, states_per_table=2, slices=slices)
 
     def clear(self) -> None:
         self.heads.clear()
@@ -229,7 +229,7 @@ def fold_tables(conn: Conn, caches: ProjectionCaches, events: list[RecordedEvent
 
 
 def _fold_slice(
-    conn: Conn, states: FoldedStates, table_id: str, mine: list[RecordedEvent]
+    conn: Conn, states: ProjectionStates, table_id: str, mine: list[RecordedEvent]
 ) -> tuple[TableState | None, list[TableState]]:
     """The table's state after each deal's run of `mine` (None: not a table stream); TableLogInconsistent naming
     the first event that does not apply."""

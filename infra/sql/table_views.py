@@ -9,8 +9,10 @@ from typing import Any
 from domain.events import JSON
 from infra.event_store import Conn
 
+Projected = tuple[int, int, dict[str, JSON]]  # (projected version, stream head version, view)
 
-def projected_table_view(conn: Conn, table_id: str) -> tuple[int, int, dict[str, JSON]] | None:
+
+def projected_table_view(conn: Conn, table_id: str) -> Projected | None:
     """(projected version, stream head version, public view) of the table, or None when not projected."""
     row = conn.execute(
         """SELECT v.version, v.view, s.version AS head FROM table_views v
@@ -20,7 +22,7 @@ def projected_table_view(conn: Conn, table_id: str) -> tuple[int, int, dict[str,
     return None if row is None else (int(row["version"]), int(row["head"]), dict(row["view"]))
 
 
-def projected_seat_view(conn: Conn, table_id: str, player_id: str) -> tuple[int, int, dict[str, JSON]] | None:
+def projected_seat_view(conn: Conn, table_id: str, player_id: str) -> Projected | None:
     """(projected version, stream head version, seat view) of the player's seat, or None when not projected.
 
     The seat view is the public view with the seat's own keys over it (jsonb ||: the right side's keys win, as

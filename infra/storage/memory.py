@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from domain import table as tables
 from domain.table import TableState
@@ -24,7 +24,7 @@ from infra.event_store import IdempotencyRecord, InMemoryEventStore, NewEvent, P
 from infra.players import Player, new_player, token_hash, token_player_id
 from infra.receipts import ALGORITHM
 from infra.signing import ReceiptSigner, UnregisteredSigningKey, utc_timestamp
-from infra.storage.ports import Projected, Storage
+from infra.sql.table_views import Projected
 from infra.table_loader import bounded_table_events, fold_recorded
 
 SEED_BYTES = 32
@@ -163,9 +163,3 @@ class InMemoryStorage:
             if state is not None:
                 found.append(_Table(events[0].global_position, state))
         return sorted(found, key=lambda table: table.created_seq)
-
-
-if TYPE_CHECKING:  # mypy holds the adapter to the ports
-
-    def _meets_the_ports(storage: InMemoryStorage) -> Storage:
-        return storage

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from psycopg_pool import ConnectionPool
 
@@ -20,7 +20,7 @@ from infra.event_store import EventStore, IdempotencyRecord, NewEvent, PendingAp
 from infra.players import Player
 from infra.signing import ReceiptSigner
 from infra.sql import table_views
-from infra.storage.ports import Projected, Storage
+from infra.sql.table_views import Projected
 from infra.table_loader import TableEventRows
 
 
@@ -107,9 +107,3 @@ class PostgresStorage:
 
     def session(self) -> _Checkout:
         return _Checkout(self.pool, self._store)
-
-
-if TYPE_CHECKING:  # mypy holds the adapter to the ports
-
-    def _meets_the_ports(storage: PostgresStorage) -> Storage:
-        return storage

@@ -1,7 +1,7 @@
 """The application's caches of what never changes once committed: server seeds (`KnownSeeds`) and players with
 their token hashes (`KnownPlayers`). Each answers from memory what it has seen and leaves the rest to the
-store's ports (`infra.storage.ports`); the folded table states (`infra.folded_states.FoldedStates`) stay in
-infra because the projections share them."""
+store's ports (`services.app.ports`). The application's third cache, of folded table states, is
+`services.app.folded_states.FoldedStates`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from infra.config import DEFAULT_CACHE_PLAYERS, CacheSizes
 from infra.lru import Lru
 from infra.players import Player, token_hash
-from infra.storage.ports import Seeds
+from services.app.ports import Seeds
 
 
 class KnownSeeds:

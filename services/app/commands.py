@@ -29,15 +29,16 @@ from domain.table import TableState
 from infra.config import CacheSizes
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import EventStorage, IdempotencyRecord, NewEvent
-from infra.folded_states import FoldedStates, KnownTable
 from infra.lru import Lru
 from infra.signing import ReceiptSigner
-from infra.storage.ports import Session, Storage, TableEvents
+from infra.table_loader import KnownTable
 from services.app.answers import WithheldHashes, numbered, write_answer
 from services.app.caches import KnownSeeds
 from services.app.callers import CLOCK_CALLER, Caller, viewer_for
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, ServiceError, Unprocessable
+from services.app.folded_states import FoldedStates
 from services.app.metrics import APPEND_CONFLICTS, count_appended
+from services.app.ports import Session, Storage, TableEvents
 from services.app.replays import keeps_events_apart, positions_in, record_of, replayed
 from services.logs import current_request_id
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hmac
 
 from domain.events import JSON
-from infra.storage.ports import Storage
 from services.app.caches import KnownPlayers
 from services.app.callers import AUDITOR_CALLER, Caller
+from services.app.ports import Storage
 
 
 class Identity:

@@ -13,14 +13,14 @@ from typing import Any
 from domain.events import JSON
 from domain.table import TableState
 from infra.config import CacheSizes
-from infra.folded_states import FoldedStates
 from infra.signing import ReceiptSigner
-from infra.storage.ports import Storage
 from services.app.answers import WithheldHashes
 from services.app.caches import KnownPlayers
 from services.app.callers import Caller
 from services.app.commands import TableCommands
+from services.app.folded_states import FoldedStates
 from services.app.identity import Identity
+from services.app.ports import Storage
 from services.app.queries import TableQueries
 from services.app.view_reads import SeatViewReads, TableViewReads
 

@@ -17,12 +17,13 @@ from domain.redaction import AUDITOR, PUBLIC, Viewer
 from domain.table import TableState
 from infra.errors import TableLogInconsistent
 from infra.event_store import DealFacts, EventStorage
-from infra.folded_states import FoldedStates
-from infra.storage.ports import Projected, ReadModels, Storage
+from infra.sql.table_views import Projected
 from services.app.answers import WithheldHashes, event_json
 from services.app.caches import KnownPlayers
 from services.app.callers import Caller
 from services.app.errors import Forbidden, NotFound
+from services.app.folded_states import FoldedStates
+from services.app.ports import ReadModels, Storage
 
 
 class TableQueries:

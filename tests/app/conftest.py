@@ -11,9 +11,9 @@ from collections.abc import Callable
 import pytest
 
 from infra.storage.memory import InMemoryStorage
-from infra.storage.ports import Storage
 from infra.storage.postgres import PostgresStorage
 from services.app.ledger import CardLedger
+from services.app.ports import Storage
 from services.bootstrap import application
 from tests.conftest import register_signer
 from tests.integration.test_audit_support import project as project_all

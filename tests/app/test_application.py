@@ -20,11 +20,11 @@ from domain import table as tables
 from domain.games import game_named
 from domain.shuffle import commitment
 from infra.receipts import OK, OTHER_TABLE, check_receipts
-from infra.storage.ports import Storage
 from services.app.callers import AUDITOR_CALLER, Caller
 from services.app.errors import Conflict, Forbidden, NotFound, PreconditionFailed, Unprocessable
 from services.app.ledger import CardLedger
 from services.app.metrics import APPEND_CONFLICTS
+from services.app.ports import Storage
 from services.bootstrap import in_memory_application
 from tests.app.conftest import AUDITOR_TOKEN
 from tests.play import Table, deal_ended, next_move, register

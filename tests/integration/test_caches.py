@@ -28,16 +28,24 @@ from domain import table as tables
 from domain.events import Event
 from domain.shuffle import commitment
 from domain.table import TableState
-from infra import folded_states
 from infra.db import ServiceConnection, open_pool
 from infra.event_store import EventStore, fetch_events
-from infra.folded_states import FoldedStates, KnownTable
+from infra.projections.states import ProjectionStates
 from infra.seeds import seeds_for
 from infra.storage.postgres import PostgresSession, PostgresStorage
-from infra.table_loader import EVENTS_AFTER_SQL, TableEventRows, evolve_recorded, load_events_after, load_table
+from infra.table_loader import (
+    EVENTS_AFTER_SQL,
+    KnownTable,
+    TableEventRows,
+    evolve_recorded,
+    load_events_after,
+    load_table,
+)
+from services.app import folded_states
 from services.app.caches import KnownPlayers, KnownSeeds
 from services.app.callers import Caller
 from services.app.errors import Conflict, PreconditionFailed, ServiceError, Unprocessable
+from services.app.folded_states import FoldedStates
 from services.app.ledger import CardLedger
 from tests import play
 from tests.play import MAX_STEPS, deal_ended, next_move, register_with_token, seated_table
@@ -400,10 +408,10 @@ def test_at_hits_a_kept_version_and_folds_on_from_a_near_older_one(
 
 def test_slices_are_kept_only_when_asked_for_and_bounded(long_table: str, conn: Conn) -> None:
     state = truth(conn, long_table)
-    off = FoldedStates()
+    off = ProjectionStates()
     off.remember_slice((long_table, 1, 2), (state,))
     assert off.slice((long_table, 1, 2)) is None
-    on = FoldedStates(slices=1)
+    on = ProjectionStates(slices=1)
     on.remember_slice((long_table, 1, 2), (state,))
     assert on.slice((long_table, 1, 2)) == (state,)
     on.remember_slice((long_table, 3, 4), (state,))

@@ -1,4 +1,4 @@
-"""Contract of the application's storage ports (infra/storage/ports.py), run against each adapter: PostgreSQL
+"""Contract of the application's storage ports (services/app/ports.py), run against each adapter: PostgreSQL
 and memory, one test case per adapter as the event store's contract (test_event_store_contract.py) does.
 
 What the application relies on: a table's events read for folding (bounded, and the same selection in SQL as
@@ -32,9 +32,9 @@ from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store import IdempotencyRecord, NewEvent
 from infra.signing import ReceiptSigner, UnregisteredSigningKey
 from infra.storage.memory import InMemoryStorage
-from infra.storage.ports import Session, Storage
 from infra.storage.postgres import PostgresStorage
 from infra.table_loader import bounded_table_events, fold_recorded
+from services.app.ports import Session, Storage
 from tests.conftest import register_signer
 
 

@@ -8,11 +8,11 @@ import pkgutil
 from collections import OrderedDict
 
 import infra.projections
-from infra.folded_states import FoldedStates
 from infra.lru import Lru
 from infra.projections import ProjectionCaches
+from infra.table_states import TableStates
 
-CACHE_TYPES = (Lru, FoldedStates, ProjectionCaches, dict, list, set, OrderedDict)
+CACHE_TYPES = (Lru, TableStates, ProjectionCaches, dict, list, set, OrderedDict)
 # Module-level mappings that are tables of constants, not caches.
 CONSTANT_TABLES = {("infra.projections.runner", "PROJECTIONS")}
 

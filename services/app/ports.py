@@ -1,12 +1,15 @@
 """The ports of the application service: what it needs of storage beside the event store, as small Protocols.
 
+The application owns them; infra implements them without importing them (the layers point one way): its
+adapters meet them structurally, and mypy holds them to them where they are wired (`services.bootstrap`).
+
 A `Session` is one unit of work on one backend connection (PostgreSQL: one pooled connection, autocommit, so
 each call is one statement unless the session's `transaction()` is open). It offers every port below, so the
 write path reads the stream, its seeds and appends on one connection, as it always has; a caller that needs
 one port types its parameter with that Protocol alone (`FoldedStates` takes `TableEvents`, `KnownSeeds` takes
-`Seeds`). A `Storage` opens sessions and holds the event store. Adapters: `postgres.py` (production) and
-`memory.py` (tests with no server); tests/app/ runs the application on both, tests/integration/
-test_storage_contract.py holds both to the contracts below.
+`Seeds`). A `Storage` opens sessions and holds the event store. Adapters: `infra/storage/postgres.py`
+(production) and `infra/storage/memory.py` (tests with no server); tests/app/ runs the application on both,
+tests/integration/test_storage_contract.py holds both to the contracts below.
 """
 
 from __future__ import annotations
@@ -16,13 +19,11 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
-from domain.events import JSON
 from infra.event_store.contract import EventStorage
 from infra.event_store.model import IdempotencyRecord, NewEvent, PendingAppend, RecordedEvent
 from infra.players import Player
 from infra.signing import ReceiptSigner
-
-Projected = tuple[int, int, dict[str, JSON]]  # (projected version, stream head version, view)
+from infra.sql.table_views import Projected
 
 
 class TableEvents(Protocol):
