@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Self
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
+from psycopg.types.json import set_json_dumps, set_json_loads
 from psycopg_pool import ConnectionPool
+
+from infra import json_codec
 
 # A connection of the services: rows as dicts (`open_pool`, `connect`).
 Conn = psycopg.Connection[dict[str, Any]]
@@ -27,9 +30,18 @@ Conn = psycopg.Connection[dict[str, Any]]
 class ServiceConnection(psycopg.Connection[dict[str, Any]]):
     """A connection of the services (`open_pool`, `connect`): it also keeps one cursor of event rows, made on
     its first use, for the read of a table's events after a state kept (`infra.table_loader.load_events_after`:
-    a view read from the store, a seat view pushed by another process, the turn clock, the projections)."""
+    a view read from the store, a seat view pushed by another process, the turn clock, the projections), and
+    reads and writes json through infra.json_codec."""
 
     events_cursor: psycopg.Cursor[Any] | None = None
+
+    @classmethod
+    def connect(cls, *args: Any, **kwargs: Any) -> Self:
+        """psycopg's connect, json and jsonb read and written by the service's JSON codec."""
+        conn = super().connect(*args, **kwargs)
+        set_json_loads(json_codec.loads, conn)
+        set_json_dumps(json_codec.dumps, conn)
+        return conn
 
 
 # A connection with any row factory (the owner's plain connections; readers that choose tuple rows).

@@ -19,7 +19,6 @@ consumer reading both streams can also dedupe by `global_position`.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +29,7 @@ import redis
 from domain.events import JSON
 from domain.hashchain import canonical_timestamp
 from domain.redaction import PUBLIC, redact_data
-from infra.compact_json import compact_ascii, compact_ascii_encoder
+from infra import json_codec
 from infra.event_store import RecordedEvent
 
 GLOBAL_STREAM = "cardledger:events"
@@ -75,14 +74,9 @@ def message_body(event: RecordedEvent) -> dict[str, JSON]:
     }
 
 
-# The text of `json.dumps(body, separators=(",", ":"), sort_keys=True)` from one C encoder made once (json.dumps
-# makes a new one per call): consumers and tests read these bytes, so they stay exactly those.
-_encode_sorted = compact_ascii_encoder(sort_keys=True)
-
-
-def encode(event: RecordedEvent) -> str:
-    """The published text of an event's message body: compact JSON, keys sorted, non-ASCII escaped."""
-    return _encode_sorted(message_body(event))
+def encode(event: RecordedEvent) -> bytes:
+    """The published bytes of an event's message body: compact UTF-8 JSON, keys sorted (infra.json_codec)."""
+    return json_codec.dumps(message_body(event), sort_keys=True)
 
 
 # Publishes a batch in one command, run by Redis as a whole: KEYS are the global stream, the "looking" key,
@@ -144,7 +138,7 @@ def publish_checking_queue(client: Redis, events: Sequence[RecordedEvent], queue
     if not events:
         return 0, False
     keys = [GLOBAL_STREAM, PROJECTIONS_LOOKING_KEY, queue_key or ""]
-    args: list[str | int] = [GLOBAL_MAXLEN, TABLE_MAXLEN, NOTIFY_CHANNEL, ""]
+    args: list[str | int | bytes] = [GLOBAL_MAXLEN, TABLE_MAXLEN, NOTIFY_CHANNEL, ""]
     for event in events:
         keys.append(table_stream(event.stream_id))
         args += [entry_id(event), event.global_position, encode(event)]
@@ -154,13 +148,13 @@ def publish_checking_queue(client: Redis, events: Sequence[RecordedEvent], queue
         "tx_id": last.tx_id,
         "tables": sorted({event.stream_id for event in events}),
     }
-    args[3] = compact_ascii(notice)
+    args[3] = json_codec.dumps(notice)
     reply = _run_script(client, _PUBLISH_SCRIPT, _PUBLISH_SHA, keys, args)
     added, idle = divmod(int(reply), 2)
     return added, bool(idle)
 
 
-def _run_script(client: Redis, script: str, sha: str, keys: Sequence[str], args: Sequence[str | int]) -> Any:
+def _run_script(client: Redis, script: str, sha: str, keys: Sequence[str], args: Sequence[str | int | bytes]) -> Any:
     try:
         return client.evalsha(sha, len(keys), *keys, *args)
     except redis.exceptions.NoScriptError:  # a server that has not seen it yet (or was restarted): send it whole
@@ -206,8 +200,8 @@ def _decode(value: bytes | str) -> str:
 def _entries(raw: Any) -> list[tuple[str, dict[str, JSON]]]:
     out: list[tuple[str, dict[str, JSON]]] = []
     for entry_id_raw, fields in raw:
-        decoded = {_decode(k): _decode(v) for k, v in fields.items()}
-        out.append((_decode(entry_id_raw), json.loads(decoded["event"])))
+        body = fields.get(b"event", fields.get("event"))
+        out.append((_decode(entry_id_raw), json_codec.loads(body)))
     return out
 
 
@@ -264,7 +258,7 @@ class StreamsRead:
                 continue
             entry, fields = raw[-1]
             body = fields.get(b"event", fields.get("event"))
-            version = json.loads(body).get("version") if body is not None else None
+            version = json_codec.loads(body).get("version") if body is not None else None
             newest[_encoded(key)] = (_encoded(entry), version if isinstance(version, int) else None)
         return newest
 
@@ -334,7 +328,7 @@ def notification(message: Mapping[str, Any]) -> dict[str, JSON] | None:
     if message.get("type") != "message":
         return None
     data = message["data"]
-    parsed: dict[str, JSON] = json.loads(_decode(data))
+    parsed: dict[str, JSON] = json_codec.loads(data)
     return parsed
 
 

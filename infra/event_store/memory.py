@@ -8,7 +8,6 @@ is one transaction under one lock: one transaction id, added to the log in commi
 from __future__ import annotations
 
 import bisect
-import json
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from datetime import datetime
 from domain.events import PRIVATE
 from domain.hashchain import GENESIS_HASH, HASH_V1
 from domain.table import DEAL_ENDED, DEAL_STARTED
+from infra import json_codec
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store.chain import prepare
 from infra.event_store.model import (
@@ -58,8 +58,8 @@ class _Stored:
             type_,
             schema_version,
             deal_no,
-            json.loads(data),
-            json.loads(metadata),
+            json_codec.loads(data),
+            json_codec.loads(metadata),
             self.occurred_at,
             prev_hash,
             hash_,
@@ -119,7 +119,7 @@ class InMemoryEventStore:
             for offset, row in enumerate(pending.rows)
         ]
         if idempotency is not None:
-            kept = json.dumps([idempotency.request_hash, dict(idempotency.response)])
+            kept = json_codec.dumps_text([idempotency.request_hash, dict(idempotency.response)])
             self._keys[(idempotency.scope, idempotency.key)] = kept
         self._log.extend(stored)
         self._streams[pending.stream_id] = [*self._streams.get(pending.stream_id, []), *stored]
@@ -130,7 +130,7 @@ class InMemoryEventStore:
             kept = self._keys.get((scope, key))
         if kept is None:
             return None
-        request_hash, response = json.loads(kept)
+        request_hash, response = json_codec.loads(kept)
         return IdempotencyRecord(scope, key, request_hash, response)
 
     def stream_version(self, stream_id: str) -> int | None:
@@ -173,7 +173,7 @@ class InMemoryEventStore:
         with self._lock:
             stream = list(self._streams.get(stream_id, []))
         return deal_facts_of(
-            (entry.row[3], entry.row[1], json.loads(entry.row[4]).get("players"))
+            (entry.row[3], entry.row[1], json_codec.loads(entry.row[4]).get("players"))
             for entry in stream
             if entry.row[3] in wanted and entry.row[1] in (DEAL_STARTED, DEAL_ENDED)
         )
@@ -185,5 +185,6 @@ class InMemoryEventStore:
         deal = [entry for entry in stream if entry.row[3] == deal_no]
         start = next((entry.version for entry in deal if entry.row[1] == DEAL_STARTED), 1)
         return any(
-            entry.version >= start and entry.row[8] == HASH_V1 and PRIVATE in json.loads(entry.row[4]) for entry in deal
+            entry.version >= start and entry.row[8] == HASH_V1 and PRIVATE in json_codec.loads(entry.row[4])
+            for entry in deal
         )

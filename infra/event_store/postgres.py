@@ -9,7 +9,6 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
-from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.errors import IdempotencyKeyTaken, VersionConflict
 from infra.event_store.append import append_sql, head_hash_in
@@ -32,6 +31,7 @@ from infra.event_store.read import (
     read_stream_in,
     stream_version_in,
 )
+from infra.json_codec import dumps_text
 
 
 class EventStore:
@@ -107,7 +107,7 @@ class EventStore:
             pending.hashes[0],
         ]
         if idempotency is not None:
-            response = compact_ascii(dict(idempotency.response))
+            response = dumps_text(dict(idempotency.response))
             params += [idempotency.scope, idempotency.key, idempotency.request_hash, response]
         params.append(pending.occurred_at_text)
         params.extend(chain.from_iterable(pending.rows))

@@ -48,9 +48,9 @@ from domain.events import Event
 from domain.games import game_named
 from domain.ledger import POOL_ACCOUNT
 from domain.table import DEAL_ENDED, TABLE_CLOSED, deal_transfers
-from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.event_store import RecordedEvent
+from infra.json_codec import dumps_text
 from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import ProjectionCaches, TableHead, table_heads
 
@@ -180,7 +180,7 @@ def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: Proj
     if closings:
         refunds = [row for e in closings if e.stream_id in heads for row in closing_rows(heads[e.stream_id], e)]
         if refunds:
-            conn.execute(_ADD_CLOSINGS, (compact_ascii(refunds),))
+            conn.execute(_ADD_CLOSINGS, (dumps_text(refunds),))
     amounts: dict[DealKey, dict[str, int]] = {}  # this batch's transfers, by deal and account
     ended: dict[DealKey, RecordedEvent] = {}
     for event in deal_events:  # a closing's transfers (a pool refund) are no deal's: closing_rows above
@@ -203,7 +203,7 @@ def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: Proj
     ]
     with conn.cursor() as cur:
         if pending:
-            cur.execute(_ADD_PENDING, (compact_ascii(pending),))
+            cur.execute(_ADD_PENDING, (dumps_text(pending),))
         if not ended:
             return
         keys = sorted(ended)
@@ -228,7 +228,7 @@ def apply_deal_settlements(conn: Conn, events: list[RecordedEvent], caches: Proj
                 row.update(settled_at=event.occurred_at.isoformat(), result_net=net, consistent=agrees)
                 settled.append(row)
         if settled:
-            cur.execute(_SETTLE, (compact_ascii(settled),))
+            cur.execute(_SETTLE, (dumps_text(settled),))
 
 
 DEAL_SETTLEMENTS = Projection(

@@ -20,9 +20,9 @@ from typing import Any
 from domain.events import Event
 from domain.games import game_named
 from domain.table import DEAL_ENDED, PLAYER_SEATED, deal_transfers
-from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.event_store import RecordedEvent
+from infra.json_codec import dumps_text
 from infra.projections.base import ModelTable, Projection
 from infra.projections.heads import ProjectionCaches, TableHead, table_heads
 
@@ -137,7 +137,7 @@ def apply_ledger(conn: Conn, events: list[RecordedEvent], caches: ProjectionCach
                 }
             )
     if rows:
-        conn.execute(_INSERT_LINES, (compact_ascii(rows),))
+        conn.execute(_INSERT_LINES, (dumps_text(rows),))
 
 
 def moves_no_money(events: list[RecordedEvent]) -> bool:
@@ -194,7 +194,7 @@ def apply_settlements(conn: Conn, events: list[RecordedEvent], caches: Projectio
             }
         )
     if rows:
-        conn.execute(_ADD_SETTLEMENTS, (compact_ascii(rows),))
+        conn.execute(_ADD_SETTLEMENTS, (dumps_text(rows),))
 
 
 LEDGER = Projection(

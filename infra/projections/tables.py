@@ -16,9 +16,9 @@ from __future__ import annotations
 from domain.events import JSON
 from domain.games import game_named
 from domain.table import TableState, public_view, seat_private, turn_deadline, vacant_since
-from infra.compact_json import compact_ascii
 from infra.db import Conn
 from infra.event_store import RecordedEvent
+from infra.json_codec import dumps_text
 from infra.projections.base import ModelTable, Projection, Upsert
 from infra.projections.heads import ProjectionCaches, TableHead, fold_tables, states_before, table_heads
 
@@ -68,7 +68,7 @@ SET tricks = EXCLUDED.tricks
 """
 
 
-_encode = compact_ascii  # json.dumps(value, separators=(",", ":"))'s text from one C encoder made once
+_encode = dumps_text
 
 
 def seat_parts(state: TableState) -> dict[str, JSON]:

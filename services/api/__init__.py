@@ -24,6 +24,7 @@ from infra.config import ServingLimits, Settings
 from infra.signing import signing_seed
 from services.api import ui
 from services.api.deps import EXTENSION, ContainerHolder
+from services.api.json_provider import JsonProvider
 from services.api.middleware.admission import Admission
 from services.api.middleware.cors import CorsPolicy, install_cors
 from services.api.middleware.limits import install_limits, limit_config
@@ -114,7 +115,7 @@ def create_app(
     app.config.update(base_config(settings))
     app.config.update(limit_config(settings.rate_limits))
     app.config.update(dict(config or {}))
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = JsonProvider(app)
 
     app.extensions[EXTENSION] = ContainerHolder(lambda: bootstrap(resolved), container)
     if container is not None:

@@ -208,7 +208,7 @@ def test_a_stream_that_loses_redis_ends_with_an_error_event(scene: Scene, contai
     finally:
         losing.close()
     assert text.count("event: view") == 1
-    assert text.rstrip().endswith('event: error\ndata: {"code": "stream_unavailable"}')
+    assert text.rstrip().endswith('event: error\ndata: {"code":"stream_unavailable"}')
 
 
 def test_a_stream_without_redis_is_refused_with_503(scene: Scene, container: Container) -> None:
@@ -232,7 +232,7 @@ def test_a_seat_that_leaves_receives_no_seat_and_the_stream_ends(live: Flask, co
         assert view["status"] == "between_deals" and version == table.version()
         api.act(table.tokens[0], table.id, {"type": "leave"})
         table.publish()
-        assert stream.next() == {"event": "error", "data": '{"code": "no_seat"}'}
+        assert stream.next() == {"event": "error", "data": '{"code":"no_seat"}'}
         assert stream.next() is None, "the stream ends after the error"
     finally:
         stream.close()

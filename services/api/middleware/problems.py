@@ -19,10 +19,11 @@ from typing import Any
 import flask
 import psycopg
 import redis
-from flask import Flask, Response, json, request
+from flask import Flask, Response, request
 from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException, NotFound
 
+from infra import json_codec
 from infra.errors import TableLogInconsistent
 from infra.metrics import count_error
 from services.api.middleware.retry_after import retry_after_seconds
@@ -87,7 +88,7 @@ def problem(
     }
     body.update(extra)
     count_error("api", code)
-    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    response = Response(json_codec.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     if status == 401:

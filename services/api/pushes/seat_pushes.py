@@ -12,7 +12,7 @@ import weakref
 from domain import table as tables
 from domain.events import JSON
 from domain.table import TableState
-from infra.compact_json import compact_ascii
+from infra.json_codec import dumps_text
 from infra.lru import Lru
 from services.app.callers import Caller
 from services.app.queries import TableQueries
@@ -20,7 +20,7 @@ from services.app.queries import TableQueries
 PUBLIC_PARTS_KEPT = 1_000  # tables whose public part this process keeps (one version each)
 SEAT_KEYS = frozenset(("seat", "hand", "legal_actions"))  # what `seat_private` adds, after the public keys
 
-_encode = compact_ascii  # json.JSONEncoder(separators=(",", ":")).encode's text, one C encoder made once
+_encode = dumps_text
 
 Pushed = tuple[int, str]  # a message: the view's version, its text
 

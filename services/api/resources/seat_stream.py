@@ -21,7 +21,6 @@ admission are the public stream's (`services.api.resources.stream`, `services.ap
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -33,7 +32,7 @@ import redis
 from flask import Response, current_app
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from infra import redis_bus
+from infra import json_codec, redis_bus
 from services.api.deps import container
 from services.api.middleware.auth import caller
 from services.api.middleware.problems import ApiError
@@ -92,7 +91,7 @@ class SeatStreamHeadersSchema(Schema):
 
 
 def error_message(code: str) -> str:
-    return f"event: error\ndata: {json.dumps({'code': code})}\n\n"
+    return f"event: error\ndata: {json_codec.dumps_text({'code': code})}\n\n"
 
 
 def seat_views(

@@ -14,7 +14,6 @@ client's socket timeout is shorter; clients reconnect (EventSource does).
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import uuid
@@ -25,7 +24,7 @@ import redis
 from flask import Response, current_app
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from infra import redis_bus
+from infra import json_codec, redis_bus
 from services.api.deps import container
 from services.api.middleware.auth import caller
 from services.api.middleware.problems import ApiError
@@ -117,7 +116,7 @@ def _message(entry_id: str, body: dict[str, Any], withheld: Callable[[Any], bool
         "prev_hash": None if hidden else body.get("prev_hash"),
         "hash": None if hidden else body.get("hash"),
     }
-    return f"id: {entry_id}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+    return f"id: {entry_id}\nevent: {event['type']}\ndata: {json_codec.dumps_text(event)}\n\n"
 
 
 def _last_entry_id(client: redis.Redis, table_id: str) -> str:
