@@ -1,6 +1,5 @@
-"""The benches' one toolkit for counting instead of timing: callgrind instructions, CPU seconds per process (/proc),
-the stack's processes by kind, PostgreSQL backends, Redis commands sent (SQL round trips: `tests.round_trips`,
-shared with the tests), and the WAL held for a window's reading."""
+"""Counting instead of timing: callgrind instructions, CPU seconds per process (/proc), the stack's processes by
+kind, PostgreSQL backends, Redis commands sent (SQL round trips: `tests.round_trips`), the WAL held for reading."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import ROOT
+from infra.db import application_name
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -118,15 +118,21 @@ def stack_cpu_seconds(root: int) -> dict[str, float]:
     return spent
 
 
-def backends(conn: Any, application_name: str | None = None) -> dict[int, str]:
+BACKEND_OWNER = {
+    application_name("api"): "api",
+    application_name("relay"): "relay",
+    application_name("projector"): "worker",
+}
+
+
+def backends(conn: Any) -> dict[int, str]:
     """The backends of `conn`'s database (other than its own) with their application_name, when they are processes
     of this machine (a server in a container or elsewhere reports pids that are not ours)."""
     from psycopg.rows import tuple_row
 
     found = conn.cursor(row_factory=tuple_row).execute(
         "SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database()"
-        " AND pid <> pg_backend_pid() AND (%s::text IS NULL OR application_name = %s)",
-        (application_name, application_name),
+        " AND pid <> pg_backend_pid()"
     )
     return {int(pid): str(name) for pid, name in found if _comm(int(pid)) == "postgres"}
 
