@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -231,26 +232,6 @@ class ScalingResult:
         relays = self.relay_takeover_s is not None and self.relay_restarted_stands_by
         return bool(self.simulation["ok"]) and self.verification.ok and rebuilt and relays
 
-    def per_action(self) -> dict[str, float]:
-        n, cpu = max(self.actions, 1), self.cpu
-        figures = {f"{c}_cpu_ms": 1000 * cpu[c] / n for c in COMPONENTS}
-        # Less what the component spends idle (polling, heartbeats) over as long: the cost that grows with actions.
-        figures |= {
-            f"{c}_busy_cpu_ms": 1000 * max(0.0, cpu[c] - self.idle_cpu[c] * self.seconds) / n for c in COMPONENTS
-        }
-        figures |= {
-            f"postgres_{p}_cpu_ms": 1000 * self.cpu_by_process.get(f"postgres-{p}", 0.0) / n for p in POSTGRES_PARTS
-        }
-        figures["commits"] = self.counters["xact_commit"] / n
-        figures["rows_inserted"] = self.counters["tup_inserted"] / n
-        figures["rows_updated"] = self.counters["tup_updated"] / n
-        figures["events"] = self.events / n
-        if self.wal.bytes is not None and self.wal.commits is not None:
-            figures["wal_bytes"] = self.wal.bytes / n
-            figures["wal_fpi_bytes"] = (self.wal.fpi_bytes or 0) / n
-            figures["write_commits"] = self.wal.commits / n
-        return figures
-
 
 def run_scaled(
     database_server_url: str,
@@ -356,14 +337,14 @@ def _run(
     say("bench.scaling: verifying every deal and rebuilding every projection")
     with open_pool(database_url, min_size=1, max_size=2) as pool:
         verification = verify_tables(pool, None, progress=False)
-    by_process: dict[str, float] = {}
+    by_process = Counter[str]()
     for (_, name), spent in used.items():
-        by_process[name] = by_process.get(name, 0.0) + spent
+        by_process[name] += spent
     return ScalingResult(
         seconds=elapsed,
         simulation=json.loads(out.read_text()),
         cpu=by_component(used),
-        cpu_by_process=by_process,
+        cpu_by_process=dict(by_process),
         idle_cpu=idle_cpu,
         counters={k: int(after[k]) - int(before[k]) for k in after if k not in ("lsn", "events")},
         wal=wal,
@@ -376,42 +357,44 @@ def _run(
 
 
 def rows(result: ScalingResult) -> list[Row]:
-    s, per, c, checked = (
-        result.simulation["summary"],
-        result.per_action(),
-        result.simulation["config"],
-        result.verification,
-    )
+    s, c, checked, wal = result.simulation["summary"], result.simulation["config"], result.verification, result.wal
     label = f"scaling {c['game']} x{c['seats']} ({API_INSTANCES} API, {RELAYS} relays, {WORKERS} workers)"
-    equal = sum(report.equal for report in result.rebuilds)
+    n, cpu, idle = max(result.actions, 1), result.cpu, result.idle_cpu
+    deals = f"{s['deals_completed']} / {s['deals_failed']} / {sum(s['errors'].values())}"
     found = [
         row(f"{label}: actions/s", s["actions_per_s"], "actions/s"),
-        row(
-            f"{label}: deals completed / failed / error answers",
-            f"{s['deals_completed']} / {s['deals_failed']} / {sum(s['errors'].values())}",
-        ),
+        row(f"{label}: deals completed / failed / error answers", deals),
         row(f"{label}: deals verified / failures", f"{checked.deals} / {len(checked.failures)}"),
-        row(f"{label}: projections equal to their rebuild", equal, "projections", len(result.rebuilds)),
+        row(
+            f"{label}: projections equal to their rebuild",
+            sum(r.equal for r in result.rebuilds),
+            "projections",
+            len(result.rebuilds),
+        ),
         row(f"{label}: relay standby took over after SIGKILL", result.relay_takeover_s, "s"),
     ]
     for component in COMPONENTS:
-        found.append(row(f"{label}: CPU per action, {component}", per[f"{component}_cpu_ms"], "ms"))
-        found.append(
-            row(f"{label}: CPU per action, {component}, less its idle cost", per[f"{component}_busy_cpu_ms"], "ms")
-        )
-    found += [
-        row(f"{label}: CPU per action, postgres backends of the {part}", per[f"postgres_{part}_cpu_ms"], "ms")
-        for part in POSTGRES_PARTS
-    ]
+        # Less what the component spends idle (polling, heartbeats) over as long: the cost that grows with actions.
+        busy = max(0.0, cpu[component] - idle[component] * result.seconds)
+        found.append(row(f"{label}: CPU per action, {component}", 1000 * cpu[component] / n, "ms"))
+        found.append(row(f"{label}: CPU per action, {component}, less its idle cost", 1000 * busy / n, "ms"))
+    for part in POSTGRES_PARTS:
+        backends_cpu = result.cpu_by_process.get(f"postgres-{part}", 0.0)
+        found.append(row(f"{label}: CPU per action, postgres backends of the {part}", 1000 * backends_cpu / n, "ms"))
+    known = wal.bytes is not None and wal.commits is not None  # pg_walinspect could read the WAL
     return [
         *found,
-        row(f"{label}: events per action", per["events"], "events"),
-        row(f"{label}: commits per action (reads too)", per["commits"], "commits"),
-        row(f"{label}: writing commits per action (WAL commit records)", per.get("write_commits"), "commits"),
-        row(f"{label}: rows inserted per action", per["rows_inserted"]),
-        row(f"{label}: rows updated per action", per["rows_updated"]),
-        row(f"{label}: WAL per action (the run's database)", per.get("wal_bytes"), "bytes"),
-        row(f"{label}: of which full-page images", per.get("wal_fpi_bytes"), "bytes"),
+        row(f"{label}: events per action", result.events / n, "events"),
+        row(f"{label}: commits per action (reads too)", result.counters["xact_commit"] / n, "commits"),
+        row(
+            f"{label}: writing commits per action (WAL commit records)",
+            (wal.commits or 0) / n if known else None,
+            "commits",
+        ),
+        row(f"{label}: rows inserted per action", result.counters["tup_inserted"] / n),
+        row(f"{label}: rows updated per action", result.counters["tup_updated"] / n),
+        row(f"{label}: WAL per action (the run's database)", (wal.bytes or 0) / n if known else None, "bytes"),
+        row(f"{label}: of which full-page images", (wal.fpi_bytes or 0) / n if known else None, "bytes"),
     ]
 
 
