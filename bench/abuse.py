@@ -1,11 +1,7 @@
-"""Does an abuser slow the others? One abusive player beside honest tables: the tables' actions must not feel it.
+"""Does an abuser slow the others? Bots on TABLES tables of `cardledger up` (rate limits on), calm and then beside
+one player hammering the reports from ABUSER_CONNECTIONS connections: the tables' action p99 must not feel it.
 
 Run: python -m bench.abuse     (about a minute; BENCH_ABUSE_SECONDS per run, default 20)
-
-`cardledger up` with its rate limits on. Calm: bots on TABLES Cholek Tiga tables. Abused: the same while a seated
-player loops on the settlement report, the dispute report and its table's events from ABUSER_CONNECTIONS
-connections (a process of its own). Targets: the abused action p99 at most P99_RATIO_TARGET times the calm one's;
-no 5xx answer, and no error answer to the tables' bots.
 """
 
 from __future__ import annotations

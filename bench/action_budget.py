@@ -1,15 +1,8 @@
-"""Where a streaming action's cost goes, in one table: each component's callgrind instructions per action against
-the bare Flask POST + INSERT request's (docs/performance.md, "Where an action's cost goes").
+"""Where a streaming action's cost goes: each component's callgrind instructions per action (the POST, the pushed
+views, the bots' client, the relay, Redis, the projection workers) against the bare Flask POST + INSERT request's.
+Each count is the difference of two runs, one with more work, so that start-ups cancel (docs/performance.md).
 
-Run:  PYTHONHASHSEED=0 python -m bench.action_budget [--game G ...] [--actions 60] [--relay-events 300]
-      [--bots-deals 1]
-
-Each count is the difference of two callgrind runs, one with more work, so that start-ups cancel: the bare
-request's server side (`bench.api`'s baseline app through Flask's test client, less the test client's side) and
-client side (the bots' HTTP client); the API's POST and pushed views (`bench.action_cost`'s runs); the bots'
-`streaming` client against `cardledger up`; the relay, the Redis server and the projection workers per event of a
-played log, times the script's events per action. PostgreSQL's backends are not counted (they would need a
-postmaster under callgrind).
+Run: PYTHONHASHSEED=0 python -m bench.action_budget [--game G ...] [--actions 60] [--relay-events 300] [--bots-deals 1]
 """
 
 from __future__ import annotations

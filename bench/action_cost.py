@@ -1,14 +1,9 @@
-"""The API process's own cost of a `streaming` action: SQL round trips and Redis commands per action, or (with
-`--callgrind`) the instructions of a POST and of a pushed seat view (docs/performance.md, "Where an action's cost
-goes").
+"""The API process's own cost of a `streaming` action (Flask's test client, both seats' view streams on a second
+app or, with --same-app, on the writer): SQL round trips and Redis commands per action, or with --callgrind the
+instructions of a POST (with and without its view) and of a pushed seat view (docs/performance.md).
 
 Run:  python -m bench.action_cost [--game cholek-tiga] [--actions 300] [--plain] [--same-app]
       python -m bench.action_cost --callgrind [--game cholek-tiga] [--actions 60]    (valgrind; minutes per game)
-
-Two players sit at a two-seat table through the API app (Flask's test client, on a fresh database); both seats
-follow their view's stream on a second app (`--same-app`: the app that writes). Actions scripted beforehand
-through the pure domain (fixed seeds) are posted (`--plain`: without return=representation), published as the
-relay does, and awaited on both streams. `--callgrind` counts runs with and without each part: the differences.
 """
 
 from __future__ import annotations

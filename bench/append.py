@@ -1,12 +1,7 @@
-"""How fast does the log take events? `EventStore.append` beside a raw INSERT and the `eventsourcing` library.
+"""How fast does the log take events? `EventStore.append` beside a raw single-row INSERT (jsonb, and json as
+cardledger keeps it) and the `eventsourcing` library's recorder, at 1, 4 and 16 writers taking turns in slices.
 
 Run: python -m bench.append [--seconds 3] [--writers 1 4 16] [--sync-off]
-
-Each point: `writers` threads, each on its own connection and stream, appending one ~300-byte JSON event per
-transaction, on a fresh database; the kinds take turns in slices, so that outside load hurts each about equally.
-cardledger's writers pass the head hash of their last append, as the service does. The raw kinds INSERT the same
-payload into a plain table (jsonb, or json as cardledger keeps it); `eventsourcing`'s PostgresApplicationRecorder
-is the bench extra. `--sync-off`: synchronous_commit off for every side (the statements without the flush wait).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""What does a synchronous standby cost? The same bots against PostgreSQL alone and with a synchronous standby.
+"""What does a synchronous standby cost? The same bots against PostgreSQL alone and with a synchronous standby, in
+the shape of tests/ha/cluster.py (Patroni, etcd, Redis Sentinels: Debian's patroni, etcd-server, redis-sentinel).
 
 Run: python -m bench.high_availability   (about 3 minutes; BENCH_HA_SECONDS of play each, default 30)
-
-Both runs in the shape of tests/ha/cluster.py (Patroni with etcd, Redis under Sentinels, 2 of each service), with one
-PostgreSQL node and then two in `synchronous_mode`; needs Debian's patroni, etcd-server and redis-sentinel.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""Is it flat with history? A table that has played DEALS deals against tables on their first deal.
+"""Is it flat with history? Actions and audit reads at a table DEALS deals old against tables on their first deal
+(latencies and the API workers' CPU). Targets: the old table's action p99, and each read's p50 per event of its
+deal, at most ACTION_RATIO_TARGET and READ_RATIO_TARGET times the young ones'.
 
 Run: python -m bench.history     (about 2 minutes; BENCH_HISTORY_SECONDS, default 20; BENCH_HISTORY_DEALS, 200)
-
-The old table is played to DEALS deals through the application in this process (no HTTP: seeding is not
-measured). Then over HTTP, one client: BLOCK actions at the old table, then BLOCK at a young one (a new one when its
-first deal ends), each a read of the seat view and a conditional POST; then READS of each audit read (READS_OF) of
-the old table's latest deal and of a young table's first and second deal, interleaved in ROUNDS. Around each block,
-the API workers' CPU seconds. Targets: the old table's action p99 at most ACTION_RATIO_TARGET times the young's;
-each read's p50 per event of its deal at most READ_RATIO_TARGET times the first deal's.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""How far behind are the views? Event-to-projection lag under append load, and the rebuild rate.
+"""How far behind are the views? Commit-to-published (Redis) and commit-to-table_view lag while writers append
+random games (sampled by processes of their own), the relay's and workers' CPU per event; then the rebuild rate.
 
 Run: python -m bench.lag     (BENCH_LAG_SECONDS (10), BENCH_LAG_WRITERS (4), BENCH_REBUILD_EVENTS (200000))
-
-Lag: writer threads play random Cha Kau Tsz games, one command per transaction, while a relay and two projection
-workers run; one sampler process reads table_views every SAMPLE_SECONDS, another the relay's global Redis stream,
-each noting when every append first shows (commit-to-table_view, commit-to-published); the relay's and workers'
-CPU per event appended. Rebuild: interleaved games written and projected live, then every projection rebuilt in a
-subprocess (`services.projector.rebuild`), with its peak RSS. A fresh database; a private redis-server if any.
 """
 
 from __future__ import annotations

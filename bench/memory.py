@@ -1,13 +1,7 @@
-"""Does memory stay bounded? The stack's peak resident memory under load, and an API process's memory as it
-serves ever more tables past its caches' bounds.
+"""Does memory stay bounded? The peak RSS of each kind of `cardledger up`'s processes under bots, and an API
+process (a child, small caches) serving ever more tables: its RSS, Python memory blocks and caches' entries.
 
 Run: python -m bench.memory     (about 5 minutes; BENCH_MEMORY_SECONDS of load, default 20)
-
-Under load: the RSS of each kind of `cardledger up`'s processes (the largest of each kind), before and at its peak
-while bots play CONCURRENCY tables (Cholek Tiga, then Cha Kau Tsz). Past the bounds: a child builds the API app as
-a worker does, with small caches, and serves tables through Flask's test client on THREADS threads (two players
-register, open, sit and act); at each checkpoint its RSS, its Python memory blocks (`sys.getallocatedblocks`, a
-count free of the allocator's fragmentation) and its caches' entries. Past the bound the memory levels off.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""How fast are the rules? Whole random games through `domain.table` (decide + evolve) on one core, and the same
-play on the game's own functions ("rules only", "engine only"): how the time splits between the two.
+"""How fast are the rules? Whole random games through `domain.table` on one core, and the same play on the game's
+own functions ("rules only", "engine only"): how the time splits between the two.
 
 Run: python -m bench.rules
-
-Cholek Tiga: games and events folded per second (the best of short windows: a shared machine disturbs it less).
-Cha Kau Tsz: complete hands per second at 4 and 2 seats (this process's CPU time), every seat ready between hands.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""Several processes, a relay killed? The stack as several processes on one machine under `cardledger simulate`,
-with the cost of an action by component: the measurement behind docs/scaling.md ("The run" says how each cost is
-counted).
+"""Several processes, a relay killed? API_INSTANCES APIs, RELAYS relays (the active one SIGKILLed at KILL_AT of
+the play) and WORKERS workers under `cardledger simulate`; every deal verified, every projection rebuilt; per
+action, each component's CPU, the database's commits, rows and WAL (docs/scaling.md, "The run").
 
 Run: python -m bench.scaling     (about a minute; BENCH_SCALING_SECONDS (40), BENCH_SCALING_TABLES (16),
      BENCH_SCALING_GAME (cholek-tiga), BENCH_SCALING_SEATS (2), BENCH_SCALING_CLIENT (holding))
-
-On a fresh database and a private redis-server: API_INSTANCES gunicorns, RELAYS relays (one holds the lock) and
-WORKERS workers, then `cardledger simulate` over every API URL. At KILL_AT of the play the active relay is
-SIGKILLed: the standby must take over, and the killed one comes back as the new standby. Then every deal is
-verified and every projection rebuilt and compared. Over the window (the first bot request to the projections
-caught up), per action: each component's CPU (the database's backends also by whose they are), the database's
-commits and rows (pg_stat_database) and its WAL (pg_walinspect).
 """
 
 from __future__ import annotations

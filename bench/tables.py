@@ -1,13 +1,8 @@
-"""Is it flat with the number of tables? The API's action rate with 256 tables in play at once against 8.
+"""Is it flat with the number of tables? Polling bots on TABLES_FEW, then TABLES_MANY tables on the same client
+threads, in mirrored rounds; rate, latencies, CPU and database work per action; and the application alone in
+process with as many tables. Target: the rate with TABLES_MANY at least RATIO_TARGET of the rate with TABLES_FEW.
 
 Run: python -m bench.tables     (about 3 minutes; BENCH_TABLES_SECONDS per point, default 15)
-
-`cardledger simulate`'s polling bots play TABLES_FEW, then TABLES_MANY tables on the same THREADS client threads
-against one `cardledger up`, in mirrored rounds (few, many, many, few: the log grows all through the run). A window
-opens once every table is seated and has acted WARM_ACTIONS_PER_TABLE times, after the read models caught up; its
-figures: actions/s, POST latencies, CPU per action of the stack's processes and the database's backends, and per
-action the events appended, buffer pages touched and `table_views` rows updated. Before them, the application
-alone in this process (no HTTP): its CPU per action with TABLES_FEW and TABLES_MANY tables played in turn.
 """
 
 from __future__ import annotations
