@@ -6,6 +6,7 @@ Run: python -m bench.lag     (BENCH_LAG_SECONDS (10), BENCH_LAG_WRITERS (4), BEN
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import random
@@ -34,28 +35,23 @@ SAMPLE_SECONDS = 0.005  # how often the sampler reads table_views
 Records = dict[str, list[tuple[int, float]]]  # table -> (version first seen, when)
 
 
-def append_games(store: EventStore, writers: int, seconds: float) -> tuple[dict[tuple[str, int], float], int]:
-    """`writers` threads appending random games for `seconds`: when each (table, version) committed, the events."""
+def append_games(store: EventStore, writers: int, seconds: float) -> dict[tuple[str, int], float]:
+    """`writers` threads appending random games a command at a time for `seconds`: when each (table, version) was."""
     commits: dict[tuple[str, int], float] = {}
-    lock, stop, appended = threading.Lock(), threading.Event(), [0]
+    stop = threading.Event()
 
     def write(w: int) -> None:
-        rng, n, game = random.Random(w), 0, None
-        while not stop.is_set():
-            if game is None or game.finished:
-                game, n = TableGame(f"lag{writers}-{w}-{n}", seats=rng.choice([2, 3, 4]), deals=2, rng=rng), n + 1
-            version = 0 if game.state is None else game.state.version
-            new = game.advance(game.step())
-            store.append(game.table_id, version, new)
-            now = time.monotonic()
-            assert game.state is not None
-            with lock:
-                commits[(game.table_id, game.state.version)] = now
-                appended[0] += len(new)
+        rng = random.Random(w)
+        for n in itertools.count():
+            game = TableGame(f"lag{writers}-{w}-{n}", seats=rng.choice([2, 3, 4]), deals=2, rng=rng)
+            for version in game.play_into(store):
+                commits[game.table_id, version] = time.monotonic()
+                if stop.is_set():
+                    return
 
     threading.Timer(seconds, stop.set).start()
     in_threads(writers, write)
-    return commits, appended[0]
+    return commits
 
 
 def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int) -> list[Row]:
@@ -76,11 +72,12 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
         time.sleep(2.0)  # let the services start
         cpu_before = [cpu_seconds(process.pid) or 0.0 for process in services]
         started = time.monotonic()
-        commits, appended = append_games(EventStore(pool), writers, seconds)
+        commits = append_games(EventStore(pool), writers, seconds)
         elapsed = time.monotonic() - started
         finals: dict[str, int] = {}
         for table_id, version in commits:
             finals[table_id] = max(version, finals.get(table_id, 0))
+        appended = sum(finals.values())  # a stream's version is its events
         for ours, _ in pipes:
             ours.send(finals)
         seen, published = (first_seen(commits, ours.recv()) for ours, _ in pipes)

@@ -99,7 +99,7 @@ def cholek_tiga(seconds: float) -> list[Row]:
             tbl.fold(None, stream)
         return sum(len(stream) for stream in streams)
 
-    def fold_deals_rules_only() -> int:
+    def fold_deals_only() -> int:
         for table, events in deals:
             deal = None
             for event in events:
@@ -114,17 +114,14 @@ def cholek_tiga(seconds: float) -> list[Row]:
         play_game_rules_only(rng)
         return 1
 
+    rules_only = "rules only (no table wrapper)"
     return [
         row("cholek-tiga complete 2-player games/s (1 core)", best_rate(one_game, seconds), "games/s", 500),
         row("cholek-tiga events folded/s", best_rate(fold_streams, seconds), "events/s", 200_000),
-        row(
-            "cholek-tiga complete 2-player games/s, rules only (no table wrapper)",
-            best_rate(one_game_rules_only, seconds),
-            "games/s",
-        ),
+        row(f"cholek-tiga complete 2-player games/s, {rules_only}", best_rate(one_game_rules_only, seconds), "games/s"),
         row(
             "cholek-tiga deal events folded/s, rules only (evolve_deal)",
-            best_rate(fold_deals_rules_only, seconds),
+            best_rate(fold_deals_only, seconds),
             "events/s",
         ),
     ]
