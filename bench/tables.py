@@ -167,11 +167,7 @@ def point_rows(game: str, tables: int, measured: list[dict[str, Any]]) -> list[R
         return statistics.mean(p[key].get(name, 0.0) for p in measured)
 
     return [
-        row(
-            f"{label}: actions/s (mean of {len(measured)}: {rates})",
-            statistics.mean(p["rate"] for p in measured),
-            "actions/s",
-        ),
+        row(f"{label}: actions/s (mean of {len(measured)}: {rates})", mean_rate(measured), "actions/s"),
         row(f"{label}: action POST p50 (worst round)", max(p["p50"] or 0.0 for p in measured), "ms (max)"),
         row(f"{label}: action POST p99 (worst round)", max(p["p99"] or 0.0 for p in measured), "ms (max)"),
         row(f"{label}: CPU per action, `cardledger up` and its database's backends", cpu_ms(measured), "ms (max)"),
@@ -186,6 +182,10 @@ def point_rows(game: str, tables: int, measured: list[dict[str, Any]]) -> list[R
 
 def cpu_ms(measured: list[dict[str, Any]]) -> float:
     return statistics.mean(sum(p["cpu_ms_per_action"].values()) for p in measured)
+
+
+def mean_rate(measured: list[dict[str, Any]]) -> float:
+    return statistics.mean(p["rate"] for p in measured)
 
 
 def run() -> list[Row]:
@@ -213,23 +213,13 @@ def run() -> list[Row]:
         for tables in (TABLES_FEW, TABLES_MANY):
             label = f"application in process (no HTTP), {game}, {tables} tables played in turn: CPU per action"
             rows.append(row(label, in_process_cpu[game][tables], "ms (max)", baseline=in_few))
-        rate_few, rate_many = (statistics.mean(p["rate"] for p in measured) for measured in (few, many))
-        rate_ratio = rate_many / rate_few if rate_few else None
-        cpu_label = f"API {game}: CPU per action with {TABLES_FEW} tables / with {TABLES_MANY} "
+        rate_few, cpu_many = mean_rate(few), cpu_ms(many)
+        rate_ratio = mean_rate(many) / rate_few if rate_few else None
+        cpu_label = f"API {game}: CPU per action with {TABLES_FEW} tables / with {TABLES_MANY} (a count, not a clock: "
+        rate_label = f"API {game}: actions/s with {TABLES_MANY} tables / with {TABLES_FEW}"
         rows += [
-            row(
-                cpu_label + "(a count, not a clock: the rate ratio the CPU allows)",
-                cpu_ms(few) / cpu_ms(many) if cpu_ms(many) else None,
-                "ratio",
-            ),
-            row(
-                f"API {game}: actions/s with {TABLES_MANY} tables / with {TABLES_FEW}",
-                rate_ratio,
-                "ratio",
-                RATIO_TARGET,
-                baseline=rate_few,
-                ratio=rate_ratio,
-            ),
+            row(cpu_label + "the rate ratio the CPU allows)", cpu_ms(few) / cpu_many if cpu_many else None, "ratio"),
+            row(rate_label, rate_ratio, "ratio", RATIO_TARGET, baseline=rate_few, ratio=rate_ratio),
         ]
     return rows
 
