@@ -50,12 +50,17 @@ def module_instructions(module: str, args: list[str]) -> int:
 # Processes and their CPU ---------------------------------------------------------------------------------------------
 
 
-def _stat(pid: int) -> list[str] | None:
+def proc_file(pid: int | str, name: str) -> str:
+    """The text of /proc/PID/NAME, or "" when the process is gone."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        return Path(f"/proc/{pid}/{name}").read_bytes().decode(errors="replace")
     except OSError:
-        return None
-    return text[text.rindex(")") + 2 :].split()  # after "pid (comm) ", which may hold spaces: state, ppid, ...
+        return ""
+
+
+def _stat(pid: int) -> list[str] | None:
+    text = proc_file(pid, "stat")
+    return text[text.rindex(")") + 2 :].split() if text else None  # after "pid (comm) ": state, ppid, ...
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -65,10 +70,7 @@ def cpu_seconds(pid: int) -> float | None:
 
 
 def command_line(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-    except OSError:
-        return ""
+    return proc_file(pid, "cmdline").replace("\0", " ").strip()
 
 
 def descendants(root: int) -> list[int]:
@@ -134,14 +136,7 @@ def backends(conn: Any) -> dict[int, str]:
         "SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database()"
         " AND pid <> pg_backend_pid()"
     )
-    return {int(pid): str(name) for pid, name in found if _comm(int(pid)) == "postgres"}
-
-
-def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
+    return {int(pid): str(name) for pid, name in found if proc_file(int(pid), "comm").strip() == "postgres"}
 
 
 class CpuMeter:

@@ -16,10 +16,9 @@ import sys
 import threading
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
-from bench.counting import KINDS, stack_kinds
+from bench.counting import KINDS, proc_file, stack_kinds
 from bench.harness import (
     ROOT,
     Row,
@@ -44,10 +43,8 @@ THREADS = 16  # many requests at once, so that commits overlap (the work is most
 
 
 def rss_bytes(pid: int | str = "self") -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * resource.getpagesize()
-    except OSError:
-        return None
+    statm = proc_file(pid, "statm")
+    return int(statm.split()[1]) * resource.getpagesize() if statm else None
 
 
 def by_kind(rss: dict[int, int], kinds: dict[int, str]) -> dict[str, tuple[int, int]]:
