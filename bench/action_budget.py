@@ -354,7 +354,7 @@ def measure(games: list[str], args: argparse.Namespace) -> tuple[dict[str, float
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.action_budget", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.action_budget", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=GAMES, action="append", help="default: both")
     parser.add_argument("--actions", type=int, default=60, help="actions of each API run (callgrind)")
     parser.add_argument("--relay-events", type=int, default=300)

@@ -257,7 +257,7 @@ def callgrind_line(game: str, count: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.action_cost", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.action_cost", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=GAMES, action="append", help="default: both")
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--callgrind", action="store_true", help="count instructions per action (valgrind)")
