@@ -10,14 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +22,7 @@ from typing import Any
 from bench.action_cost import GAMES, fixed_seed, instructions, script, table_id_of
 from bench.counting import callgrind, module_instructions, totals
 from bench.harness import bench_stack, fresh_database, played_log, private_redis
+from tests.faults.servers import RedisServer
 
 BARE = "the bare request"
 PUSHES_FROM_WRITER = 0.5  # with 2 API workers, a seat's stream is on the worker that wrote for half the actions
@@ -249,35 +247,22 @@ def ready_to_publish(redis_url: str) -> None:
     client.close()
 
 
-@contextmanager
-def redis_under_callgrind(out: Path) -> Iterator[str]:
+class CallgrindRedis(RedisServer):
     """A private redis-server run by callgrind (`--hz 1`: its timer's work small beside the commands'); its counts
-    are written to `out` when the block ends."""
-    import redis
+    are written to `out` when it stops."""
 
-    from services.cli.simulate.stack import free_port
-    from tests.faults.servers import redis_server_binary
+    def __init__(self, out: Path) -> None:
+        super().__init__()
+        self.out = out
 
-    port = free_port()
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", redis_server_binary(), "--port"]
-    server = subprocess.Popen(
-        [*command, str(port), "--save", "", "--appendonly", "no", "--hz", "1"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    client = redis.Redis.from_url(f"redis://127.0.0.1:{port}/0")
-    try:
-        for _ in range(600):
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                time.sleep(0.1)
-        client.close()
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=120)
+    def _arguments(self) -> list[str]:
+        return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out}", *super()._arguments(), "--hz", "1"]
+
+    def stop(self) -> None:
+        if self.process is not None:  # callgrind writes its counts as the server exits, slowly
+            self.process.terminate()
+            self.process.wait(timeout=120)
+            self.process = None
 
 
 def relay_per_event(events: int, tables: int = 8) -> tuple[float, float]:
@@ -290,10 +275,14 @@ def relay_per_event(events: int, tables: int = 8) -> tuple[float, float]:
             ready_to_publish(redis_url)
             relay[n] = (this_module("--relay", url, redis_url, n), n)
         for n in (0, events):
-            with redis_under_callgrind(Path(scratch) / f"redis-{n}") as private_url:
-                ready_to_publish(private_url)
-                relay_publishes(url, private_url, n)
-            server[n] = (totals(Path(scratch) / f"redis-{n}"), n)
+            redis_server = CallgrindRedis(Path(scratch) / f"redis-{n}")
+            redis_server.start(timeout=120)
+            try:
+                ready_to_publish(redis_server.url)
+                relay_publishes(url, redis_server.url, n)
+            finally:
+                redis_server.stop()
+            server[n] = (totals(redis_server.out), n)
     return per_unit(relay[0], relay[events]), per_unit(server[0], server[events])
 
 
