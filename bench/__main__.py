@@ -1,8 +1,4 @@
-"""`python -m bench` (or `make bench`): every benchmark in one run, one table of figures.
-
-Each module's `run()` returns rows (bench.harness: {"benchmark", "value", "target", "unit"}, optionally "baseline"
-and "ratio"); a row meets its target when its value is at least the target, or at most it for rows whose unit
-ends in "(max)".
+"""`python -m bench` (or `make bench`): every benchmark in one run, one table of rows (bench.harness).
 
 `python -m bench api memory` runs only the modules whose names contain one of the words (a word that names none is
 an error). BENCH_QUICK=1 shortens every benchmark (a check that the run works, not figures to quote).
@@ -44,8 +40,7 @@ QUICK_ARGUMENTS: dict[str, dict[str, Any]] = {
 QUICK_ENVIRONMENT = {"BENCH_LAG_SECONDS": "3", "BENCH_REBUILD_EVENTS": "20000"}
 
 
-def module_names() -> str:
-    return ", ".join(name.removeprefix("bench.") for name in MODULES)
+MODULE_NAMES = ", ".join(name.removeprefix("bench.") for name in MODULES)
 
 
 def selected(words: list[str]) -> list[str]:
@@ -60,17 +55,16 @@ def selected(words: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if any(word in ("-h", "--help") for word in words):
-        print(f"{__doc__}\nmodules: {module_names()}")
+        print(f"{__doc__}\nmodules: {MODULE_NAMES}")
         return 0
     try:
         chosen = selected(words)
     except ValueError as error:
-        print(f"python -m bench: error: {error}; modules: {module_names()} (see --help)", file=sys.stderr)
+        print(f"python -m bench: error: {error}; modules: {MODULE_NAMES} (see --help)", file=sys.stderr)
         return 2
     rows: list[dict[str, Any]] = []
-    if quick():
-        for name, value in QUICK_ENVIRONMENT.items():
-            os.environ.setdefault(name, value)
+    for name, value in QUICK_ENVIRONMENT.items() if quick() else ():
+        os.environ.setdefault(name, value)
     for name in chosen:
         print(f"running {name} ...", file=sys.stderr)
         started = time.monotonic()

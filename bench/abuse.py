@@ -1,14 +1,7 @@
-"""Does an abuser slow the others? One abusive player beside honest tables: the tables' actions must not feel it.
+"""Does an abuser slow the others? Bots on TABLES tables of `cardledger up` (rate limits on), calm and then beside
+one player hammering the reports from ABUSER_CONNECTIONS connections: the tables' action p99 must not feel it.
 
-Run: python -m bench.abuse     (about a minute; BENCH_ABUSE_SECONDS per run, default 20; BENCH_QUICK=1: 5)
-
-`cardledger up` with its default rate limits on (registrations raised: both runs register their players from one
-address). Two runs on the same stack: calm, `cardledger simulate`'s random bots on TABLES Cholek Tiga tables at
-once; abused, the same while one registered player (seated at a table of its own, so that every report is really
-computed for it) loops on the settlement report, the dispute report of its deal and its table's event list, as
-fast as it can, from ABUSER_CONNECTIONS connections (a process of its own: its threads must not share the bots'
-interpreter lock). Targets: the tables' action p99 in the abused run at most P99_RATIO_TARGET times the calm
-run's; nobody gets a 5xx, and the tables' bots no error answer at all.
+Run: python -m bench.abuse     (about a minute; BENCH_ABUSE_SECONDS per run, default 20)
 """
 
 from __future__ import annotations
@@ -87,21 +80,18 @@ def run() -> list[Row]:
                 abuser.kill()
         elapsed = min(time.monotonic() - started, seconds + 1)
     calm_p99, loud_p99 = calm["latency_ms"]["p99"], loud["latency_ms"]["p99"]
-    sent = sum(answers.values())
+    sent, shares = sum(answers.values()), f"share ({dict(sorted(answers.items()))})"
     # Answers the bots had to give up on; a 429 they waited out (or a 412 they re-read after) was retried.
     failed = sum((Counter(run["errors"]) - Counter(run["retried"]) for run in (calm, loud)), Counter[str]())
     waited = sum((Counter(run["retried"]) for run in (calm, loud)), Counter[str]())
+    rates = f"{calm['actions_per_s']:,.0f} / {loud['actions_per_s']:,.0f}"
     return [
         row("tables' action p99, no abuser", calm_p99, "ms (max)"),
         row("tables' action p99, abused", loud_p99, "ms (max)"),
         row("abused / calm action p99", loud_p99 / calm_p99 if calm_p99 else None, "ratio (max)", P99_RATIO_TARGET),
-        row("tables' actions/s, no abuser / abused", f"{calm['actions_per_s']:,.0f} / {loud['actions_per_s']:,.0f}"),
+        row("tables' actions/s, no abuser / abused", rates),
         row("abuser requests answered/s", sent / elapsed if elapsed else 0.0, "/s"),
-        row(
-            "abuser answers refused with 429",
-            answers.get(429, 0) / sent if sent else None,
-            f"share ({dict(sorted(answers.items()))})",
-        ),
+        row("abuser answers refused with 429", answers.get(429, 0) / sent if sent else None, shares),
         row("abuser 5xx answers", sum(n for status, n in answers.items() if status >= 500), "count (max)", 0),
         row(
             f"tables' failed answers (both runs; waited out or retried: {dict(waited)})",

@@ -1,32 +1,18 @@
-"""The API process's own cost of one action of the `streaming` client, counted rather than timed: SQL round trips,
-Redis commands and (under callgrind) CPU instructions, for the action's POST and the seat views it pushes.
+"""The API process's own cost of a `streaming` action (Flask's test client, both seats' view streams on a second
+app or, with --same-app, on the writer): SQL round trips and Redis commands per action, or with --callgrind the
+instructions of a POST (with and without its view) and of a pushed seat view (docs/performance.md).
 
 Run:  python -m bench.action_cost [--game cholek-tiga] [--actions 300] [--plain] [--same-app]
       python -m bench.action_cost --callgrind [--game cholek-tiga] [--actions 60]    (valgrind; minutes per game)
-
-The API's Flask app (as gunicorn serves it, admission included) runs in this process through Flask's test
-client, on a fresh database created on DATABASE_URL's server (dropped at the end) and Redis at REDIS_URL, with
-two pooled PostgreSQL connections. Two players open a two-seat table and sit through the API. Both seats follow
-their seat view's stream (GET /view/stream) on a second app (another API worker; `--same-app`: the app that
-writes, which keeps the state each POST wrote), read on a thread each. Each action is posted (`If-Match`, with
-`Prefer: return=representation` or, with `--plain`, without), its events are published as the relay does, and
-each stream's next message (the view at the action's version) is awaited. Printed: SQL round trips per pushed
-view (libpq's trace of the streams' pool) and the Redis commands of the app serving the streams.
-
-The actions are chosen beforehand by playing the same table through the pure domain (server seeds fixed per
-deal, a seeded random bot), so every run plays the same deals and the choosing costs the same whether the
-actions are posted or not. `--callgrind` runs this script under `valgrind --tool=callgrind` five times:
-scripting only; posting and publishing with `return=representation`; the same without it; the same with both
-streams read, from another app and from the writer: the differences of the instruction totals, divided by the
-actions, are what a POST with and without its view and a pushed view cost this process (the test client's side
-of the requests included, PostgreSQL's and Redis's work not: other processes do it).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import random
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -39,8 +25,15 @@ from bench.counting import counting_redis, module_instructions
 from bench.harness import fresh_database, redis_url, registered_signer
 
 GAMES = ("cholek-tiga", "cha-kau-tsz")
-REPRESENTATION = "return=representation"
 POOL_SIZE = 2  # a write that starts a deal asks whether it holds an old private block on a second connection
+RUNS = {  # the callgrind runs of this script that the counts are differences of: their flags
+    "idle": ["--no-post", "--no-streams"],
+    "representation": ["--no-streams"],
+    "unpublished": ["--plain", "--no-streams", "--no-publish"],
+    "plain": ["--plain", "--no-streams"],
+    "streamed": ["--plain"],
+    "same app": ["--plain", "--same-app"],
+}
 
 
 def fixed_seed(deal_no: int) -> bytes:
@@ -48,8 +41,7 @@ def fixed_seed(deal_no: int) -> bytes:
 
 
 def store_fixed_seeds(database_url: str, table_id: str, deals: int) -> None:
-    """Deals 1..`deals` of the table get their fixed seeds before it opens: a stored seed wins over the one the
-    service draws, so every run deals the same cards."""
+    """Deals 1..`deals` get their fixed seeds before the table opens (a stored seed wins over a drawn one)."""
     import psycopg
 
     with psycopg.connect(database_url, autocommit=True) as conn:
@@ -59,14 +51,12 @@ def store_fixed_seeds(database_url: str, table_id: str, deals: int) -> None:
         )
 
 
-# The script of actions -----------------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Step:
     seat: int
     action: dict[str, Any]
     version: int  # the table's version the action is chosen at (its If-Match)
+    events: int  # the events it appends
 
 
 def script(state: Any, count: int, rng: random.Random) -> list[Step]:
@@ -76,8 +66,7 @@ def script(state: Any, count: int, rng: random.Random) -> list[Step]:
     from domain.games import game_named
     from services.cli.simulate.bots import RandomBot
 
-    bot = RandomBot(rng)
-    steps: list[Step] = []
+    bot, steps = RandomBot(rng), list[Step]()
     while len(steps) < count:
         if state.status == tables.BETWEEN_DEALS:
             seat = min(set(range(state.seats)) - set(state.ready))
@@ -86,141 +75,88 @@ def script(state: Any, count: int, rng: random.Random) -> list[Step]:
             assert state.status == tables.PLAYING, f"the table is {state.status}"
             seat = tables.to_act(state)
             assert seat is not None
-            view = {
-                "legal_actions": tables.legal_actions(state, seat),
-                "hand": game_named(state.game).hand(state.deal, seat),
-            }
-            action = bot.choose(view)
+            hand = game_named(state.game).hand(state.deal, seat)
+            action = bot.choose({"legal_actions": tables.legal_actions(state, seat), "hand": hand})
         seeds = {n: fixed_seed(n) for n in (state.deal_no, state.deal_no + 1) if n >= 1}
-        steps.append(Step(seat, action, state.version))
-        _, state = tables.decide_and_evolve(state, tables.Act(seat, action), seeds)
+        new, after = tables.decide_and_evolve(state, tables.Act(seat, action), seeds)
+        steps.append(Step(seat, action, state.version, len(new)))
+        state = after
     return steps
 
 
-# One run -------------------------------------------------------------------------------------------------------------
+def table_id_of(seed: int) -> str:
+    return str(uuid.UUID(int=seed))
 
 
-@dataclass
-class Outcome:
-    game: str
-    actions: int
-    views: int  # seat views pushed
-    round_trips: int  # of the app serving the streams (with --same-app, the POSTs' too)
-    redis_commands: Counter[str]  # sent by the app serving the streams, by command
-    same_app: bool
-
-
-class Client:
-    """Flask's test client, each answer read and closed (admission holds a request's slot until then)."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-
-    def post(self, path: str, **kwargs: Any) -> Any:
-        answer = self.client.post(path, **kwargs)
-        answer.get_data()
-        answer.close()
-        return answer
-
-    def get(self, path: str, **kwargs: Any) -> Any:
-        answer = self.client.get(path, **kwargs)
-        answer.get_data()
-        answer.close()
-        return answer
+def posted(client: Any, path: str, **kwargs: Any) -> Any:
+    """A POST through Flask's test client, its answer read and closed (admission holds a slot until then)."""
+    answer = client.post(path, **kwargs)
+    answer.get_data()
+    answer.close()
+    return answer
 
 
 @contextmanager
 def served_app(database_url: str, commands: Counter[str] | None = None) -> Iterator[tuple[Any, Any]]:
-    """The API app as gunicorn serves it, on a container with POOL_SIZE pooled connections; (app, container).
-    `commands`: the container's Redis client counts its commands there (`counting_redis`)."""
+    """The API app as gunicorn serves it, on POOL_SIZE pooled connections: (app, container). `commands`: count
+    the container's Redis commands there."""
     from infra.config import Settings
     from services.api import create_app, served_admission
     from services.bootstrap import bootstrap
 
     settings = Settings(database_url=database_url, redis_url=redis_url())
+    signer = registered_signer(database_url)
     container = bootstrap(
-        settings,
-        pool_max_size=POOL_SIZE,
-        pool_min_size=POOL_SIZE,
-        start_embedded=False,
-        signer=registered_signer(database_url),
+        settings, pool_max_size=POOL_SIZE, pool_min_size=POOL_SIZE, start_embedded=False, signer=signer
     )
     if commands is not None:
         container.redis.close()
         container.redis = counting_redis(commands, redis_url())
-
     try:
-        app = create_app(
-            container=container,
-            config={"RATE_LIMITS_ENABLED": False},
-            middleware=[served_admission(container.settings.serving)],
-        )
-        yield app, container
+        middleware = [served_admission(container.settings.serving)]
+        yield create_app(container=container, config={"RATE_LIMITS_ENABLED": False}, middleware=middleware), container
     finally:
         container.close()
 
 
-def seated_over_http(client: Client, game: str, seed: int, prefer: dict[str, str]) -> tuple[str, list[dict[str, str]]]:
-    """Two players register, open a two-seat table of `game` (its id fixed by `seed`) and sit through the API:
-    (the table's id, each seat's Authorization header)."""
+def seated_over_http(client: Any, game: str, seed: int) -> list[dict[str, str]]:
+    """Two players register, open a two-seat table (its id fixed by `seed`) and sit: each seat's headers."""
     auth = []
     for name in ("north", "south"):
-        answer = client.post("/v1/players", json={"name": name})
+        answer = posted(client, "/v1/players", json={"name": name})
         assert answer.status_code == 201, answer.get_json()
         auth.append({"Authorization": f"Bearer {answer.get_json()['token']}"})
-    opened = client.post("/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
-    table_id = str(uuid.UUID(int=seed))
-    assert opened.status_code == 201 and opened.get_json()["id"] == table_id, opened.get_json()
+    opened = posted(client, "/v1/tables", json={"game": game, "seats": 2, "options": {}}, headers=auth[0])
+    assert opened.status_code == 201 and opened.get_json()["id"] == table_id_of(seed), opened.get_json()
     for seat in (0, 1):
         body = {"seat": seat, "client_seed": f"seat-{seat}"}
-        seated = client.post(f"/v1/tables/{table_id}/seats", json=body, headers={**auth[seat], **prefer})
+        seated = posted(client, f"/v1/tables/{table_id_of(seed)}/seats", json=body, headers=auth[seat])
         assert seated.status_code == 201, seated.get_json()
-    return table_id, auth
-
-
-def report(outcome: Outcome) -> str:
-    where = "its POST and pushed views" if outcome.same_app else "pushed views, the app serving them"
-    commands = outcome.redis_commands
-    each = ", ".join(f"{name} {n / outcome.actions:.3f}" for name, n in commands.most_common())
-    return (
-        f"{outcome.game}: {outcome.actions} actions posted, {outcome.views} seat views pushed\n"
-        f"  SQL round trips per action ({where}): {outcome.round_trips / outcome.actions:.3f}\n"
-        f"  Redis commands per action of the app serving the streams: {sum(commands.values()) / outcome.actions:.3f}"
-        f" ({each or 'none'})"
-    )
+    return auth
 
 
 class SeatViewStream:
-    """One seat's view stream on an app, read on a thread of its own: the versions of the views pushed."""
+    """One seat's view stream on an app, read on a thread of its own: the versions of the views pushed (from each
+    message's SSE id; the data is not parsed)."""
 
-    def __init__(self, client: Client, path: str, headers: dict[str, str]) -> None:
-        import threading
-
-        self.response = client.client.get(path, headers=headers)
+    def __init__(self, client: Any, path: str, headers: dict[str, str]) -> None:
+        self.response = client.get(path, headers=headers)
         assert self.response.status_code == 200, self.response.get_data(as_text=True)
         self.versions: list[int] = []
         self.changed = threading.Condition()
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
+        threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        import contextlib
-
-        with contextlib.suppress(Exception):  # the apps closed under a stream left waiting: the run is over
-            self._messages()
-
-    def _messages(self) -> None:
-        """Each message's version from its SSE id (the view's version): the data is not parsed, as the woken
-        GET's JSON is parsed only for its version."""
         buffer = ""
-        for chunk in self.response.response:
-            buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
-            while "\n\n" in buffer:
-                block, buffer = buffer.split("\n\n", 1)
-                if block.startswith("id: ") and "\nevent: view\n" in block:
-                    with self.changed:
-                        self.versions.append(int(block[4 : block.index("\n")]))
-                        self.changed.notify_all()
+        with contextlib.suppress(Exception):  # the apps closed under a stream left waiting: the run is over
+            for chunk in self.response.response:
+                buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+                while "\n\n" in buffer:
+                    block, buffer = buffer.split("\n\n", 1)
+                    if block.startswith("id: ") and "\nevent: view\n" in block:
+                        with self.changed:
+                            self.versions.append(int(block[4 : block.index("\n")]))
+                            self.changed.notify_all()
 
     def wait_for(self, version: int) -> None:
         with self.changed:
@@ -228,150 +164,118 @@ class SeatViewStream:
         assert reached, f"no view at version {version} was pushed (pushed: {self.versions[-3:]})"
 
 
-def run_streamed(
-    game: str,
-    count: int,
-    seed: int = 24,
-    representation: bool = True,
-    streams: bool = True,
-    post: bool = True,
-    same_app: bool = False,
-    trace: bool = True,
-    publish: bool = True,
-) -> Outcome:
-    """The `streaming` client's path: open a table and sit through the API, post `count`
-    scripted actions (asking for the view in the answer when `representation`), publish each action's events,
-    and (when `streams`) await each seat's pushed view of it, from streams a second app serves (`same_app`: the
-    app that serves the POSTs, which keeps the state each one wrote). `trace`: count the SQL round trips of the
-    app serving the streams (libpq's trace; not under callgrind, where tracing the POSTs' pool with
-    `same_app` would count its writing as the pushes'). `publish=False` (without `streams`): the POSTs alone,
-    their events left unpublished (the relay's work, which `bench.action_budget` counts apart)."""
+@dataclass
+class Outcome:
+    actions: int
+    views: int  # seat views pushed
+    round_trips: int  # of the app serving the streams (with same_app, the POSTs' too)
+    redis_commands: Counter[str]  # sent by the app serving the streams
+
+
+def run_streamed(game: str, count: int, args: argparse.Namespace) -> Outcome:
+    """Post `count` scripted actions and await each seat's pushed view of each (module docstring). `args.quiet`:
+    no libpq trace (under callgrind, where tracing the POSTs' pool with --same-app would count its writing);
+    `args.no_publish` (with --no-streams): the POSTs alone, their events left to the relay."""
     import services.app.commands
     from infra import redis_bus
     from tests.round_trips import round_trips, traced_pool
 
+    seed, table_id = args.seed, table_id_of(args.seed)
     services.app.commands.uuid = SimpleNamespace(uuid4=lambda: uuid.UUID(int=seed))  # type: ignore[attr-defined,assignment]
-    table_id = str(uuid.UUID(int=seed))
-    redis_commands: Counter[str] = Counter()  # the Redis commands of the app serving the streams
+    commands: Counter[str] = Counter()  # the Redis commands of the app serving the streams
     with fresh_database("cardledger_cost") as url:
         store_fixed_seeds(url, table_id, count + 2)
         with (
-            served_app(url, commands=redis_commands if same_app else None) as (app, container),
+            served_app(url, commands if args.same_app else None) as (app, writer),
             served_app(url) as (_, relay),
-            served_app(url, commands=None if same_app else redis_commands) as (viewer_app, viewer),
+            served_app(url, None if args.same_app else commands) as (viewer_app, viewer),
         ):
-            if same_app:
-                viewer_app, viewer = app, container
+            if args.same_app:
+                viewer_app, viewer = app, writer
             viewer_app.config.update(SSE_MAX_SECONDS=3600, SSE_HEARTBEAT_SECONDS=3600)
             relay.redis.delete(redis_bus.table_stream(table_id))  # a previous run's entries
-            client = Client(app.test_client())
-            table_id, auth = seated_over_http(client, game, seed, {})
+            client = app.test_client()
+            auth = seated_over_http(client, game, seed)
             redis_bus.publish(relay.redis, relay.store.read_stream(table_id))
-            known = container.ledger.states.newest(table_id)
+            known = writer.ledger.states.newest(table_id)
             assert known is not None, "the app keeps the state it wrote"
-            steps = script(known.state, count, random.Random(seed))
-            view_trace = traced_pool(viewer.pool, POOL_SIZE) if trace else None  # with same_app, the POSTs' too
-            followed = []
-            if streams:
-                viewer_client = Client(viewer_app.test_client())
-                followed = [
-                    SeatViewStream(viewer_client, f"/v1/tables/{table_id}/view/stream", auth[seat]) for seat in (0, 1)
-                ]
-                for stream in followed:
-                    stream.wait_for(known.state.version)
-            start = view_trace.mark() if view_trace is not None else []
-            commands_before = Counter(redis_commands)
-            prefer = {"Prefer": REPRESENTATION} if representation else {}
-            for n, step in enumerate(steps if post else []):
-                answer = client.post(
-                    f"/v1/tables/{table_id}/actions",
-                    json=step.action,
-                    headers={
-                        **auth[step.seat],
-                        "Idempotency-Key": f"action-{n}",
-                        "If-Match": f'"{step.version}"',
-                        **prefer,
-                    },
-                )
+            steps = script(known.state, count, random.Random(seed))  # scripted in every run: its cost cancels
+            trace = None if args.quiet else traced_pool(viewer.pool, POOL_SIZE)  # with same_app, the POSTs' too
+            path = f"/v1/tables/{table_id}/view/stream"
+            viewer_client = viewer_app.test_client()
+            streams = [] if args.no_streams else [SeatViewStream(viewer_client, path, a) for a in auth]
+            for stream in streams:
+                stream.wait_for(known.state.version)
+            start, commands_before = trace.mark() if trace else [], Counter(commands)
+            prefer = {} if args.plain else {"Prefer": "return=representation"}
+            for n, step in enumerate([] if args.no_post else steps):
+                headers = {**auth[step.seat], "Idempotency-Key": f"action-{n}", "If-Match": f'"{step.version}"'}
+                answer = posted(client, f"/v1/tables/{table_id}/actions", json=step.action, headers=headers | prefer)
                 answered = answer.get_json()  # parsed once: the script's parsing is no push's cost
-                assert answer.status_code == 201, (step, answered)
-                assert ("view" in answered) == representation
-                if publish:
+                assert answer.status_code == 201 and ("view" in answered) != args.plain, (step, answered)
+                if not args.no_publish:
                     redis_bus.publish(relay.redis, relay.store.read_stream(table_id, from_version=step.version + 1))
-                for stream in followed:
+                for stream in streams:
                     stream.wait_for(int(answered["version"]))
-            commands = redis_commands - commands_before
-            trips = round_trips(view_trace.since(start)) if view_trace is not None else 0
-            # The streams are left waiting on Redis (their reading threads are daemons): closing one from this
-            # thread while its reader is inside the generator would fail, and the apps close at the end anyway.
-            if view_trace is not None:
-                view_trace.close()
-    actions = len(steps) if post else 0
-    return Outcome(game, actions, actions * len(followed), trips, commands, same_app)
+            trips = round_trips(trace.since(start)) if trace else 0
+            if trace:  # the streams are left waiting (daemon threads): the apps close at the end anyway
+                trace.close()
+    actions = 0 if args.no_post else len(steps)
+    return Outcome(actions, actions * len(streams), trips, commands - commands_before)
 
 
-def instructions(game: str, count: int) -> str:
-    """`--callgrind`: the five runs of `run_streamed`'s path, as a line of the report."""
-    idle = callgrind_instructions(game, count, post=False, flags=["--no-streams"])
-    runs = {
-        name: callgrind_instructions(game, count, post=True, flags=flags)
-        for name, flags in (
-            ("representation", ["--no-streams"]),
-            ("plain", ["--plain", "--no-streams"]),
-            ("streamed", ["--plain"]),
-            ("same_app", ["--plain", "--same-app"]),
-        )
-    }
+def report(game: str, outcome: Outcome, same_app: bool) -> str:
+    where = "its POST and pushed views" if same_app else "pushed views, the app serving them"
+    per = outcome.actions
+    each = ", ".join(f"{name} {n / per:.3f}" for name, n in outcome.redis_commands.most_common())
     return (
-        f"{game}: {count} actions: {idle:,} instructions opening the apps and scripting them; "
-        f"{(runs['representation'] - idle) / count:,.0f} per action POST with return=representation, "
-        f"{(runs['plain'] - idle) / count:,.0f} without (each with its events published); "
-        f"{(runs['streamed'] - runs['plain']) / (2 * count):,.0f} per pushed seat view (two seats' streams, "
-        f"{(runs['streamed'] - runs['plain']) / count:,.0f} per action) served by another app, "
-        f"{(runs['same_app'] - runs['plain']) / (2 * count):,.0f} served by the app that wrote"
+        f"{game}: {outcome.actions} actions posted, {outcome.views} seat views pushed\n"
+        f"  SQL round trips per action ({where}): {outcome.round_trips / per:.3f}\n"
+        f"  Redis commands per action of the app serving the streams: "
+        f"{sum(outcome.redis_commands.values()) / per:.3f} ({each or 'none'})"
     )
 
 
-def callgrind_instructions(game: str, count: int, post: bool, flags: list[str], seed: int | None = None) -> int:
-    """The instructions this script executes (callgrind's total) to script `count` actions and post them or
-    not, with `flags` (`--plain`, `--same-app`, `--no-streams`, `--no-publish`)."""
-    arguments = ["--game", game, "--actions", str(count), "--quiet", *flags]
-    arguments += ([] if post else ["--no-post"]) + ([] if seed is None else ["--seed", str(seed)])
-    return module_instructions("bench.action_cost", arguments)
+def instructions(game: str, count: int, runs: list[str], seed: int = 24) -> dict[str, int]:
+    """callgrind's total of each of `runs` (RUNS) of this script, scripting `count` actions at the table of `seed`."""
+    arguments = ["--game", game, "--actions", str(count), "--seed", str(seed), "--quiet"]
+    return {name: module_instructions("bench.action_cost", [*arguments, *RUNS[name]]) for name in runs}
+
+
+def callgrind_line(game: str, count: int) -> str:
+    """`--callgrind`: a POST with and without its view, and a pushed view from another app or from the writer."""
+    runs = instructions(game, count, ["idle", "representation", "plain", "streamed", "same app"])
+    idle, plain = runs["idle"], runs["plain"]
+    pushes, same = runs["streamed"] - plain, runs["same app"] - plain
+    return (
+        f"{game}: {count} actions: {idle:,} instructions opening the apps and scripting them; "
+        f"{(runs['representation'] - idle) / count:,.0f} per action POST with return=representation, "
+        f"{(plain - idle) / count:,.0f} without (each with its events published); "
+        f"{pushes / (2 * count):,.0f} per pushed seat view (two seats' streams, {pushes / count:,.0f} per action) "
+        f"served by another app, {same / (2 * count):,.0f} served by the app that wrote"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.action_cost", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.action_cost", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=GAMES, action="append", help="default: both")
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--callgrind", action="store_true", help="count instructions per action (valgrind)")
     parser.add_argument("--plain", action="store_true", help="POSTs without return=representation")
     parser.add_argument("--same-app", action="store_true", help="the streams are served by the app that writes")
-    parser.add_argument("--no-streams", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--no-post", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--no-publish", action="store_true", help=argparse.SUPPRESS)
+    for hidden in ("--no-streams", "--no-post", "--no-publish", "--quiet"):  # the callgrind runs' (RUNS)
+        parser.add_argument(hidden, action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=24, help=argparse.SUPPRESS)  # the table id's
-    parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.no_publish and not args.no_streams:
         parser.error("--no-publish leaves the streams nothing to push: give --no-streams too")
     for game in args.game or list(GAMES):
         if args.callgrind:
-            print(instructions(game, args.actions))
+            print(callgrind_line(game, args.actions))
             continue
-        outcome = run_streamed(
-            game,
-            args.actions,
-            seed=args.seed,
-            representation=not args.plain,
-            streams=not args.no_streams,
-            post=not args.no_post,
-            same_app=args.same_app,
-            trace=not args.quiet,
-            publish=not args.no_publish,
-        )
+        outcome = run_streamed(game, args.actions, args)
         if not args.quiet and outcome.actions:
-            print(report(outcome))
+            print(report(game, outcome, args.same_app))
 
 
 if __name__ == "__main__":

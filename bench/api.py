@@ -1,41 +1,35 @@
-"""How many actions per second? The whole stack under bots, beside a bare Flask endpoint doing one INSERT.
+"""How many actions per second? `cardledger up` under bots on CONCURRENCY tables (each of simulate's clients),
+beside a bare Flask POST + INSERT under the same gunicorn; CPU per action of every process by component. Targets on
+TARGETED_CLIENT's rows: its action rate at least RATIO_TARGET of the baseline's, its p99 at most P99_RATIO_TARGET times.
 
-Run: python -m bench.api     (about 2 minutes; BENCH_API_SECONDS per point, default 20; BENCH_QUICK=1: 5)
-
-Both servers run under the same gunicorn command line (`services.supervisor.gunicorn_command`) on loopback, on a
-fresh database. cardledger: `cardledger up` (API, relay, 2 projection workers) and `cardledger simulate`'s random
-bots on CONCURRENCY tables at once, with each of simulate's clients (services/cli/simulate/runner.py): `holding` (an
-action is one conditional POST whose answer carries the seat's view; a waiting seat long-polls), `polling` (a read
-of the seat view, then a conditional POST) and `streaming` (TARGETED_CLIENT: each seat follows its view's stream and
-POSTs when the pushed view says it is its turn). "actions/s" counts the POSTs, the latencies are the POSTs'; "all
-requests/s" adds the reads. BENCH_API_CLIENTS (e.g. `streaming,holding`) runs only those. The baseline:
-`create_baseline_app` (below), one INSERT of the body per POST through a psycopg pool like cardledger's, driven by
-CONCURRENCY threads posting back to back on the bots' own HTTP client, so that both sides of the ratio pay the same
-client per request.
-
-CPU per action, by component: around each row's window (and the baseline's), the CPU seconds of every process of
-the stack, of the bench database's PostgreSQL backends (in total and by whose they are, by application_name), of
-PostgreSQL's background processes and of Redis (both serve the whole server), and of this process (the bots),
-divided by the actions. A window ends once the relay and the projection workers have gone quiet.
-
-Targets, on TARGETED_CLIENT's rows: the action rate at least RATIO_TARGET of the baseline's request
-rate; action p99 at most P99_RATIO_TARGET times the baseline's p99, both measured in the same run.
+Run: python -m bench.api     (about 2 minutes; BENCH_API_SECONDS per point, default 20; BENCH_API_CLIENTS=a,b)
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import threading
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from typing import Any
 
-from bench.counting import CLOCK_TICKS, KINDS, CpuMeter, cpu_seconds, stack_kinds
-from bench.harness import ROOT, Row, bench_stack, bots, env_float, percentile, print_table, ratio, redis_url, row, say
+from bench.counting import BACKEND_OWNER, CLOCK_TICKS, KINDS, CpuMeter, cpu_seconds, stack_kinds
+from bench.harness import (
+    ROOT,
+    Row,
+    bench_stack,
+    bots,
+    env_float,
+    in_threads,
+    percentile,
+    print_table,
+    ratio,
+    redis_url,
+    row,
+    say,
+)
 from infra.config import Settings
-from infra.db import application_name
 from services.cli.http_client import HttpClient
 from services.cli.simulate import simulate
 from services.cli.simulate.stack import free_port, stop
@@ -61,7 +55,7 @@ def create_baseline_app() -> Any:
     from psycopg.types.json import Jsonb
 
     from infra.db import open_pool
-    from services.api.middleware.admission import Admission
+    from services.api import served_admission
     from services.api.middleware.proxies import behind_proxies
 
     app = Flask("bench_baseline")
@@ -77,17 +71,9 @@ def create_baseline_app() -> Any:
         return {"id": found["id"]}, 201
 
     settings = Settings.from_env()
-    limits = settings.serving
-    admission = Admission(
-        app.wsgi_app,
-        limits.threads,
-        limits.streams,
-        limits.queue_seconds,
-        limits.streams_per_caller,
-        limits.requests_per_caller,
-    )
     # As create_served_app: the proxy fix outermost, so that admission sees the client's address.
-    app.wsgi_app = behind_proxies(admission, settings.trusted_proxies)  # type: ignore[method-assign,assignment]
+    admitted = served_admission(settings.serving)(app.wsgi_app)
+    app.wsgi_app = behind_proxies(admitted, settings.trusted_proxies)  # type: ignore[method-assign]
     return app
 
 
@@ -147,11 +133,7 @@ def drive_baseline(base_url: str, threads: int, seconds: float) -> dict[str, Any
             client.close()
 
     started = time.monotonic()
-    workers = [threading.Thread(target=work, args=(n,)) for n in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    in_threads(threads, work)
     merged = [value for chunk in latencies for value in chunk]
     rate = len(merged) / (time.monotonic() - started)
     p50, p99 = percentile(merged, 0.5), percentile(merged, 0.99)
@@ -175,11 +157,7 @@ PG_RELAY = "PostgreSQL backends of the relay"
 PG_PROJECTORS = "PostgreSQL backends of the projection workers"
 PG_OTHERS = "PostgreSQL backends of the others (clock, metrics, probes, unnamed)"
 PG_PARTS = (PG_API, PG_RELAY, PG_PROJECTORS, PG_OTHERS)
-PG_BACKEND_OF = {
-    application_name("api"): PG_API,
-    application_name("relay"): PG_RELAY,
-    application_name("projector"): PG_PROJECTORS,
-}
+PG_OF_OWNER = {"api": PG_API, "relay": PG_RELAY, "worker": PG_PROJECTORS}  # counting.BACKEND_OWNER's owners
 PG_BACKGROUND = "PostgreSQL background (whole server)"
 REDIS = "Redis (whole server)"
 BOTS = "bots + HTTP client (bench process)"
@@ -197,6 +175,9 @@ class CpuAccount:
         self.stack_pid = stack_pid
         self.conn = psycopg.connect(database_url, autocommit=True)  # one, kept: the server's slots are shared
 
+    def close(self) -> None:
+        self.conn.close()
+
     def processes(self) -> dict[int, str]:
         import redis
 
@@ -209,7 +190,7 @@ class CpuAccount:
         ).fetchall()
         for pid, ours, background, name in activity:
             if ours:
-                found[int(pid)] = PG_BACKEND_OF.get(name, PG_OTHERS)
+                found[int(pid)] = PG_OF_OWNER.get(BACKEND_OWNER.get(name, ""), PG_OTHERS)
             elif background:
                 found[int(pid)] = PG_BACKGROUND
         client = redis.Redis.from_url(redis_url())
@@ -231,15 +212,6 @@ class CpuAccount:
             if now - last <= QUIET_TICKS:
                 return
             last = now
-
-
-@contextmanager
-def closing_account(database_url: str, stack_pid: int | None) -> Iterator[CpuAccount]:
-    account = CpuAccount(database_url, stack_pid)
-    try:
-        yield account
-    finally:
-        account.conn.close()
 
 
 @contextmanager
@@ -294,7 +266,7 @@ def run() -> list[Row]:
     measured: dict[tuple[str, str], dict[str, Any]] = {}
     idle: dict[str, float] = {}
     baseline_cpu: dict[str, float] = {}
-    with bench_stack() as (stack, url), closing_account(url, stack.process.pid) as account:
+    with bench_stack() as (stack, url), closing(CpuAccount(url, stack.process.pid)) as account:
         account.quiet()
         with accounted(account, idle):
             time.sleep(IDLE_SECONDS)
@@ -306,7 +278,7 @@ def run() -> list[Row]:
         say(f"bench.api: bare Flask + INSERT, {CONCURRENCY} clients, {seconds:.0f} s ...")
         with (
             baseline_server(url) as (base_url, baseline_pid),
-            closing_account(url, baseline_pid) as baseline_account,
+            closing(CpuAccount(url, baseline_pid)) as baseline_account,
             accounted(baseline_account, baseline_cpu),
         ):
             baseline = drive_baseline(base_url, CONCURRENCY, seconds)

@@ -1,17 +1,7 @@
-"""How fast does the log take events? `EventStore.append` beside a raw INSERT and the `eventsourcing` library.
+"""How fast does the log take events? `EventStore.append` beside a raw single-row INSERT (jsonb, and json as
+cardledger keeps it) and the `eventsourcing` library's recorder, at 1, 4 and 16 writers taking turns in slices.
 
 Run: python -m bench.append [--seconds 3] [--writers 1 4 16] [--sync-off]
-
-Every point runs `writers` threads for about `seconds`, each writer with its own connection and its own stream,
-one ~300-byte JSON event per append (one transaction, one commit each), on a fresh database. The kinds take turns
-in slices (a, b, c, a, b, c, ...), so that a burst of outside load hurts every kind about equally. Rows:
-cardledger's events/s at 1, 4, 16 writers; a raw single-row INSERT (autocommit) of the same payload into a plain
-table (bigserial id, text, jsonb) and the ratio cardledger/raw (target >= 0.6); the same INSERT into a json column
-(no target: cardledger keeps an event's data as json, which PostgreSQL checks but does not take apart); and
-eventsourcing's PostgresApplicationRecorder.insert_events (the bench extra) with the ratio cardledger/eventsourcing
-(target >= 3.0 at 4 and 16). Each cardledger writer passes the head hash of its last append, as the application
-service does with the events it loaded, so an append is one guarded statement. `--sync-off`: synchronous_commit
-off for every side (the statements' cost without the WAL flush wait).
 """
 
 from __future__ import annotations
@@ -50,13 +40,10 @@ PAYLOAD: dict[str, Any] = {  # a card played at a Cha Kau Tsz table, as the serv
     "client_seq": 4182,
     "request_id": "req_5f1c2a9e7b3d4c6a8e0f",
 }
-RAW_TABLES = {"raw_events": "jsonb", "raw_events_json": "json"}  # the raw baselines' tables: their data's type
+RAW_TABLES = {"raw_events": ("jsonb", Jsonb), "raw_events_json": ("json", Json)}  # the raw baselines' data types
 EVENT = NewEvent("card_played", PAYLOAD, deal_no=7, metadata={"ip": "203.0.113.7", "ua": "cardledger-web/1.4"})
-
-# A writer kind: given the database URL and the number of writers, (appenders, close); appenders[i]() appends one
-# event to writer i's own stream.
-Appender = Callable[[], None]
-Kind = Callable[[str, int], tuple[list[Appender], Callable[[], None]]]
+Appender = Callable[[], None]  # appends one event to its writer's own stream
+Writers = tuple[list[Appender], Callable[[], None]]  # a kind's appenders, one per writer, and its closing
 
 
 def prepare(url: str, synchronous_commit: bool = True) -> None:
@@ -64,36 +51,32 @@ def prepare(url: str, synchronous_commit: bool = True) -> None:
         if not synchronous_commit:  # every later session of the bench database, whichever library opens it
             name = sql.Identifier(conninfo_to_dict(url)["dbname"])
             conn.execute(sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(name))
-        for table, data_type in RAW_TABLES.items():
-            conn.execute(
-                sql.SQL("CREATE TABLE {} (id bigserial PRIMARY KEY, stream_id text NOT NULL, data {} NOT NULL)").format(
-                    sql.Identifier(table), sql.SQL(data_type)
-                )
-            )
+        for table, (data_type, _) in RAW_TABLES.items():
+            columns = "(id bigserial PRIMARY KEY, stream_id text NOT NULL, data {} NOT NULL)"
+            conn.execute(sql.SQL("CREATE TABLE {} " + columns).format(sql.Identifier(table), sql.SQL(data_type)))
 
 
-def cardledger_writers(url: str, writers: int) -> tuple[list[Appender], Callable[[], None]]:
+def cardledger_writers(url: str, writers: int) -> Writers:
     """EventStore.append as the service calls it: a shared pool, one connection per writer thread."""
     pool = open_pool(url, min_size=writers, max_size=writers)
     store, run = EventStore(pool), uuid.uuid4().hex[:8]
 
     def appender(i: int) -> Appender:
-        stream, version, head = f"cl-{run}-{i}", [0], [""]
+        stream, head = f"cl-{run}-{i}", {"version": 0, "hash": ""}
 
         def append() -> None:  # like the service, the writer knows the head it decided on
-            recorded = store.append(stream, version[0], [EVENT], head_hash=head[0] or None)
-            version[0] += 1
-            head[0] = recorded[-1].hash
+            recorded = store.append(stream, head["version"], [EVENT], head_hash=head["hash"] or None)
+            head.update(version=head["version"] + 1, hash=recorded[-1].hash)
 
         return append
 
     return [appender(i) for i in range(writers)], pool.close
 
 
-def raw_writers(url: str, writers: int, table: str = "raw_events") -> tuple[list[Appender], Callable[[], None]]:
+def raw_writers(url: str, writers: int, table: str = "raw_events") -> Writers:
     """A single-row INSERT of the same payload, autocommit (one round trip, one commit)."""
     conns = [psycopg.connect(url, autocommit=True) for _ in range(writers)]
-    run, wrap = uuid.uuid4().hex[:8], Jsonb if RAW_TABLES[table] == "jsonb" else Json
+    run, wrap = uuid.uuid4().hex[:8], RAW_TABLES[table][1]
     insert = sql.SQL("INSERT INTO {} (stream_id, data) VALUES (%s, %s)").format(sql.Identifier(table))
 
     def appender(i: int) -> Appender:
@@ -109,11 +92,7 @@ def raw_writers(url: str, writers: int, table: str = "raw_events") -> tuple[list
     return [appender(i) for i in range(writers)], close
 
 
-def raw_json_writers(url: str, writers: int) -> tuple[list[Appender], Callable[[], None]]:
-    return raw_writers(url, writers, "raw_events_json")
-
-
-def eventsourcing_writers(url: str, writers: int) -> tuple[list[Appender], Callable[[], None]]:
+def eventsourcing_writers(url: str, writers: int) -> Writers:
     """eventsourcing's PostgresApplicationRecorder (it has a global notification log, as cardledger has)."""
     from eventsourcing.persistence import StoredEvent
     from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
@@ -134,7 +113,7 @@ def eventsourcing_writers(url: str, writers: int) -> tuple[list[Appender], Calla
         recorder.create_table()
     state = json.dumps({"data": PAYLOAD, "metadata": dict(EVENT.metadata)}).encode()
 
-    def appender(_: int) -> Appender:
+    def appender() -> Appender:
         originator, version = uuid.uuid4(), [1]
 
         def append() -> None:
@@ -143,11 +122,19 @@ def eventsourcing_writers(url: str, writers: int) -> tuple[list[Appender], Calla
 
         return append
 
-    return [appender(i) for i in range(writers)], datastore.close
+    return [appender() for _ in range(writers)], datastore.close
 
 
-def _run_slice(appenders: list[Appender], seconds: float, warmup: float) -> tuple[int, float]:
-    """All appenders in their own threads for `seconds` after `warmup`; (appends counted, elapsed)."""
+KINDS: dict[str, Callable[[str, int], Writers]] = {
+    "cardledger": cardledger_writers,
+    "raw": raw_writers,
+    "raw_json": lambda url, writers: raw_writers(url, writers, "raw_events_json"),
+    "eventsourcing": eventsourcing_writers,
+}
+
+
+def run_slice(appenders: list[Appender], seconds: float, warmup: float) -> tuple[int, float]:
+    """All appenders in their own threads for `seconds` after `warmup`: (appends counted, elapsed)."""
     counts, errors = [0] * len(appenders), []
     start_line = threading.Barrier(len(appenders) + 1)
     measuring, stop = threading.Event(), threading.Event()
@@ -180,17 +167,17 @@ def _run_slice(appenders: list[Appender], seconds: float, warmup: float) -> tupl
     return sum(counts), elapsed
 
 
-def measure(kinds: dict[str, Kind], url: str, writers: int, seconds: float, slices: int = 3) -> dict[str, float]:
+def measure(kinds: list[str], url: str, writers: int, seconds: float, slices: int = 3) -> dict[str, float]:
     """Events/s of each kind at `writers` threads, about `seconds` each, measured in interleaved slices."""
-    setups = {name: kind(url, writers) for name, kind in kinds.items()}
+    setups = {name: KINDS[name](url, writers) for name in kinds}
     totals = dict.fromkeys(kinds, (0, 0.0))
     try:
         for _ in range(slices):
-            for name, (appenders, _close) in setups.items():
-                count, elapsed = _run_slice(appenders, seconds / slices, warmup=0.2)
+            for name, (appenders, _) in setups.items():
+                count, elapsed = run_slice(appenders, seconds / slices, warmup=0.2)
                 totals[name] = (totals[name][0] + count, totals[name][1] + elapsed)
     finally:
-        for _appenders, close in setups.values():
+        for _, close in setups.values():
             close()
     return {name: count / elapsed for name, (count, elapsed) in totals.items()}
 
@@ -202,35 +189,28 @@ def run(seconds: float = 3.0, writers: Sequence[int] = WRITERS, synchronous_comm
         es_missing = None
     except ImportError as exc:
         es_missing = f"eventsourcing[postgres] not installed ({exc})"
-    kinds: dict[str, Kind] = {"cardledger": cardledger_writers, "raw": raw_writers, "raw_json": raw_json_writers}
-    if es_missing is None:
-        kinds["eventsourcing"] = eventsourcing_writers
+    kinds = ["cardledger", "raw", "raw_json"] + ([] if es_missing else ["eventsourcing"])
     rows: list[Row] = []
     with fresh_database() as url:
         prepare(url, synchronous_commit)
         for n in writers:
             rate = measure(kinds, url, n, seconds)
-            cardledger, raw = rate["cardledger"], rate["raw"]
+            cardledger = rate["cardledger"]
             rows += [
                 row(f"cardledger EventStore.append, {n} writers", cardledger, "events/s"),
-                row(f"raw single-row INSERT, {n} writers", raw, "events/s"),
-                row(f"cardledger / raw, {n} writers", cardledger / raw, "ratio", RAW_RATIO_TARGET),
+                row(f"raw single-row INSERT, {n} writers", rate["raw"], "events/s"),
+                row(f"cardledger / raw, {n} writers", cardledger / rate["raw"], "ratio", RAW_RATIO_TARGET),
                 row(f"raw INSERT into a json column, {n} writers", rate["raw_json"], "events/s"),
                 row(f"cardledger / raw into json, {n} writers", cardledger / rate["raw_json"], "ratio"),
             ]
-            if es_missing is None:
-                es_target = ES_RATIO_TARGET if n >= 4 else None
-                rows += [
-                    row(f"eventsourcing PostgresApplicationRecorder, {n} writers", rate["eventsourcing"], "events/s"),
-                    row(
-                        f"cardledger / eventsourcing, {n} writers",
-                        cardledger / rate["eventsourcing"],
-                        "ratio",
-                        es_target,
-                    ),
-                ]
-            else:
-                rows.append(row(f"cardledger / eventsourcing, {n} writers", None, "ratio", skipped=es_missing))
+            es_ratio = f"cardledger / eventsourcing, {n} writers"
+            if es_missing:
+                rows.append(row(es_ratio, None, "ratio", skipped=es_missing))
+                continue
+            rows += [
+                row(f"eventsourcing PostgresApplicationRecorder, {n} writers", rate["eventsourcing"], "events/s"),
+                row(es_ratio, cardledger / rate["eventsourcing"], "ratio", ES_RATIO_TARGET if n >= 4 else None),
+            ]
     return rows
 
 

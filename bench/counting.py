@@ -1,6 +1,5 @@
-"""The benches' one toolkit for counting instead of timing: callgrind instructions, CPU seconds per process (/proc),
-the stack's processes by kind, PostgreSQL backends, Redis commands sent (SQL round trips: `tests.round_trips`,
-shared with the tests), and the WAL held for a window's reading."""
+"""Counting instead of timing: callgrind instructions, CPU seconds per process (/proc), the stack's processes by
+kind, PostgreSQL backends, Redis commands sent (SQL round trips: `tests.round_trips`), the WAL held for reading."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import ROOT
+from infra.db import application_name
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -50,12 +50,17 @@ def module_instructions(module: str, args: list[str]) -> int:
 # Processes and their CPU ---------------------------------------------------------------------------------------------
 
 
-def _stat(pid: int) -> list[str] | None:
+def proc_file(pid: int | str, name: str) -> str:
+    """The text of /proc/PID/NAME, or "" when the process is gone."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        return Path(f"/proc/{pid}/{name}").read_bytes().decode(errors="replace")
     except OSError:
-        return None
-    return text[text.rindex(")") + 2 :].split()  # after "pid (comm) ", which may hold spaces: state, ppid, ...
+        return ""
+
+
+def _stat(pid: int) -> list[str] | None:
+    text = proc_file(pid, "stat")
+    return text[text.rindex(")") + 2 :].split() if text else None  # after "pid (comm) ": state, ppid, ...
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -65,10 +70,7 @@ def cpu_seconds(pid: int) -> float | None:
 
 
 def command_line(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-    except OSError:
-        return ""
+    return proc_file(pid, "cmdline").replace("\0", " ").strip()
 
 
 def descendants(root: int) -> list[int]:
@@ -118,24 +120,23 @@ def stack_cpu_seconds(root: int) -> dict[str, float]:
     return spent
 
 
-def backends(conn: Any, application_name: str | None = None) -> dict[int, str]:
+BACKEND_OWNER = {
+    application_name("api"): "api",
+    application_name("relay"): "relay",
+    application_name("projector"): "worker",
+}
+
+
+def backends(conn: Any) -> dict[int, str]:
     """The backends of `conn`'s database (other than its own) with their application_name, when they are processes
     of this machine (a server in a container or elsewhere reports pids that are not ours)."""
     from psycopg.rows import tuple_row
 
     found = conn.cursor(row_factory=tuple_row).execute(
         "SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database()"
-        " AND pid <> pg_backend_pid() AND (%s::text IS NULL OR application_name = %s)",
-        (application_name, application_name),
+        " AND pid <> pg_backend_pid()"
     )
-    return {int(pid): str(name) for pid, name in found if _comm(int(pid)) == "postgres"}
-
-
-def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
+    return {int(pid): str(name) for pid, name in found if proc_file(int(pid), "comm").strip() == "postgres"}
 
 
 class CpuMeter:

@@ -1,9 +1,6 @@
-"""The benches' one harness: their settings, fresh databases, the stack and its bots, and the table of rows.
-
-Every bench runs against fresh databases on DATABASE_URL's server (default the local PostgreSQL, dropped at the
-end) and Redis at REDIS_URL (default db 11), rate limits off. A row is {"benchmark", "value", "unit", "target"}
-(optionally "baseline" and "ratio"); it meets its target when its value is at least the target, or at most it
-for a unit ending in "(max)".
+"""The benches' one harness: their settings, fresh databases (on DATABASE_URL's server, dropped at the end), Redis
+(REDIS_URL, default db 11), the stack and its bots, and the table of rows: {"benchmark", "value", "unit", "target"},
+optionally "baseline" and "ratio", a target met by a value at least it, or at most it for a unit ending in "(max)".
 """
 
 from __future__ import annotations
@@ -235,15 +232,12 @@ def verdict(found: Row) -> str:
     target, value = found.get("target"), found.get("value")
     if target is None or not isinstance(value, int | float):
         return ""
-    if str(found.get("unit", "")).endswith("(max)"):
-        return "ok" if value <= target else "MISSED"
-    return "ok" if value >= target else "MISSED"
+    met = value <= target if str(found.get("unit", "")).endswith("(max)") else value >= target
+    return "ok" if met else "MISSED"
 
 
-def _number(value: Any) -> str:
-    if value is None:
-        return ""
-    return f"{value:,.2f}" if isinstance(value, int | float) else str(value)
+def _cell(value: Any) -> str:
+    return "" if value is None else f"{value:,.2f}" if isinstance(value, int | float) else str(value)
 
 
 def print_table(rows: list[Row]) -> None:
@@ -252,22 +246,18 @@ def print_table(rows: list[Row]) -> None:
         return
     header: tuple[str, ...] = ("benchmark", "value", "unit", "target", "")
     comparisons = any(r.get("baseline") is not None or r.get("ratio") is not None for r in rows)
-    if comparisons:
-        header += ("baseline", "ratio")
     lines = []
     for r in rows:
-        line: tuple[str, ...] = (
+        value, target = "-" if r.get("value") is None else _cell(r["value"]), r.get("target")
+        line = (
             str(r.get("benchmark")),
-            "-" if r.get("value") is None else _number(r.get("value")),
+            value,
             str(r.get("unit", "")),
-            "" if r.get("target") is None else f"{r['target']:,}",
+            "" if target is None else f"{target:,}",
             verdict(r),
         )
-        if comparisons:
-            line += (_number(r.get("baseline")), _number(r.get("ratio")))
-        lines.append(line)
+        lines.append(line + ((_cell(r.get("baseline")), _cell(r.get("ratio"))) if comparisons else ()))
+    header += ("baseline", "ratio") if comparisons else ()
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
-    print("  ".join("-" * w for w in widths))
-    for line in lines:
+    for line in (header, tuple("-" * w for w in widths), *lines):
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())

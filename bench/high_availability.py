@@ -1,12 +1,7 @@
-"""What does a synchronous standby cost? The same bots against PostgreSQL alone and with a synchronous standby.
+"""What does a synchronous standby cost? The same bots against PostgreSQL alone and with a synchronous standby, in
+the shape of tests/ha/cluster.py (Patroni, etcd, Redis Sentinels: Debian's patroni, etcd-server, redis-sentinel).
 
-Run: python -m bench.high_availability   (about 3 minutes; BENCH_HA_SECONDS of play each, default 30; quick: 5)
-
-Both runs use the shape of tests/ha (tests/ha/cluster.py): PostgreSQL 15 under Patroni with etcd, Redis under three
-Sentinels, 2 API instances, 2 relays and 2 workers on loopback ports; the first with one PostgreSQL node, the second
-with two in `synchronous_mode` (each commit waits for the standby's flush). `cardledger simulate` plays the same
-tables (holding client) in each. Needs Debian's patroni, etcd-server and redis-sentinel; without them the row says
-what to install.
+Run: python -m bench.high_availability   (about 3 minutes; BENCH_HA_SECONDS of play each, default 30)
 """
 
 from __future__ import annotations
@@ -44,19 +39,13 @@ def run() -> list[Row]:
     alone = play(1, seconds)
     say(f"bench.high_availability: a synchronous standby, {seconds:.0f} s of play ...")
     synchronous = play(2, seconds)
+    rates = float(synchronous["actions_per_s"]), float(alone["actions_per_s"])
+    p99s = float(synchronous["latency_ms"]["p99"]), float(alone["latency_ms"]["p99"])
     return [
         row(
-            f"actions/s with a synchronous standby ({TABLES} tables, holding)",
-            float(synchronous["actions_per_s"]),
-            "actions/s",
-            baseline=float(alone["actions_per_s"]),
+            f"actions/s with a synchronous standby ({TABLES} tables, holding)", rates[0], "actions/s", baseline=rates[1]
         ),
-        row(
-            "action p99 with a synchronous standby",
-            float(synchronous["latency_ms"]["p99"]),
-            "ms",
-            baseline=float(alone["latency_ms"]["p99"]),
-        ),
+        row("action p99 with a synchronous standby", p99s[0], "ms", baseline=p99s[1]),
     ]
 
 

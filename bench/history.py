@@ -1,19 +1,8 @@
-"""Is it flat with history? A table that has played DEALS deals against tables on their first deal.
+"""Is it flat with history? Actions and audit reads at a table DEALS deals old against tables on their first deal
+(latencies and the API workers' CPU). Targets: the old table's action p99, and each read's p50 per event of its
+deal, at most ACTION_RATIO_TARGET and READ_RATIO_TARGET times the young ones'.
 
-Run: python -m bench.history     (about 2 minutes; BENCH_HISTORY_SECONDS, default 20; BENCH_QUICK=1: 20 deals)
-
-One `cardledger up` stack. The old table is played to DEALS finished deals by random bots through the application
-service in this process (`CardLedger`, no HTTP: seeding is not measured), while the stack's relay and workers
-project it. Then, over HTTP, one client thread: actions, BLOCK at the old table (deal DEALS + 1 and on), then
-BLOCK at a young table (a new one whenever the young one's first deal ends), each a read of the seat view and a
-conditional POST, for BENCH_HISTORY_SECONDS: the POSTs' p50 and p99; reads, the deal record, the dispute report
-(JSON) and the dispute page (HTML) of the old table's latest finished deal, of a young table's first deal and of its
-second deal, READS times each in ROUNDS interleaved blocks: their p50 and p90, the events in each deal (random
-deals differ in length), and the ratio per event. Around each block, the API workers' CPU seconds: CPU per action
-and per read, a count rather than a clock.
-
-Targets: the old table's action p99 at most ACTION_RATIO_TARGET times the young table's; each read's p50 per event
-of its deal at most READ_RATIO_TARGET times the first deal's.
+Run: python -m bench.history     (about 2 minutes; BENCH_HISTORY_SECONDS, default 20; BENCH_HISTORY_DEALS, 200)
 """
 
 from __future__ import annotations
@@ -97,6 +86,11 @@ class HttpTable:
             headers = {"Idempotency-Key": str(uuid.uuid4())}
             self.client.request("POST", f"/v1/tables/{self.table_id}/actions", body, token, headers).body()
 
+    def events_in(self, deal_no: int) -> int:
+        record = self.get(f"/v1/tables/{self.table_id}/deals/{deal_no}")
+        assert record["verification"]["ok"] is True, record["verification"]
+        return int(record["ended_version"]) - int(record["started_version"]) + 1
+
 
 def young_table(client: HttpClient, bot: Bot, latencies: list[float]) -> HttpTable:
     tokens = [str(client.request("POST", "/v1/players", {"name": f"young-{n}"}).body()["token"]) for n in (0, 1)]
@@ -107,10 +101,59 @@ def young_table(client: HttpClient, bot: Bot, latencies: list[float]) -> HttpTab
     return HttpTable(client, table_id, tokens, bot, 1, latencies)
 
 
-def deal_events(table: HttpTable, deal_no: int) -> int:
-    record = table.get(f"/v1/tables/{table.table_id}/deals/{deal_no}")
-    assert record["verification"]["ok"] is True, record["verification"]
-    return int(record["ended_version"]) - int(record["started_version"]) + 1
+def seed_old_table(url: str, deals: int, rng: random.Random) -> tuple[str, list[str]]:
+    """A table played to `deals` finished deals in this process: its id and its players' tokens."""
+    with in_process(url) as container:
+        ledger, bot = container.ledger, make_bot("random", rng)
+        table_id, callers, tokens = seated_in_process(ledger, GAME, "seed", TURN_SECONDS)
+        for deal_no in range(1, deals + 1):
+            if deal_no > 1:
+                act_in_process(ledger, table_id, callers, bot, "seed")  # every seat ready
+            while act_in_process(ledger, table_id, callers, bot, "seed", ready=False):
+                pass
+    return table_id, tokens
+
+
+def act_in_blocks(
+    old: HttpTable, rng: random.Random, seconds: float, api_cpu: Any
+) -> tuple[HttpTable, list[float], Any]:
+    """BLOCK actions at the old table and BLOCK at a young one in turn for `seconds` (and until a young table's first
+    deal is over): that young table, and the API workers' CPU seconds and actions of each side."""
+    young = young_table(old.client, make_bot("random", rng), [])
+    first_deals: list[HttpTable] = []  # young tables whose first deal is over
+    action_cpu = {"old": [0.0, 0], "young": [0.0, 0]}  # [CPU seconds, steps]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline or not first_deals:
+        for side in ("old", "young"):
+            before = api_cpu()
+            for _ in range(BLOCK):
+                if side == "old" and not old.step():
+                    old.ready()
+                elif side == "young" and not young.step():
+                    first_deals.append(young)
+                    young = young_table(old.client, make_bot("random", rng), young.latencies_ms)
+            action_cpu[side][0] += api_cpu() - before
+            action_cpu[side][1] += BLOCK
+    return first_deals[0], young.latencies_ms, action_cpu
+
+
+def read_in_rounds(sides: dict[str, tuple[HttpTable, int]], reads: int, api_cpu: Any) -> tuple[Any, Any]:
+    """Each of READS_OF of each side's deal `reads` times in ROUNDS blocks: (the times, the CPU seconds per read)."""
+    times: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
+    for _ in range(ROUNDS):
+        for name, path in READS_OF.items():
+            for side, (table, deal) in sides.items():
+                before = api_cpu()
+                for _ in range(reads // ROUNDS):
+                    answer = table.client.request(
+                        "GET", path.format(table=table.table_id, deal=deal), None, table.tokens[0]
+                    )
+                    if not answer.ok:
+                        raise RuntimeError(f"GET {path}: {answer.status} {answer.code}")
+                    times.setdefault((name, side), []).append(answer.seconds * 1000)
+                cpu.setdefault((name, side), []).append((api_cpu() - before) / (reads // ROUNDS))
+    return times, cpu
 
 
 def run() -> list[Row]:
@@ -121,128 +164,60 @@ def run() -> list[Row]:
     with bench_stack() as (stack, url):
         started = time.monotonic()
         say(f"bench.history: playing {deals} deals of {GAME} at one table, in process ...")
-        with in_process(url) as container:
-            ledger, bot = container.ledger, make_bot("random", rng)
-            old_id, callers, old_tokens = seated_in_process(ledger, GAME, "seed", TURN_SECONDS)
-            for deal_no in range(1, deals + 1):
-                if deal_no > 1:
-                    act_in_process(ledger, old_id, callers, bot, "seed")  # every seat ready
-                while act_in_process(ledger, old_id, callers, bot, "seed", ready=False):
-                    pass
+        old_id, old_tokens = seed_old_table(url, deals, rng)
         seeding = time.monotonic() - started
         client = HttpClient(stack.base_url)
 
         def api_cpu() -> float:
             return stack_cpu_seconds(stack.process.pid).get(API_WORKER, 0.0)
 
-        action_cpu: dict[str, list[float]] = {"old": [0.0, 0], "young": [0.0, 0]}  # [CPU seconds, steps]
         try:
             old = HttpTable(client, old_id, old_tokens, make_bot("random", rng), deals)
             old.ready()
-            young = young_table(client, make_bot("random", rng), [])
-            first_deals: list[HttpTable] = []  # young tables whose first deal is over
             say(f"bench.history: actions at the old and at young tables, {seconds:.0f} s ...")
-            deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline or not first_deals:
-                for side in ("old", "young"):
-                    before = api_cpu()
-                    for _ in range(BLOCK):
-                        if side == "old" and not old.step():
-                            old.ready()
-                        elif side == "young" and not young.step():
-                            first_deals.append(young)
-                            young = young_table(client, make_bot("random", rng), young.latencies_ms)
-                    action_cpu[side][0] += api_cpu() - before
-                    action_cpu[side][1] += BLOCK
-            first = first_deals[0]
+            first, young, action_cpu = act_in_blocks(old, rng, seconds, api_cpu)
             first.ready()  # and its second deal: the first one whose record starts from a finished deal
             while first.step():
                 pass
             sides = {"old": (old, deals), "first": (first, 1), "second": (first, 2)}
-            events = {side: deal_events(table, deal) for side, (table, deal) in sides.items()}
-            read_times: dict[tuple[str, str], list[float]] = {}
-            read_cpu: dict[tuple[str, str], list[float]] = {}
+            events = {side: table.events_in(deal) for side, (table, deal) in sides.items()}
             say(f"bench.history: deal records and dispute reports, {reads} of each ...")
-            for _ in range(ROUNDS):
-                for name, path in READS_OF.items():
-                    for side, (table, deal) in sides.items():
-                        before = api_cpu()
-                        for _ in range(reads // ROUNDS):
-                            answer = client.request(
-                                "GET", path.format(table=table.table_id, deal=deal), None, table.tokens[0]
-                            )
-                            if not answer.ok:
-                                raise RuntimeError(f"GET {path}: {answer.status} {answer.code}")
-                            read_times.setdefault((name, side), []).append(answer.seconds * 1000)
-                        read_cpu.setdefault((name, side), []).append((api_cpu() - before) / (reads // ROUNDS))
+            read_times, read_cpu = read_in_rounds(sides, reads, api_cpu)
         finally:
             client.close()
-    old_p50, old_p99 = percentile(old.latencies_ms, 0.5), percentile(old.latencies_ms, 0.99)
-    young_p50, young_p99 = percentile(young.latencies_ms, 0.5), percentile(young.latencies_ms, 0.99)
-    old_cpu, young_cpu = (action_cpu[side][0] / action_cpu[side][1] for side in ("old", "young"))
+
+    def compared(label: str, value: float | None, base: float | None) -> Row:
+        return row(f"history: {label}", value, "ms (max)", baseline=base)
+
+    old_p50, old_p99, young_p50, young_p99 = (percentile(t, q) for t in (old.latencies_ms, young) for q in (0.5, 0.99))
+    old_cpu, young_cpu = (1000 * action_cpu[side][0] / action_cpu[side][1] for side in ("old", "young"))
+    past, deal, counted = f"past {deals} deals", f"deal {deals}", f"({len(old.latencies_ms)} / {len(young)} actions)"
     rows = [
         row(f"history: {deals} deals of {GAME} played at one table, in process (seeding)", seeding, "s"),
+        compared(f"action POST p50 at a table {past} / on its first deal {counted}", old_p50, young_p50),
+        compared(f"action POST p99 at a table {past} / on its first deal", old_p99, young_p99),
+        compared(f"API workers' CPU per action (with its two reads), {past} / first deal", old_cpu, young_cpu),
         row(
-            f"history: action POST p50 at a table past {deals} deals / on its first deal "
-            f"({len(old.latencies_ms)} / {len(young.latencies_ms)} actions)",
-            old_p50,
-            "ms (max)",
-            baseline=young_p50,
-        ),
-        row(
-            f"history: action POST p99 at a table past {deals} deals / on its first deal",
-            old_p99,
-            "ms (max)",
-            baseline=young_p99,
-        ),
-        row(
-            f"history: API workers' CPU per action (with its two reads), past {deals} deals / first deal",
-            1000 * old_cpu,
-            "ms (max)",
-            baseline=1000 * young_cpu,
-        ),
-        row(
-            f"history: action p99 past {deals} deals / on the first deal",
+            f"history: action p99 {past} / on the first deal",
             ratio(old_p99, young_p99),
             "ratio (max)",
             ACTION_RATIO_TARGET,
         ),
     ]
     for name in READS_OF:
-        p50 = {side: percentile(read_times[name, side], 0.5) for side in sides}
-        p90 = {side: percentile(read_times[name, side], 0.9) for side in sides}
-        cpu = {side: statistics.mean(read_cpu[name, side]) for side in sides}
+        p50, p90 = ({side: percentile(read_times[name, side], q) for side in sides} for q in (0.5, 0.9))
+        cpu = {side: 1000 * statistics.mean(read_cpu[name, side]) for side in sides}
         per_event = {side: None if p50[side] is None else p50[side] / events[side] for side in ("old", "first")}
+        sizes = f"({events['old']} events) / a first deal ({events['first']} events)"
         rows += [
-            row(
-                f"history: {name} p50, deal {deals} ({events['old']} events) / a first deal ({events['first']} events)",
-                p50["old"],
-                "ms (max)",
-                baseline=p50["first"],
-            ),
-            row(f"history: {name} p90, deal {deals} / a first deal", p90["old"], "ms (max)", baseline=p90["first"]),
-            row(
-                f"history: {name} p50, deal {deals} / a second deal ({events['second']} events)",
-                p50["old"],
-                "ms (max)",
-                baseline=p50["second"],
-            ),
-            *(
-                row(
-                    f"history: {name}, API workers' CPU per read, deal {deals} / a {side} deal",
-                    1000 * cpu["old"],
-                    "ms (max)",
-                    baseline=1000 * cpu[side],
-                )
-                for side in ("first", "second")
-            ),
-            row(
-                f"history: {name} p50 per event of its deal, deal {deals} / a first deal",
-                ratio(per_event["old"], per_event["first"]),
-                "ratio (max)",
-                READ_RATIO_TARGET,
-            ),
+            compared(f"{name} p50, {deal} {sizes}", p50["old"], p50["first"]),
+            compared(f"{name} p90, {deal} / a first deal", p90["old"], p90["first"]),
+            compared(f"{name} p50, {deal} / a second deal ({events['second']} events)", p50["old"], p50["second"]),
+            compared(f"{name}, API workers' CPU per read, {deal} / a first deal", cpu["old"], cpu["first"]),
+            compared(f"{name}, API workers' CPU per read, {deal} / a second deal", cpu["old"], cpu["second"]),
         ]
+        per_event_label = f"history: {name} p50 per event of its deal, {deal} / a first deal"
+        rows.append(row(per_event_label, ratio(per_event["old"], per_event["first"]), "ratio (max)", READ_RATIO_TARGET))
     return rows
 
 

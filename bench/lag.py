@@ -1,19 +1,12 @@
-"""How far behind are the views? Event-to-projection lag under append load, and the rebuild rate.
+"""How far behind are the views? Commit-to-published (Redis) and commit-to-table_view lag while writers append
+random games (sampled by processes of their own), the relay's and workers' CPU per event; then the rebuild rate.
 
-Run: python -m bench.lag         (settings: BENCH_LAG_SECONDS (10), BENCH_LAG_WRITERS (4), BENCH_REBUILD_EVENTS
-                                  (200000); a fresh database, a private redis-server, REDIS_URL without one)
-
-Lag: writer threads play random Cha Kau Tsz games, one command per transaction, while a relay and two projection
-workers run as subprocesses; a sampler process polls table_views every SAMPLE_SECONDS and records, for each append,
-the time from its commit to the first sample showing that table at that version; another reads the relay's global
-Redis stream as it grows (XREAD BLOCK) and records when each append's last event arrived there
-(commit-to-published). The relay's and the workers' CPU seconds from the writers' start until every append is seen,
-per event appended, are rows too. Rebuild: N events of interleaved games are written, projected live, then every
-projection is rebuilt in a subprocess (`services.projector.rebuild`), whose peak RSS is reported.
+Run: python -m bench.lag     (BENCH_LAG_SECONDS (10), BENCH_LAG_WRITERS (4), BENCH_REBUILD_EVENTS (200000))
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import random
@@ -42,26 +35,26 @@ SAMPLE_SECONDS = 0.005  # how often the sampler reads table_views
 Records = dict[str, list[tuple[int, float]]]  # table -> (version first seen, when)
 
 
-def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int) -> list[Row]:
-    pool = open_pool(database_url, min_size=2, max_size=writers + 2)
-    store = EventStore(pool)
+def append_games(store: EventStore, writers: int, seconds: float) -> dict[tuple[str, int], float]:
+    """`writers` threads appending random games a command at a time for `seconds`: when each (table, version) was."""
     commits: dict[tuple[str, int], float] = {}
-    lock, stop, appended = threading.Lock(), threading.Event(), [0]
+    stop = threading.Event()
 
     def write(w: int) -> None:
-        rng, n, game = random.Random(w), 0, None
-        while not stop.is_set():
-            if game is None or game.finished:
-                game, n = TableGame(f"lag{writers}-{w}-{n}", seats=rng.choice([2, 3, 4]), deals=2, rng=rng), n + 1
-            version = 0 if game.state is None else game.state.version
-            new = game.advance(game.step())
-            store.append(game.table_id, version, new)
-            now = time.monotonic()
-            assert game.state is not None
-            with lock:
-                commits[(game.table_id, game.state.version)] = now
-                appended[0] += len(new)
+        rng = random.Random(w)
+        for n in itertools.count():
+            game = TableGame(f"lag{writers}-{w}-{n}", seats=rng.choice([2, 3, 4]), deals=2, rng=rng)
+            for version in game.play_into(store):
+                commits[game.table_id, version] = time.monotonic()
+                if stop.is_set():
+                    return
 
+    threading.Timer(seconds, stop.set).start()
+    in_threads(writers, write)
+    return commits
+
+
+def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int) -> list[Row]:
     services = [spawn("services.relay", database_url, redis_url)]
     services += [spawn("services.projector", database_url, redis_url) for _ in range(2)]
     context = multiprocessing.get_context("spawn")
@@ -72,18 +65,19 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
     ]
     for sampler in samplers:
         sampler.start()
+    pool = open_pool(database_url, min_size=2, max_size=writers + 2)
     try:
         for ours, _ in pipes:
             ours.recv()  # sampling
         time.sleep(2.0)  # let the services start
         cpu_before = [cpu_seconds(process.pid) or 0.0 for process in services]
         started = time.monotonic()
-        threading.Timer(seconds, stop.set).start()
-        in_threads(writers, write)
+        commits = append_games(EventStore(pool), writers, seconds)
         elapsed = time.monotonic() - started
         finals: dict[str, int] = {}
         for table_id, version in commits:
             finals[table_id] = max(version, finals.get(table_id, 0))
+        appended = sum(finals.values())  # a stream's version is its events
         for ours, _ in pipes:
             ours.send(finals)
         seen, published = (first_seen(commits, ours.recv()) for ours, _ in pipes)
@@ -98,19 +92,17 @@ def measure_lag(database_url: str, redis_url: str, seconds: float, writers: int)
             terminate(process)
         pool.close()
     lags = [(seen[key] - commits[key]) * 1000 for key in commits if key in seen]
-    relayed = [(published[key] - commits[key]) * 1000 for key in commits if key in published]
-    events = max(appended[0], 1)
-    nan = float("nan")
-    relayed_p50, relayed_p99 = (statistics.median(relayed), percentile(relayed, 0.99)) if relayed else (nan, nan)
+    relayed = [(published[key] - commits[key]) * 1000 for key in commits if key in published] or [float("nan")]
+    events, each = max(appended, 1), f"{writers} writers"
     return [
-        row(f"commit-to-published (Redis) lag p50, {writers} writers", relayed_p50, "ms"),
-        row(f"commit-to-published (Redis) lag p99, {writers} writers", relayed_p99, "ms"),
-        row(f"relay CPU per event, {writers} writers", cpu[0] / events * 1e6, "us"),
-        row(f"projection workers' CPU per event (both), {writers} writers", sum(cpu[1:]) / events * 1e6, "us"),
-        row(f"append load (events/s, {writers} writers)", appended[0] / elapsed, "events/s"),
-        row(f"event-to-table_view lag p50, {writers} writers", statistics.median(lags), "ms"),
-        row(f"event-to-table_view lag p99, {writers} writers", percentile(lags, 0.99), "ms (max)", 100),
-        row(f"appends never seen in table_views, {writers} writers", len(commits) - len(lags), "appends (max)", 0),
+        row(f"commit-to-published (Redis) lag p50, {each}", statistics.median(relayed), "ms"),
+        row(f"commit-to-published (Redis) lag p99, {each}", percentile(relayed, 0.99), "ms"),
+        row(f"relay CPU per event, {each}", cpu[0] / events * 1e6, "us"),
+        row(f"projection workers' CPU per event (both), {each}", sum(cpu[1:]) / events * 1e6, "us"),
+        row(f"append load (events/s, {each})", appended / elapsed, "events/s"),
+        row(f"event-to-table_view lag p50, {each}", statistics.median(lags), "ms"),
+        row(f"event-to-table_view lag p99, {each}", percentile(lags, 0.99), "ms (max)", 100),
+        row(f"appends never seen in table_views, {each}", len(commits) - len(lags), "appends (max)", 0),
     ]
 
 

@@ -1,19 +1,7 @@
-"""Does memory stay bounded? The stack's peak resident memory under load, and an API process's memory as it
-serves ever more tables past its caches' bounds.
+"""Does memory stay bounded? The peak RSS of each kind of `cardledger up`'s processes under bots, and an API
+process (a child, small caches) serving ever more tables: its RSS, Python memory blocks and caches' entries.
 
-Run: python -m bench.memory     (about 5 minutes; BENCH_QUICK=1 for a short check)
-
-Under load: `cardledger up`, its processes by kind (API workers, projection workers, relay, gunicorn master,
-supervisor), their RSS sampled every SAMPLE_INTERVAL_S while `cardledger simulate`'s random bots play CONCURRENCY
-tables at once for BENCH_MEMORY_SECONDS (default 20; Cholek Tiga for the first half, Cha Kau Tsz for the second):
-per kind, the RSS before the load and the peak of the largest process of that kind during it.
-
-Past the bounds: a child process builds the API app as a worker does, with CARDLEDGER_CACHE_TABLES=CACHE_TABLES
-and CARDLEDGER_CACHE_PLAYERS=CACHE_PLAYERS, and serves tables through Flask's test client on THREADS threads: for
-each table two new players register, one opens it, both sit, the seat to act reads its view and acts. After every
-checkpoint (N tables served in all) it collects garbage and reports its RSS, the Python objects' memory blocks
-(`sys.getallocatedblocks`: a count, free of the allocator's fragmentation) and the entries of each cache. Past
-the bound the caches stay full and the memory levels off; below it both grow with N.
+Run: python -m bench.memory     (about 5 minutes; BENCH_MEMORY_SECONDS of load, default 20)
 """
 
 from __future__ import annotations
@@ -21,22 +9,23 @@ from __future__ import annotations
 import gc
 import json
 import os
+import queue
 import resource
 import subprocess
 import sys
 import threading
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
-from bench.counting import KINDS, stack_kinds
+from bench.counting import KINDS, proc_file, stack_kinds
 from bench.harness import (
     ROOT,
     Row,
     bench_stack,
     env_float,
     fresh_database,
+    in_threads,
     play,
     print_table,
     quick,
@@ -54,10 +43,8 @@ THREADS = 16  # many requests at once, so that commits overlap (the work is most
 
 
 def rss_bytes(pid: int | str = "self") -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * resource.getpagesize()
-    except OSError:
-        return None
+    statm = proc_file(pid, "statm")
+    return int(statm.split()[1]) * resource.getpagesize() if statm else None
 
 
 def by_kind(rss: dict[int, int], kinds: dict[int, str]) -> dict[str, tuple[int, int]]:
@@ -101,14 +88,27 @@ def under_load() -> list[Row]:
         finally:
             stop.set()
             sampler.join(timeout=10)
-    peaks = by_kind(peak, kinds)
-    rows = []
+    peaks, rows = by_kind(peak, kinds), []
     for kind in (k for k in KINDS if k in peaks):
-        largest, count = peaks[kind]
-        base = before[kind][0] / MIB if kind in before else None
+        (largest, count), base = peaks[kind], before[kind][0] / MIB if kind in before else None
         rows.append(row(f"peak RSS, {kind} (largest of {count}) under load", largest / MIB, "MiB", baseline=base))
-    rows.append(row(f"load during the memory run ({samples[0]} RSS samples)", actions, "actions"))
-    return rows
+    return [*rows, row(f"load during the memory run ({samples[0]} RSS samples)", actions, "actions")]
+
+
+def one_table(client: Any, n: int) -> None:
+    """Through Flask's test client: two new players open a table, sit, and the seat to act acts."""
+    tokens = [client.post("/v1/players", json={"name": f"rss-{n}-{seat}"}).get_json()["token"] for seat in (0, 1)]
+    headers = [{"Authorization": f"Bearer {token}"} for token in tokens]
+    opened = client.post("/v1/tables", json={"game": "cholek-tiga", "seats": 2}, headers=headers[0])
+    table = f"/v1/tables/{opened.get_json()['id']}"
+    for seat in range(2):
+        client.post(f"{table}/seats", json={"seat": seat}, headers=headers[seat])
+    to_act = int(client.get(table, headers=headers[0]).get_json()["to_act"])
+    view = client.get(f"{table}/view", headers=headers[to_act]).get_json()
+    action_headers = {**headers[to_act], "Idempotency-Key": str(uuid.uuid4()), "If-Match": f'"{view["version"]}"'}
+    answer = client.post(f"{table}/actions", json=view["legal_actions"][0], headers=action_headers)
+    if answer.status_code != 201:
+        raise RuntimeError(f"table {n}: action answered {answer.status_code} {answer.get_data(as_text=True)}")
 
 
 def serve_tables(checkpoints: tuple[int, ...]) -> None:
@@ -121,42 +121,24 @@ def serve_tables(checkpoints: tuple[int, ...]) -> None:
 
     container = bootstrap(Settings.from_env(), pool_max_size=THREADS + 2, start_embedded=False)
     app = create_app(container=container, config={"TESTING": True, "RATE_LIMITS_ENABLED": False})
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    failures: list[BaseException] = []
 
-    def one_table(client: Any, n: int) -> None:
-        tokens = [client.post("/v1/players", json={"name": f"rss-{n}-{seat}"}).get_json()["token"] for seat in (0, 1)]
-        headers = [{"Authorization": f"Bearer {token}"} for token in tokens]
-        opened = client.post("/v1/tables", json={"game": "cholek-tiga", "seats": 2}, headers=headers[0])
-        table_id = opened.get_json()["id"]
-        for seat in range(2):
-            client.post(f"/v1/tables/{table_id}/seats", json={"seat": seat}, headers=headers[seat])
-        to_act = int(client.get(f"/v1/tables/{table_id}", headers=headers[0]).get_json()["to_act"])
-        view = client.get(f"/v1/tables/{table_id}/view", headers=headers[to_act]).get_json()
-        action_headers = {**headers[to_act], "Idempotency-Key": str(uuid.uuid4()), "If-Match": f'"{view["version"]}"'}
-        answer = client.post(f"/v1/tables/{table_id}/actions", json=view["legal_actions"][0], headers=action_headers)
-        if answer.status_code != 201:
-            raise RuntimeError(f"table {n}: action answered {answer.status_code} {answer.get_data(as_text=True)}")
+    def work(_: int) -> None:
+        client = app.test_client()
+        while not failures:
+            try:
+                one_table(client, todo.get_nowait())
+            except queue.Empty:
+                return
+            except BaseException as error:
+                failures.append(error)
 
-    served, failures = 0, []
+    served = 0
     for checkpoint in checkpoints:
-        todo, lock = list(range(served, checkpoint)), threading.Lock()
-
-        def work(_: int, todo: list[int] = todo, lock: threading.Lock = lock) -> None:
-            client = app.test_client()
-            while True:
-                with lock:
-                    if not todo or failures:
-                        return
-                    n = todo.pop()
-                try:
-                    one_table(client, n)
-                except BaseException as error:
-                    failures.append(error)
-
-        threads = [threading.Thread(target=work, args=(n,)) for n in range(THREADS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        for n in range(served, checkpoint):
+            todo.put(n)
+        in_threads(THREADS, work)
         if failures:
             raise failures[0]
         served = checkpoint
@@ -168,47 +150,31 @@ def serve_tables(checkpoints: tuple[int, ...]) -> None:
 
 
 def past_the_bounds() -> list[Row]:
-    checkpoints = QUICK_CHECKPOINTS if quick() else CHECKPOINTS
-    tables_bound = QUICK_CACHE_TABLES if quick() else CACHE_TABLES
-    players_bound = QUICK_CACHE_PLAYERS if quick() else CACHE_PLAYERS
     from infra.config import Settings
     from services.cli.keys import register_configured_key
 
+    checkpoints = QUICK_CHECKPOINTS if quick() else CHECKPOINTS
+    tables_bound = QUICK_CACHE_TABLES if quick() else CACHE_TABLES
+    players_bound = QUICK_CACHE_PLAYERS if quick() else CACHE_PLAYERS
     with fresh_database() as url:
         register_configured_key(url, Settings.from_env())  # as `cardledger migrate` does
-        env = {
-            **os.environ,
-            "DATABASE_URL": url,
-            "REDIS_URL": redis_url(),
-            "CARDLEDGER_RATE_LIMITS": "off",
-            "CARDLEDGER_CACHE_TABLES": str(tables_bound),
-            "CARDLEDGER_CACHE_PLAYERS": str(players_bound),
-        }
+        env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url(), "CARDLEDGER_RATE_LIMITS": "off"}
+        env |= {"CARDLEDGER_CACHE_TABLES": str(tables_bound), "CARDLEDGER_CACHE_PLAYERS": str(players_bound)}
         say(f"bench.memory: serving {checkpoints[-1]} tables in one process, caches of {tables_bound} tables ...")
         command = [sys.executable, "-m", "bench.memory", "--child", ",".join(map(str, checkpoints))]
         child = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
         if child.returncode != 0:
             raise RuntimeError(f"the serving process failed ({child.returncode}): {child.stderr[-2000:]}")
     measured = [json.loads(line) for line in child.stdout.splitlines() if line.startswith("{")]
-    first = measured[0]
-    rows = []
+    first, rows = measured[0], []
+    bounds = f"caches: {tables_bound:,} tables, {players_bound:,} players"
     for point in measured:
         known, tables = point["caches"], f"{point['tables']:,} tables"
-        rows += [
-            row(
-                f"API process RSS after {tables} (caches: {tables_bound:,} tables, {players_bound:,} players; "
-                f"holding {known.get('_known', 0):,} states, {known.get('_players', 0):,} players)",
-                point["rss"] / MIB,
-                "MiB",
-                baseline=first["rss"] / MIB,
-            ),
-            row(
-                f"Python heap blocks allocated after {tables} (sys.getallocatedblocks)",
-                point["blocks"],
-                "blocks",
-                baseline=first["blocks"],
-            ),
-        ]
+        holding = f"holding {known.get('_known', 0):,} states, {known.get('_players', 0):,} players"
+        rss_label = f"API process RSS after {tables} ({bounds}; {holding})"
+        blocks_label = f"Python heap blocks allocated after {tables} (sys.getallocatedblocks)"
+        rows.append(row(rss_label, point["rss"] / MIB, "MiB", baseline=first["rss"] / MIB))
+        rows.append(row(blocks_label, point["blocks"], "blocks", baseline=first["blocks"]))
     # The growth per table served from the bound's checkpoint to the last one, and below the bound.
     for side, points in (
         ("past", [p for p in measured if p["tables"] >= tables_bound]),
@@ -216,13 +182,9 @@ def past_the_bounds() -> list[Row]:
     ):
         if len(points) >= 2:
             a, b = points[0], points[-1]
-            rows.append(
-                row(
-                    f"RSS growth per table served {side} the bound ({a['tables']:,} -> {b['tables']:,} tables)",
-                    (b["rss"] - a["rss"]) / (b["tables"] - a["tables"]) / 1024,
-                    "KiB/table",
-                )
-            )
+            growth = (b["rss"] - a["rss"]) / (b["tables"] - a["tables"]) / 1024
+            label = f"RSS growth per table served {side} the bound ({a['tables']:,} -> {b['tables']:,} tables)"
+            rows.append(row(label, growth, "KiB/table"))
     return rows
 
 

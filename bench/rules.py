@@ -1,12 +1,7 @@
-"""How fast are the rules? Whole random games through `domain.table` (decide + evolve), as the service runs them,
-on one core; the rows "rules only" / "engine only" play the same way on the game's own functions without the
-table wrapper, to show how the time splits between the two.
+"""How fast are the rules? Whole random games through `domain.table` on one core, and the same play on the game's
+own functions ("rules only", "engine only"): how the time splits between the two.
 
 Run: python -m bench.rules
-
-Cholek Tiga: complete 2-player games per second and events folded per second (the best of short windows, so that
-other load on a shared machine disturbs the figure less). Cha Kau Tsz: complete hands per second at 4 and 2
-seats (CPU time of this process), a bot playing random legal moves, every seat "ready" between hands.
 """
 
 from __future__ import annotations
@@ -36,18 +31,15 @@ SEEDS = {deal_no: bytes([deal_no]) * 32 for deal_no in range(1, 4)}
 
 
 class _Seeds(dict[int, bytes]):
-    """Server seeds for every deal, derived on demand (the service uses secrets)."""
+    """Server seeds for every deal, derived on demand."""
 
     def __missing__(self, deal_no: int) -> bytes:
         self[deal_no] = hashlib.sha256(b"bench-cha-kau-tsz-%d" % deal_no).digest()
         return self[deal_no]
 
 
-# Cholek Tiga -------------------------------------------------------------------------------------------------------
-
-
 def play_game(rng: random.Random, players: int = 2, table_id: str = "bench") -> list[Event]:
-    """One complete game through domain.table, random legal play; returns the table's whole stream."""
+    """One complete Cholek Tiga game through domain.table, random legal play: the table's whole stream."""
     events = [tbl.open_table(table_id, "cholek-tiga", players, {}, SEEDS[1])]
     state = tbl.evolve(None, events[0])
     for player in range(players):
@@ -69,24 +61,21 @@ class _Table:
     deal: Any = None
 
 
-def play_game_rules_only(rng: random.Random, players: int = 2) -> int:
-    """One complete game on decide_play/evolve_deal directly; returns the number of events."""
+def play_game_rules_only(rng: random.Random, players: int = 2) -> None:
+    """The same game on decide_play/evolve_deal directly."""
     game = CHOLEK_TIGA
     table: Any = _Table(players, game.parse_options({}, players))
     deck = deal_deck(game.canonical_deck, SEEDS[1], "bench", 1, [""] * players)
-    count = 0
     for event in game.start_deal(table, deck):
-        table.deal, count = game.evolve_deal(table, table.deal, event), count + 1
+        table.deal = game.evolve_deal(table, table.deal, event)
     while (seat := game.to_act(table.deal)) is not None:
         for event in game.decide_play(table, seat, rng.choice(game.legal_actions(table, seat)), deck):
-            table.deal, count = game.evolve_deal(table, table.deal, event), count + 1
+            table.deal = game.evolve_deal(table, table.deal, event)
     game.outcome(table)
-    return count
 
 
-def _rate(work: Callable[[], int], seconds: float, window: float = 0.25) -> float:
-    """Units of work per second: `work` (returning its units) repeated in short windows for about `seconds`; the
-    best window counts."""
+def best_rate(work: Callable[[], int], seconds: float, window: float = 0.25) -> float:
+    """Units per second of `work` (which returns its units), the best of windows of `window` s over `seconds`."""
     best, deadline = 0.0, time.perf_counter() + seconds
     while True:
         units, start = 0, time.perf_counter()
@@ -100,24 +89,22 @@ def _rate(work: Callable[[], int], seconds: float, window: float = 0.25) -> floa
 def cholek_tiga(seconds: float) -> list[Row]:
     rng = random.Random(20240601)
     streams = [play_game(rng, players=2 + i % 2, table_id=f"bench-{i}") for i in range(20)]
-    total_events = sum(len(stream) for stream in streams)
-    deal_streams: list[tuple[tbl.TableState, list[Event]]] = []
+    deals = []  # (the table as its deal starts, the deal's events)
     for stream in streams:
         start = next(i for i, event in enumerate(stream) if event.type == "deal_started") + 1
-        deal_streams.append((tbl.fold(None, stream[:start]), [e for e in stream[start:] if e.type != "deal_ended"]))
-    deal_events_count = sum(len(events) for _, events in deal_streams)
+        deals.append((tbl.fold(None, stream[:start]), [e for e in stream[start:] if e.type != "deal_ended"]))
 
     def fold_streams() -> int:
         for stream in streams:
             tbl.fold(None, stream)
-        return total_events
+        return sum(len(stream) for stream in streams)
 
-    def fold_deals_rules_only() -> int:
-        for table, events in deal_streams:
+    def fold_deals_only() -> int:
+        for table, events in deals:
             deal = None
             for event in events:
                 deal = CHOLEK_TIGA.evolve_deal(table, deal, event)
-        return deal_events_count
+        return sum(len(events) for _, events in deals)
 
     def one_game() -> int:
         play_game(rng)
@@ -127,27 +114,21 @@ def cholek_tiga(seconds: float) -> list[Row]:
         play_game_rules_only(rng)
         return 1
 
+    rules_only = "rules only (no table wrapper)"
     return [
-        row("cholek-tiga complete 2-player games/s (1 core)", _rate(one_game, seconds), "games/s", 500),
-        row("cholek-tiga events folded/s", _rate(fold_streams, seconds), "events/s", 200_000),
-        row(
-            "cholek-tiga complete 2-player games/s, rules only (no table wrapper)",
-            _rate(one_game_rules_only, seconds),
-            "games/s",
-        ),
+        row("cholek-tiga complete 2-player games/s (1 core)", best_rate(one_game, seconds), "games/s", 500),
+        row("cholek-tiga events folded/s", best_rate(fold_streams, seconds), "events/s", 200_000),
+        row(f"cholek-tiga complete 2-player games/s, {rules_only}", best_rate(one_game_rules_only, seconds), "games/s"),
         row(
             "cholek-tiga deal events folded/s, rules only (evolve_deal)",
-            _rate(fold_deals_rules_only, seconds),
+            best_rate(fold_deals_only, seconds),
             "events/s",
         ),
     ]
 
 
-# Cha Kau Tsz -------------------------------------------------------------------------------------------------------
-
-
-def play_hands(seats: int, hands: int, rng: random.Random) -> tbl.TableState:
-    """Play `hands` complete hands of random legal play at a fresh table."""
+def play_hands(seats: int, hands: int, rng: random.Random) -> None:
+    """`hands` complete Cha Kau Tsz hands of random legal play at a fresh table, through domain.table."""
     seeds = _Seeds()
     state = tbl.evolve(None, tbl.open_table("bench", "cha-kau-tsz", seats, {}, seeds[1]))
     for seat in range(seats):
@@ -157,7 +138,7 @@ def play_hands(seats: int, hands: int, rng: random.Random) -> tbl.TableState:
         if state.status == tbl.BETWEEN_DEALS:
             finished += 1
             if finished == hands:
-                return state
+                return
             for ready in range(seats):
                 state = tbl.decide_and_evolve(state, tbl.Act(ready, {"type": "ready"}), seeds)[1]
             continue
@@ -169,8 +150,8 @@ def play_hands(seats: int, hands: int, rng: random.Random) -> tbl.TableState:
         state = tbl.decide_and_evolve(state, tbl.Act(seat, choice), seeds)[1]
 
 
-def play_hands_engine(seats: int, hands: int, rng: random.Random) -> dict[str, Any]:
-    """The same random play on the game engine alone (no table wrapper): how much of a hand is the rules."""
+def play_hands_engine(seats: int, hands: int, rng: random.Random) -> None:
+    """The same random play on the game engine alone (no table wrapper)."""
     options = opts.parse_options({}, seats)
     target = int(options["pool_target_tricks"])
     carry = opts.initial_carry(seats, options)
@@ -190,30 +171,23 @@ def play_hands_engine(seats: int, hands: int, rng: random.Random) -> dict[str, A
             for event in decide_play(hand, seat, {"type": "play", "cards": cards}, carry, target):
                 hand = evolve_hand(hand, event, seats)
         carry = settle(hand.tricks, carry, target).carry
-    return carry
 
 
-def hands_per_second(seats: int, hands: int, engine_only: bool = False) -> float:
-    rng = random.Random(seats)
+def hands_per_second(seats: int, hands: int, engine_only: bool) -> float:
     started = time.process_time()  # CPU time of this process: one core, robust to a busy machine
-    (play_hands_engine if engine_only else play_hands)(seats, hands, rng)
+    (play_hands_engine if engine_only else play_hands)(seats, hands, random.Random(seats))
     return hands / (time.process_time() - started)
 
 
 def cha_kau_tsz(hands: int) -> list[Row]:
     rows = []
     for engine_only in (False, True):
+        through = "game engine only, no table wrapper" if engine_only else "through domain.table"
         for seats in (4, 2):
             hands_per_second(seats, max(hands // 20, 10), engine_only)  # warm up caches and imports
-            through = "game engine only, no table wrapper" if engine_only else "through domain.table"
-            rows.append(
-                row(
-                    f"cha-kau-tsz complete random hands/s, {seats} players, {through} (1 core)",
-                    round(hands_per_second(seats, hands, engine_only), 1),
-                    "hands/s",
-                    None if engine_only else 1000,
-                )
-            )
+            rate = round(hands_per_second(seats, hands, engine_only), 1)
+            label = f"cha-kau-tsz complete random hands/s, {seats} players, {through} (1 core)"
+            rows.append(row(label, rate, "hands/s", None if engine_only else 1000))
     return rows
 
 

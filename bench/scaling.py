@@ -1,20 +1,9 @@
-"""Several processes, a relay killed? The stack as several processes on one machine under `cardledger simulate`,
-with the cost of an action by component: the measurement behind docs/scaling.md ("The run" says how each cost is
-counted).
+"""Several processes, a relay killed? API_INSTANCES APIs, RELAYS relays (the active one SIGKILLed at KILL_AT of
+the play) and WORKERS workers under `cardledger simulate`; every deal verified, every projection rebuilt; per
+action, each component's CPU, the database's commits, rows and WAL (docs/scaling.md, "The run").
 
-Run: python -m bench.scaling     (about a minute; BENCH_QUICK=1 for a few seconds of play)
-
-On a fresh database and a private redis-server: API_INSTANCES gunicorn instances (as `cardledger up` runs one),
-RELAYS relays (one holds the advisory lock, the other stands by) and WORKERS projection workers, then `cardledger
-simulate --url A --url B` as a child process. At KILL_AT of the play the active relay is SIGKILLed: the standby
-must take over (its /readyz from "waiting" to "held") and the killed one is started again as the new standby. When
-the bots are done and every projection has caught up, every deal is verified from the log and every projection
-rebuilt and compared. Over the window (first bot request to projections caught up): the CPU seconds of each
-component (the PostgreSQL backends of the run's database also by whose they are), the database's commits and rows
-(pg_stat_database) and its WAL (pg_walinspect), each per action.
-
-Settings: BENCH_SCALING_SECONDS (play, default 40), BENCH_SCALING_TABLES (16), BENCH_SCALING_GAME (cholek-tiga),
-BENCH_SCALING_SEATS (2), BENCH_SCALING_CLIENT (holding).
+Run: python -m bench.scaling     (about a minute; BENCH_SCALING_SECONDS (40), BENCH_SCALING_TABLES (16),
+     BENCH_SCALING_GAME (cholek-tiga), BENCH_SCALING_SEATS (2), BENCH_SCALING_CLIENT (holding))
 """
 
 from __future__ import annotations
@@ -26,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,17 +23,18 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from bench.counting import CpuMeter, backends, descendants, hold_wal
+from bench.counting import BACKEND_OWNER, CpuMeter, backends, descendants, hold_wal
 from bench.harness import ROOT, Row, env_float, env_int, fresh_database, print_table, row, say, server_url
 from infra import projections
 from infra.config import RELAY_METRICS_PORT_VARIABLE, WORKER_METRICS_PORT_VARIABLE, Settings
-from infra.db import application_name, open_pool
+from infra.db import open_pool
 from infra.projections.checkpoint import RELAY_POSITION, checkpoint_name
 from services.app.audit.verify_tables import VerifySummary, verify_tables
 from services.cli.http_client import HttpClient
 from services.cli.simulate.stack import free_port, stop, wait_ready
 from services.projector.rebuild import RebuildReport, rebuild
 from services.supervisor import gunicorn_command
+from tests.faults.servers import RedisServer, wait_until
 
 API_INSTANCES, RELAYS, WORKERS = 2, 2, 3
 KILL_AT = 0.4  # the fraction of the play after which the active relay is killed
@@ -54,11 +44,6 @@ CATCH_UP_TIMEOUT_S = 120.0
 TAKEOVER_TIMEOUT_S = 30.0
 COMPONENTS = ("api", "relay", "worker", "postgres", "redis", "bots")
 POSTGRES_PARTS = ("api", "relay", "worker", "others")  # whose the backends are (their process names postgres-api...)
-BACKEND_OF = {
-    application_name("api"): "api",
-    application_name("relay"): "relay",
-    application_name("projector"): "worker",
-}
 
 
 @dataclass
@@ -117,8 +102,7 @@ class Stack:
         wait_ready(self.api_urls[-1], proc.process)
 
     def start_relay(self) -> Proc:
-        port = free_port()
-        n = len([p for p in self.procs if p.component == "relay"]) + 1
+        port, n = free_port(), len([p for p in self.procs if p.component == "relay"]) + 1
         command = [sys.executable, "-m", "services.cli", "relay"]
         proc = self.spawn(f"relay-{n}", "relay", command, **{RELAY_METRICS_PORT_VARIABLE: str(port)})
         proc.probe_url = f"http://127.0.0.1:{port}"
@@ -135,25 +119,14 @@ class Stack:
             stop(proc.process)
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> float:
-    """Seconds until `predicate()` holds; raises after `timeout`."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        if predicate():
-            return time.monotonic() - started
-        time.sleep(0.1)
-    raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
 def meter(conn: Any, roots: dict[int, tuple[str, str]]) -> CpuMeter:
     """CPU seconds by (component, process name): each root's process tree, and the run's database's backends."""
 
     def processes() -> dict[int, Any]:
         found: dict[int, Any] = {pid: labels for root, labels in dict(roots).items() for pid in descendants(root)}
-        for pid, name in backends(conn).items():
-            part = BACKEND_OF.get(name, "others")
-            found[pid] = ("postgres", f"postgres-{part}")
-        return found
+        return found | {
+            pid: ("postgres", f"postgres-{BACKEND_OWNER.get(name, 'others')}") for pid, name in backends(conn).items()
+        }
 
     return CpuMeter(processes, every=SAMPLE_S).start()
 
@@ -248,32 +221,9 @@ class ScalingResult:
 
     @property
     def ok(self) -> bool:
-        return (
-            bool(self.simulation["ok"])
-            and self.verification.ok
-            and all(report.equal for report in self.rebuilds)
-            and self.relay_takeover_s is not None
-            and self.relay_restarted_stands_by
-        )
-
-    def per_action(self) -> dict[str, float]:
-        n = max(self.actions, 1)
-        figures = {f"{c}_cpu_ms": 1000 * self.cpu[c] / n for c in COMPONENTS}
-        # Less what the component spends idle (polling, heartbeats) over as long: the cost that grows with actions.
-        idle = {c: self.idle_cpu[c] * self.seconds for c in COMPONENTS}
-        figures |= {f"{c}_busy_cpu_ms": 1000 * max(0.0, self.cpu[c] - idle[c]) / n for c in COMPONENTS}
-        figures |= {
-            f"postgres_{p}_cpu_ms": 1000 * self.cpu_by_process.get(f"postgres-{p}", 0.0) / n for p in POSTGRES_PARTS
-        }
-        figures["commits"] = self.counters["xact_commit"] / n
-        figures["rows_inserted"] = self.counters["tup_inserted"] / n
-        figures["rows_updated"] = self.counters["tup_updated"] / n
-        figures["events"] = self.events / n
-        if self.wal.bytes is not None and self.wal.commits is not None:
-            figures["wal_bytes"] = self.wal.bytes / n
-            figures["wal_fpi_bytes"] = (self.wal.fpi_bytes or 0) / n
-            figures["write_commits"] = self.wal.commits / n
-        return figures
+        rebuilt = all(report.equal for report in self.rebuilds)
+        relays = self.relay_takeover_s is not None and self.relay_restarted_stands_by
+        return bool(self.simulation["ok"]) and self.verification.ok and rebuilt and relays
 
 
 def run_scaled(
@@ -287,8 +237,6 @@ def run_scaled(
     folder: Path | None = None,
 ) -> ScalingResult:
     """One run (module docstring) against a fresh database on `database_server_url`."""
-    from tests.faults.servers import RedisServer
-
     with (
         tempfile.TemporaryDirectory(prefix="cardledger-scaling-") as scratch,
         fresh_database("cardledger_scaling", server=database_server_url) as database_url,
@@ -303,15 +251,49 @@ def run_scaled(
             redis_server.stop()
 
 
+def simulate_command(stack: Stack, play: list[str], tables: int, seconds: float, out: Path) -> list[str]:
+    game, client, seats = play
+    command = [sys.executable, "-m", "services.cli", "simulate", "--game", game, "--seats", seats]
+    command += ["--tables", str(tables), "--concurrency", str(tables), "--deals", "1000000"]
+    command += ["--duration", f"{seconds:g}", "--client", client, "--json", str(out), "--no-progress"]
+    return command + [argument for url in stack.api_urls for argument in ("--url", url)]
+
+
+def kill_active_relay(stack: Stack, window: CpuMeter, roots: dict[int, tuple[str, str]]) -> tuple[float | None, bool]:
+    """SIGKILL the relay holding the lock, then start it again: (seconds until the standby held the lock, or None;
+    whether the restarted one stands by)."""
+    active = [p for p in stack.relays() if p.lock() == "held"]
+    if len(active) != 1:
+        raise RuntimeError(f"expected one relay holding the lock, found {[p.name for p in active]}")
+    window.sample()  # the killed relay's last reading
+    killed_at, survivors = time.monotonic(), [p for p in stack.relays() if p is not active[0]]
+    active[0].process.send_signal(signal.SIGKILL)
+    active[0].process.wait()
+    takeover = None
+    try:
+        wait_until(lambda: any(p.lock() == "held" for p in survivors), TAKEOVER_TIMEOUT_S, 0.1, "a takeover")
+        takeover = time.monotonic() - killed_at
+    except AssertionError:
+        pass
+    say(f"bench.scaling: killed {active[0].name}; the standby took over in {takeover} s")
+    again = stack.start_relay()
+    roots[again.process.pid] = ("relay", again.name)
+    try:
+        wait_until(lambda: again.lock() == "waiting", 60, 0.1, "the restarted relay to stand by")
+        return takeover, True
+    except AssertionError:
+        return takeover, False
+
+
 def _run(
     stack: Stack, database_url: str, redis_server: Any, seconds: float, tables: int, play: list[str], kill: bool
 ) -> ScalingResult:
     for n in range(1, API_INSTANCES + 1):
         stack.start_api(n)
     first_relay = stack.start_relay()
-    wait_for(lambda: first_relay.lock() == "held", 60, "the first relay to take the lock")
+    wait_until(lambda: first_relay.lock() == "held", 60, 0.1, "the first relay to take the lock")
     standby = stack.start_relay()
-    wait_for(lambda: standby.lock() == "waiting", 60, "the second relay to stand by")
+    wait_until(lambda: standby.lock() == "waiting", 60, 0.1, "the second relay to stand by")
     for n in range(1, WORKERS + 1):
         stack.spawn(f"worker-{n}", "worker", [sys.executable, "-m", "services.cli", "worker"])
     say(f"bench.scaling: {API_INSTANCES} API instances, {RELAYS} relays, {WORKERS} workers up")
@@ -323,48 +305,20 @@ def _run(
         idle = meter(conn, roots)
         time.sleep(IDLE_S)
         idle_cpu = {component: spent / IDLE_S for component, spent in by_component(idle.stop()).items()}
-        before = database_counters(conn)
-        window = meter(conn, roots)
-        game, client, seats = play
-        out = stack.folder / "simulate.json"
-        command = [sys.executable, "-m", "services.cli", "simulate", "--game", game, "--seats", seats]
-        command += ["--tables", str(tables), "--concurrency", str(tables), "--deals", "1000000"]
-        command += ["--duration", f"{seconds:g}", "--client", client, "--json", str(out), "--no-progress"]
-        for url in stack.api_urls:
-            command += ["--url", url]
-        started = time.monotonic()
+        before, window = database_counters(conn), meter(conn, roots)
+        out, started = stack.folder / "simulate.json", time.monotonic()
         with (stack.folder / "simulate.log").open("wb") as log:
+            command = simulate_command(stack, play, tables, seconds, out)
             bots = subprocess.Popen(command, cwd=ROOT, env=stack.env, stdout=log, stderr=subprocess.STDOUT)
         roots[bots.pid] = ("bots", "bots")
-        say(f"bench.scaling: simulate: {game}, {tables} tables at once, {client} client, {seconds:g} s")
+        say(f"bench.scaling: simulate: {play[0]}, {tables} tables at once, {play[1]} client, {seconds:g} s")
         takeover, restarted_stands_by = None, not kill
         if kill:
             time.sleep(seconds * KILL_AT)
-            active = [p for p in stack.relays() if p.lock() == "held"]
-            if len(active) != 1:
-                raise RuntimeError(f"expected one relay holding the lock, found {[p.name for p in active]}")
-            window.sample()  # the killed relay's last reading
-            killed_at = time.monotonic()
-            active[0].process.send_signal(signal.SIGKILL)
-            active[0].process.wait()
-            survivors = stack.relays()
-            try:
-                wait_for(lambda: any(p.lock() == "held" for p in survivors), TAKEOVER_TIMEOUT_S, "a takeover")
-                takeover = time.monotonic() - killed_at
-            except TimeoutError:
-                pass
-            say(f"bench.scaling: killed {active[0].name}; the standby took over in {takeover} s")
-            again = stack.start_relay()
-            roots[again.process.pid] = ("relay", again.name)
-            try:
-                wait_for(lambda: again.lock() == "waiting", 60, "the restarted relay to stand by")
-                restarted_stands_by = True
-            except TimeoutError:
-                restarted_stands_by = False
+            takeover, restarted_stands_by = kill_active_relay(stack, window, roots)
         bots.wait()
-        wait_for(lambda: caught_up(conn), CATCH_UP_TIMEOUT_S, "the relay and the projections to catch up")
-        elapsed = time.monotonic() - started
-        used = window.stop()
+        wait_until(lambda: caught_up(conn), CATCH_UP_TIMEOUT_S, 0.1, "the relay and the projections to catch up")
+        elapsed, used = time.monotonic() - started, window.stop()
         say(f"bench.scaling: play and catch-up took {elapsed:.1f} s; stopping the processes")
         stack.stop_all()
         redis_server.stop()
@@ -376,14 +330,14 @@ def _run(
     say("bench.scaling: verifying every deal and rebuilding every projection")
     with open_pool(database_url, min_size=1, max_size=2) as pool:
         verification = verify_tables(pool, None, progress=False)
-    by_process: dict[str, float] = {}
+    by_process = Counter[str]()
     for (_, name), spent in used.items():
-        by_process[name] = by_process.get(name, 0.0) + spent
+        by_process[name] += spent
     return ScalingResult(
         seconds=elapsed,
         simulation=json.loads(out.read_text()),
         cpu=by_component(used),
-        cpu_by_process=by_process,
+        cpu_by_process=dict(by_process),
         idle_cpu=idle_cpu,
         counters={k: int(after[k]) - int(before[k]) for k in after if k not in ("lsn", "events")},
         wal=wal,
@@ -396,54 +350,55 @@ def _run(
 
 
 def rows(result: ScalingResult) -> list[Row]:
-    s, per, c = result.simulation["summary"], result.per_action(), result.simulation["config"]
+    s, c, checked, wal = result.simulation["summary"], result.simulation["config"], result.verification, result.wal
     label = f"scaling {c['game']} x{c['seats']} ({API_INSTANCES} API, {RELAYS} relays, {WORKERS} workers)"
+    n, cpu, idle = max(result.actions, 1), result.cpu, result.idle_cpu
+    deals = f"{s['deals_completed']} / {s['deals_failed']} / {sum(s['errors'].values())}"
     found = [
         row(f"{label}: actions/s", s["actions_per_s"], "actions/s"),
-        row(
-            f"{label}: deals completed / failed / error answers",
-            f"{s['deals_completed']} / {s['deals_failed']} / {sum(s['errors'].values())}",
-        ),
-        row(
-            f"{label}: deals verified / failures", f"{result.verification.deals} / {len(result.verification.failures)}"
-        ),
+        row(f"{label}: deals completed / failed / error answers", deals),
+        row(f"{label}: deals verified / failures", f"{checked.deals} / {len(checked.failures)}"),
         row(
             f"{label}: projections equal to their rebuild",
-            sum(report.equal for report in result.rebuilds),
+            sum(r.equal for r in result.rebuilds),
             "projections",
             len(result.rebuilds),
         ),
         row(f"{label}: relay standby took over after SIGKILL", result.relay_takeover_s, "s"),
     ]
     for component in COMPONENTS:
-        found += [
-            row(f"{label}: CPU per action, {component}", per[f"{component}_cpu_ms"], "ms"),
-            row(f"{label}: CPU per action, {component}, less its idle cost", per[f"{component}_busy_cpu_ms"], "ms"),
-        ]
-    found += [
-        row(f"{label}: CPU per action, postgres backends of the {part}", per[f"postgres_{part}_cpu_ms"], "ms")
-        for part in POSTGRES_PARTS
-    ]
+        # Less what the component spends idle (polling, heartbeats) over as long: the cost that grows with actions.
+        busy = max(0.0, cpu[component] - idle[component] * result.seconds)
+        found.append(row(f"{label}: CPU per action, {component}", 1000 * cpu[component] / n, "ms"))
+        found.append(row(f"{label}: CPU per action, {component}, less its idle cost", 1000 * busy / n, "ms"))
+    for part in POSTGRES_PARTS:
+        backends_cpu = result.cpu_by_process.get(f"postgres-{part}", 0.0)
+        found.append(row(f"{label}: CPU per action, postgres backends of the {part}", 1000 * backends_cpu / n, "ms"))
+    known = wal.bytes is not None and wal.commits is not None  # pg_walinspect could read the WAL
     return [
         *found,
-        row(f"{label}: events per action", per["events"], "events"),
-        row(f"{label}: commits per action (reads too)", per["commits"], "commits"),
-        row(f"{label}: writing commits per action (WAL commit records)", per.get("write_commits"), "commits"),
-        row(f"{label}: rows inserted per action", per["rows_inserted"]),
-        row(f"{label}: rows updated per action", per["rows_updated"]),
-        row(f"{label}: WAL per action (the run's database)", per.get("wal_bytes"), "bytes"),
-        row(f"{label}: of which full-page images", per.get("wal_fpi_bytes"), "bytes"),
+        row(f"{label}: events per action", result.events / n, "events"),
+        row(f"{label}: commits per action (reads too)", result.counters["xact_commit"] / n, "commits"),
+        row(
+            f"{label}: writing commits per action (WAL commit records)",
+            (wal.commits or 0) / n if known else None,
+            "commits",
+        ),
+        row(f"{label}: rows inserted per action", result.counters["tup_inserted"] / n),
+        row(f"{label}: rows updated per action", result.counters["tup_updated"] / n),
+        row(f"{label}: WAL per action (the run's database)", (wal.bytes or 0) / n if known else None, "bytes"),
+        row(f"{label}: of which full-page images", (wal.fpi_bytes or 0) / n if known else None, "bytes"),
     ]
 
 
 def describe(result: ScalingResult) -> str:
     """The raw counts, for docs/scaling.md."""
-    wal, actions = result.wal, max(result.actions, 1)
+    wal, actions, cpu = result.wal, max(result.actions, 1), result.cpu
     return "\n".join(
         [
             f"window {result.seconds:.1f} s, actions {result.actions}, events {result.events}, "
             f"requests {result.simulation['summary']['requests']}",
-            "CPU seconds: " + ", ".join(f"{c} {result.cpu[c]:.2f}" for c in COMPONENTS),
+            "CPU seconds: " + ", ".join(f"{c} {cpu[c]:.2f}" for c in COMPONENTS),
             "CPU seconds by process: " + ", ".join(f"{n} {v:.2f}" for n, v in sorted(result.cpu_by_process.items())),
             f"idle CPU seconds per second ({IDLE_S:g} s, no bots): "
             + ", ".join(f"{c} {result.idle_cpu[c]:.3f}" for c in COMPONENTS),
