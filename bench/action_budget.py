@@ -12,7 +12,6 @@ import json
 import random
 import sys
 import tempfile
-import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -228,9 +227,7 @@ def relay_publishes(database_url: str, redis_url: str, events: int) -> None:
             found = tail.after(position, RELAY_BATCH)
             if not found:
                 raise SystemExit(f"the log ends after {published} events: fewer than asked")
-            relay._next_poll = relay._interval_after(time.monotonic(), len(found))
-            relay._publish(client, found)
-            relay_module.RELAY_PUBLISHED.inc(len(found))
+            relay.relay_batch(client, found)
             position, published = found[-1].log_position, published + len(found)
     client.close()
 

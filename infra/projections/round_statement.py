@@ -36,10 +36,9 @@ _BATCH_IF_MOVED = "batch_{index} AS (SELECT %s::jsonb AS rows WHERE EXISTS (SELE
 
 @functools.cache
 def _statement(upserts: tuple[tuple[str, ...], ...]) -> str:
-    """The move, then each upsert's statements (which must not end in RETURNING); the names moved, each with
-    the rows the upserts wrote (`written`, the same on every row: the bench counts them)."""
+    """The move, then each upsert's statements (which must not end in RETURNING); the names moved. PostgreSQL
+    runs every data-modifying part of a WITH once, whether the final SELECT reads it or not."""
     parts = [_MOVE]
-    written = []
     for index, statements in enumerate(upserts):
         rows = _ROWS_IF_MOVED
         if len(statements) > 1:
@@ -47,9 +46,8 @@ def _statement(upserts: tuple[tuple[str, ...], ...]) -> str:
             rows = f"(SELECT rows FROM batch_{index})"
         for number, upsert in enumerate(statements):
             name = f"upsert_{index}" + (f"_{number}" if number else "")
-            parts.append(f"{name} AS ({upsert.replace('{rows}', rows)} RETURNING 1)")
-            written.append(f"(SELECT count(*) FROM {name})")
-    return f"WITH {', '.join(parts)}\nSELECT name, {' + '.join(written) or '0'} AS written FROM moved"
+            parts.append(f"{name} AS ({upsert.replace('{rows}', rows)})")
+    return f"WITH {', '.join(parts)}\nSELECT name FROM moved"
 
 
 def apply_in_one_statement(

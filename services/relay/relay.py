@@ -217,13 +217,9 @@ class Relay:
                     self.looks += 1
                     events = tail.after(position, self.batch_size)
                     if events:
-                        self._found_at = time.monotonic()
-                        self._next_poll = self._interval_after(self._found_at, len(events))
-                        if not self._publish(client, events):
+                        if not self.relay_batch(client, events):
                             break  # stopping: the position stays before the unpublished events
                         position = events[-1].log_position
-                        self.published += len(events)
-                        RELAY_PUBLISHED.inc(len(events))
                         if time.monotonic() - self._stored_at >= STORE_INTERVAL_S:
                             self._store(conn, position)
                         if len(events) == self.batch_size:
@@ -234,6 +230,17 @@ class Relay:
                     self._store(conn, position)
         finally:
             client.close()
+
+    def relay_batch(self, client: redis.Redis, events: list[RecordedEvent]) -> bool:
+        """Pace the next look after the batch `events` just found, and publish it; False when the relay stopped
+        before the batch was published."""
+        self._found_at = time.monotonic()
+        self._next_poll = self._interval_after(self._found_at, len(events))
+        if not self._publish(client, events):
+            return False
+        self.published += len(events)
+        RELAY_PUBLISHED.inc(len(events))
+        return True
 
     def _wait_for_commits(self, conn: Conn, position: LogPosition) -> None:
         """Within `awake_grace` of the last batch, look again after the next poll interval; later, sleep until
