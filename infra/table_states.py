@@ -3,21 +3,18 @@
 share. Each is made by its owner and handed to whoever uses it; this module keeps none.
 
 It keeps the `states_per_table` newest states it met per table (the projections fold a batch one projection
-after another, and need the state before it as well as after). `at` gives the state at an exact version: kept,
-or folded on from a kept older state with the events between (one indexed query), or loaded with
-`table_events` (bounded cost). A state at a version never changes, so that is never stale; whether a kept state
-is still the table's latest is the application's question (`FoldedStates.current`). States are immutable, so
-threads share them.
+after another, and need the state before it as well as after). Whether a kept state is still the table's
+latest is the application's question (`FoldedStates.current`); the state at an exact version, the projector's
+(`ProjectionStates.at`). States are immutable, so threads share them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.table import TableState
 from infra.config import DEFAULT_CACHE_TABLES
 from infra.lru import Lru
-from infra.table_loader import KnownTable, TableEventRows, evolve_recorded, fold_recorded
+from infra.table_loader import KnownTable
 
 DEFAULT_SIZE = DEFAULT_CACHE_TABLES
 CATCH_UP_LIMIT = 200  # further behind than this, a fresh bounded load is cheaper than folding every event
@@ -29,26 +26,6 @@ class TableStates:
             raise ValueError(f"a folded-state cache keeps at least 1 state per table, got {states_per_table}")
         self.states_per_table = states_per_table
         self._known: Lru[str, tuple[KnownTable, ...]] = Lru(size)  # oldest first
-
-    def at(self, conn: TableEventRows, table_id: str, version: int) -> TableState | None:
-        """The table's state at `version` (None when the stream has no table at it): kept here, or folded on
-        from a kept older state with the events between (one indexed query), or loaded (bounded cost)."""
-        kept = self._known.get(table_id) or ()
-        for known in kept:
-            if known.state.version == version:
-                return known.state
-        older = [known.state for known in kept if known.state.version < version]
-        if older and version - older[-1].version <= CATCH_UP_LIMIT:
-            between = conn.events_after(table_id, older[-1].version, version - older[-1].version)
-            if len(between) == version - older[-1].version:
-                state = evolve_recorded(older[-1], between)
-                self.remember(table_id, KnownTable(state, between[-1].hash))
-                return state
-        events = conn.table_events(table_id, up_to_version=version)
-        loaded = fold_recorded(events)
-        if loaded is not None:
-            self.remember(table_id, KnownTable(loaded, events[-1].hash))
-        return loaded
 
     def remember(self, table_id: str, known: KnownTable) -> None:
         """Keep `known` (read from the store, or just committed) among the table's newest states; an older
@@ -65,6 +42,10 @@ class TableStates:
     def newest(self, table_id: str) -> KnownTable | None:
         kept = self._known.get(table_id)
         return kept[-1] if kept else None
+
+    def kept(self, table_id: str) -> tuple[KnownTable, ...]:
+        """The table's kept states, oldest first (none when it is not known)."""
+        return self._known.get(table_id) or ()
 
     def is_known(self, table_id: str) -> bool:
         return self._known.get(table_id) is not None

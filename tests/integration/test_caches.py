@@ -385,7 +385,7 @@ def test_at_hits_a_kept_version_and_folds_on_from_a_near_older_one(
     long_table: str, conn: Conn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     head, _ = stream_head(conn, long_table)
-    cache = FoldedStates(states_per_table=2)
+    cache = ProjectionStates(states_per_table=2)
     cache.remember(long_table, known_at(conn, long_table, head - 5))
     loads = spy(monkeypatch, TableEventRows, "table_events")
     reads = spy(monkeypatch, TableEventRows, "events_after")
@@ -395,12 +395,11 @@ def test_at_hits_a_kept_version_and_folds_on_from_a_near_older_one(
     folded = cache.at(TableEventRows(conn), long_table, head - 2)
     assert folded == load_table(conn, long_table, up_to_version=head - 2)
     assert (len(loads), len(reads)) == (0, 1), "a near older state is folded on with the events between"
-    # Both are kept now (two per table): the older one still hits; the newest is what `current` starts from.
+    # Both are kept now (two per table): the older one still hits, and the folded one is the newest.
     assert cache.at(TableEventRows(conn), long_table, head - 5) is not None and len(reads) == 1
     newest = cache.newest(long_table)
     assert newest is not None and newest.state is folded
-    current = cache.current(TableEventRows(conn), long_table)
-    assert current is not None and current.state == truth(conn, long_table)
+    cache.remember(long_table, known_at(conn, long_table, head))
     assert cache.at(TableEventRows(conn), long_table, head - 5) is not None and len(loads) == 1, (
         "the oldest kept was dropped"
     )
