@@ -197,12 +197,13 @@ def _decode(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _event_body(fields: Mapping[Any, Any]) -> Any:
+    """An entry's "event" field, as redis-py gives it: a bytes key, or a str one when it decodes responses."""
+    return fields.get(b"event", fields.get("event"))
+
+
 def _entries(raw: Any) -> list[tuple[str, dict[str, JSON]]]:
-    out: list[tuple[str, dict[str, JSON]]] = []
-    for entry_id_raw, fields in raw:
-        body = fields.get(b"event", fields.get("event"))
-        out.append((_decode(entry_id_raw), json_codec.loads(body)))
-    return out
+    return [(_decode(entry_id_raw), json_codec.loads(_event_body(fields))) for entry_id_raw, fields in raw]
 
 
 def streams_of(reply: Any) -> list[tuple[Any, list[Any]]]:
@@ -257,7 +258,7 @@ class StreamsRead:
             if not raw:
                 continue
             entry, fields = raw[-1]
-            body = fields.get(b"event", fields.get("event"))
+            body = _event_body(fields)
             version = json_codec.loads(body).get("version") if body is not None else None
             newest[_encoded(key)] = (_encoded(entry), version if isinstance(version, int) else None)
         return newest

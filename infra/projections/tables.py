@@ -68,9 +68,6 @@ SET tricks = EXCLUDED.tricks
 """
 
 
-_encode = dumps_text
-
-
 def seat_parts(state: TableState) -> dict[str, JSON]:
     """Each seated player's own keys of its seat view, by player id (an empty seat has none: nobody reads it).
     A player seated twice reads the first seat, as `TableState.seat_of` finds it."""
@@ -95,7 +92,7 @@ def _table_view_row(state: TableState, head: TableHead) -> str:
         "view": public_view(state),
         "seat_parts": seat_parts(state),
     }
-    return _encode(fields)
+    return dumps_text(fields)
 
 
 def table_view_rows(conn: Conn, events: list[RecordedEvent], caches: ProjectionCaches) -> str | None:
@@ -157,7 +154,7 @@ def hand_trick_rows(conn: Conn, events: list[RecordedEvent], caches: ProjectionC
                         "tricks": count,
                     }
             written = (state.deal_no, tricks)
-    return _encode(list(rows.values())) if rows else None
+    return dumps_text(list(rows.values())) if rows else None
 
 
 _HAND_TRICKS_UPSERT = Upsert(hand_trick_rows, _UPSERT_HAND_TRICKS)

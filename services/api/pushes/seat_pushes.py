@@ -20,13 +20,11 @@ from services.app.queries import TableQueries
 PUBLIC_PARTS_KEPT = 1_000  # tables whose public part this process keeps (one version each)
 SEAT_KEYS = frozenset(("seat", "hand", "legal_actions"))  # what `seat_private` adds, after the public keys
 
-_encode = dumps_text
-
 Pushed = tuple[int, str]  # a message: the view's version, its text
 
 
 def view_message(view: dict[str, JSON]) -> str:
-    return f"id: {view['version']}\nevent: view\ndata: {_encode(view)}\n\n"
+    return f"id: {view['version']}\nevent: view\ndata: {dumps_text(view)}\n\n"
 
 
 def pushed(view: dict[str, JSON]) -> Pushed:
@@ -52,9 +50,9 @@ class SeatPushes:
             if not SEAT_KEYS.isdisjoint(public):  # a public key named as a seat's: its value is the seat's
                 view = queries.seat_view_at(caller, table_id, state)
                 return None if view is None else pushed(view)
-            part = (state.version, _encode(public)[:-1])
+            part = (state.version, dumps_text(public)[:-1])
             self.public_parts.put(table_id, part, replaces=lambda kept: kept[0] < state.version)
-        own = _encode(tables.seat_private(state, seat))
+        own = dumps_text(tables.seat_private(state, seat))
         return state.version, f"id: {state.version}\nevent: view\ndata: {part[1]},{own[1:]}\n\n"
 
 
